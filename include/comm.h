@@ -1,0 +1,435 @@
+/*
+ * comm.h - the public C API of comm, a collective-communication library.
+ *
+ * Conventions (they hold for every function below unless its comment says
+ * otherwise):
+ *
+ *  - Every function returns a comm_status_t: COMM_OK (0) on success, a
+ *    negative COMM_ERR_* on failure. On failure comm_last_error() describes
+ *    the call, the object and the cause in words. No function aborts the
+ *    process, throws, or writes through an out-parameter on failure (out
+ *    pointers are set to NULL / left unchanged).
+ *  - Out-parameters come first. The one exception is the optional trailing
+ *    `comm_handle_t **handle` of every communication call: NULL means "block
+ *    until done"; non-NULL means "return at once and hand me a handle" that
+ *    the caller must pass to comm_handle_wait/test and then
+ *    comm_handle_destroy.
+ *  - Opaque objects are made by *_create (or comm_init) and released by
+ *    *_destroy; destroying NULL is a no-op that returns COMM_OK.
+ *  - Ranks are ranks of the communicator the call is made on.
+ *  - Collective calls must be made by every rank of the communicator, in the
+ *    same order, with matching arguments; a mismatch is reported as
+ *    COMM_ERR_MISMATCH on the ranks that can see it.
+ *  - Buffers described by tensors passed to an asynchronous call must stay
+ *    valid and untouched until its handle completes. The tensor descriptors
+ *    themselves may be destroyed as soon as the call returns.
+ *  - Thread safety: functions on different communicators may be called
+ *    concurrently. Calls on one communicator from several threads are safe,
+ *    but their order is then the order in which they take its lock, which must
+ *    be the same on every rank. comm_abort may be called from any thread at any
+ *    time.
+ */
+#ifndef COMM_H
+#define COMM_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#if defined(SWIG)
+#define COMM_API
+#elif defined(_WIN32)
+#define COMM_API __declspec(dllexport)
+#else
+#define COMM_API __attribute__((visibility("default")))
+#endif
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* ------------------------------------------------------------------ */
+/* Version                                                             */
+/* ------------------------------------------------------------------ */
+
+#define COMM_VERSION_MAJOR 0
+#define COMM_VERSION_MINOR 1
+#define COMM_VERSION_PATCH 0
+#define COMM_VERSION_NUMBER \
+    (COMM_VERSION_MAJOR * 10000 + COMM_VERSION_MINOR * 100 + COMM_VERSION_PATCH)
+
+/** The COMM_VERSION_NUMBER of the library actually loaded. */
+COMM_API unsigned comm_version(void);
+/** "MAJOR.MINOR.PATCH" of the library actually loaded; never NULL. */
+COMM_API const char *comm_version_string(void);
+
+/* ------------------------------------------------------------------ */
+/* Status and errors                                                   */
+/* ------------------------------------------------------------------ */
+
+typedef enum comm_status {
+    COMM_OK = 0,
+    /** Returned by comm_handle_test while the operation is still running. */
+    COMM_IN_PROGRESS = 1,
+    COMM_ERR_INVALID_ARGUMENT = -1, /**< a NULL, out-of-range or inconsistent argument */
+    COMM_ERR_INVALID_USAGE = -2,    /**< a call in the wrong state: destroyed object, freed twice... */
+    COMM_ERR_NOT_SUPPORTED = -3,    /**< valid, but not available in this build or for this dtype/op */
+    COMM_ERR_NO_MEMORY = -4,
+    COMM_ERR_TIMEOUT = -5,          /**< a deadline passed; the message names what was awaited */
+    COMM_ERR_REMOTE = -6,           /**< a peer died or reported failure; the message names it */
+    COMM_ERR_MISMATCH = -7,         /**< ranks called different collectives or arguments */
+    COMM_ERR_ABORTED = -8,          /**< comm_abort was called on this communicator */
+    COMM_ERR_TRANSPORT = -9,        /**< the fabric failed */
+    COMM_ERR_BOOTSTRAP = -10,       /**< rendezvous or launcher environment failed */
+    COMM_ERR_INTERNAL = -11         /**< a bug in comm; please report the message */
+} comm_status_t;
+
+/** A short constant description of a status; never NULL (unknown codes too). */
+COMM_API const char *comm_status_string(comm_status_t status);
+
+/**
+ * The message of the last failed comm_* call on this thread, naming call,
+ * object and cause ("comm_all_reduce: count 1000 differs from rank 1's 1024").
+ * Never NULL: "" when no call has failed on this thread. The pointer stays
+ * valid until the next comm_* call on this thread.
+ */
+COMM_API const char *comm_last_error(void);
+
+/* ------------------------------------------------------------------ */
+/* Data types, reduce ops, memory types                                */
+/* ------------------------------------------------------------------ */
+
+typedef enum comm_dtype {
+    COMM_INT8 = 0,
+    COMM_UINT8 = 1,
+    COMM_INT16 = 2,
+    COMM_UINT16 = 3,
+    COMM_INT32 = 4,
+    COMM_UINT32 = 5,
+    COMM_INT64 = 6,
+    COMM_UINT64 = 7,
+    COMM_FLOAT16 = 8,
+    COMM_BFLOAT16 = 9,
+    COMM_FLOAT32 = 10,
+    COMM_FLOAT64 = 11,
+    COMM_BOOL = 12
+} comm_dtype_t;
+
+/** Size in bytes of one element of `dtype`, or 0 for an unknown dtype. */
+COMM_API size_t comm_dtype_size(comm_dtype_t dtype);
+/** Lower-case name ("float32"); "unknown" for an unknown dtype; never NULL. */
+COMM_API const char *comm_dtype_name(comm_dtype_t dtype);
+
+typedef enum comm_op {
+    COMM_OP_SUM = 0,
+    COMM_OP_PROD = 1,
+    COMM_OP_MIN = 2,
+    COMM_OP_MAX = 3,
+    COMM_OP_AVG = 4,  /**< sum divided by the group size (integer types truncate toward zero) */
+    COMM_OP_BAND = 5, /**< integer and bool types only */
+    COMM_OP_BOR = 6,  /**< integer and bool types only */
+    COMM_OP_BXOR = 7  /**< integer and bool types only */
+} comm_op_t;
+
+/** Lower-case name ("sum"); "unknown" for an unknown op; never NULL. */
+COMM_API const char *comm_op_name(comm_op_t op);
+
+typedef enum comm_memory_type {
+    COMM_MEMORY_HOST = 0,
+    COMM_MEMORY_CUDA = 1
+} comm_memory_type_t;
+
+/* ------------------------------------------------------------------ */
+/* Tensor descriptors                                                  */
+/* ------------------------------------------------------------------ */
+
+/** Most dimensions a tensor descriptor can have. */
+#define COMM_MAX_DIMS 8
+
+/**
+ * A description of a dense, C-contiguous array: data pointer, dtype, shape,
+ * memory type and device. The descriptor does not own the data.
+ */
+typedef struct comm_tensor comm_tensor_t;
+
+/**
+ * Describe `data` as a host array of `dtype` with `ndim` (0..COMM_MAX_DIMS)
+ * dimensions `shape[0..ndim)` (each >= 0; shape may be NULL when ndim is 0).
+ * `data` may be NULL only when the tensor has no elements.
+ * Errors: COMM_ERR_INVALID_ARGUMENT, COMM_ERR_NO_MEMORY. Thread-safe.
+ */
+COMM_API comm_status_t comm_tensor_create(comm_tensor_t **out, void *data, comm_dtype_t dtype,
+                                          int ndim, const int64_t *shape);
+/** Release a descriptor (not the data). NULL is a no-op. */
+COMM_API comm_status_t comm_tensor_destroy(comm_tensor_t *tensor);
+/** Re-point the descriptor at other data of the same dtype and shape. */
+COMM_API comm_status_t comm_tensor_set_data(comm_tensor_t *tensor, void *data);
+/** Say where the data lives. CUDA needs a build with CUDA (else NOT_SUPPORTED). */
+COMM_API comm_status_t comm_tensor_set_memory(comm_tensor_t *tensor, comm_memory_type_t type,
+                                              int device);
+COMM_API comm_status_t comm_tensor_data(void **out, const comm_tensor_t *tensor);
+COMM_API comm_status_t comm_tensor_dtype(comm_dtype_t *out, const comm_tensor_t *tensor);
+COMM_API comm_status_t comm_tensor_ndim(int *out, const comm_tensor_t *tensor);
+/** Dimension `dim` (0 <= dim < ndim). */
+COMM_API comm_status_t comm_tensor_dim(int64_t *out, const comm_tensor_t *tensor, int dim);
+/** Number of elements (1 for a 0-d tensor). */
+COMM_API comm_status_t comm_tensor_numel(int64_t *out, const comm_tensor_t *tensor);
+COMM_API comm_status_t comm_tensor_nbytes(size_t *out, const comm_tensor_t *tensor);
+COMM_API comm_status_t comm_tensor_memory(comm_memory_type_t *out_type, int *out_device,
+                                          const comm_tensor_t *tensor);
+
+/* ------------------------------------------------------------------ */
+/* Configuration                                                       */
+/* ------------------------------------------------------------------ */
+
+/**
+ * Keyed settings for comm_init. A new config holds no settings; every key
+ * not set falls back to its environment variable, then to its default.
+ * Keys (the environment variable is COMM_ + the key in upper case):
+ *   "rank", "world_size", "local_rank", "local_world_size",
+ *   "master_addr", "master_port", "timeout" (seconds), "provider",
+ *   "log_level", "log_file", "algo", "name".
+ * `comm-info` lists every key with its default and help.
+ */
+typedef struct comm_config comm_config_t;
+
+COMM_API comm_status_t comm_config_create(comm_config_t **out);
+COMM_API comm_status_t comm_config_destroy(comm_config_t *config);
+/** Set `key` to `value` (copied). Unknown keys are COMM_ERR_INVALID_ARGUMENT. */
+COMM_API comm_status_t comm_config_set(comm_config_t *config, const char *key, const char *value);
+
+/* ------------------------------------------------------------------ */
+/* Communicators                                                       */
+/* ------------------------------------------------------------------ */
+
+typedef struct comm comm_t;
+
+/**
+ * Join the world: read the launcher's environment (commrun, torchrun, msrun,
+ * Slurm, Open MPI) overridden by `config` (may be NULL), meet the other ranks
+ * through the rendezvous store and connect the fabric. Every rank must call
+ * it. Waits at most the configured timeout.
+ * Errors: COMM_ERR_INVALID_ARGUMENT (a missing or contradictory variable,
+ * named), COMM_ERR_BOOTSTRAP, COMM_ERR_TRANSPORT, COMM_ERR_TIMEOUT.
+ */
+COMM_API comm_status_t comm_init(comm_t **out, const comm_config_t *config);
+
+/**
+ * Release a communicator: waits (up to its timeout) for its pending
+ * operations, then frees it. Destroying the world communicator closes the
+ * fabric; groups made from it must be destroyed first. Not collective.
+ * NULL is a no-op.
+ */
+COMM_API comm_status_t comm_destroy(comm_t *comm);
+
+/**
+ * Abort: every pending and future wait on `comm` (and on groups made from a
+ * world communicator, when `comm` is the world) returns COMM_ERR_ABORTED.
+ * Callable from any thread, including while another thread waits on `comm`.
+ * The communicator must still be destroyed.
+ */
+COMM_API comm_status_t comm_abort(comm_t *comm);
+
+COMM_API comm_status_t comm_rank(int *out, const comm_t *comm);
+COMM_API comm_status_t comm_size(int *out, const comm_t *comm);
+/** Rank among the ranks of this communicator on the same node. */
+COMM_API comm_status_t comm_local_rank(int *out, const comm_t *comm);
+/** Number of ranks of this communicator on the same node. */
+COMM_API comm_status_t comm_local_size(int *out, const comm_t *comm);
+/** The communicator's name ("world" for the world); valid while `comm` lives. */
+COMM_API comm_status_t comm_name(const char **out, const comm_t *comm);
+
+/** Deadline for every wait on `comm`, in milliseconds (> 0). Default: COMM_TIMEOUT. */
+COMM_API comm_status_t comm_set_timeout(comm_t *comm, int64_t timeout_ms);
+COMM_API comm_status_t comm_timeout(int64_t *out_ms, const comm_t *comm);
+
+/* ------------------------------------------------------------------ */
+/* Groups                                                              */
+/* ------------------------------------------------------------------ */
+
+/** Passed as `color` to comm_split by ranks that join no group. */
+#define COMM_UNDEFINED (-1)
+
+/**
+ * Make a communicator of the ranks `ranks[0..nranks)` of `parent` (distinct,
+ * in the new communicator's rank order). Called by the member ranks only,
+ * all with the same list. `name` (copied) may be NULL for a generated one.
+ */
+COMM_API comm_status_t comm_group_create(comm_t **out, comm_t *parent, int nranks,
+                                         const int *ranks, const char *name);
+
+/**
+ * Split `parent`: ranks with the same `color` (>= 0) form a communicator,
+ * ordered by `key` then by parent rank. Every rank of `parent` calls it; a
+ * rank passing COMM_UNDEFINED gets *out = NULL.
+ */
+COMM_API comm_status_t comm_split(comm_t **out, comm_t *parent, int color, int key,
+                                  const char *name);
+
+/** The world rank of rank `rank` of `comm`. */
+COMM_API comm_status_t comm_rank_to_world(int *out, const comm_t *comm, int rank);
+/** The rank in `comm` of world rank `world_rank`, or -1 when it is not a member. */
+COMM_API comm_status_t comm_rank_from_world(int *out, const comm_t *comm, int world_rank);
+
+/* ------------------------------------------------------------------ */
+/* Handles                                                             */
+/* ------------------------------------------------------------------ */
+
+/** An operation started asynchronously. */
+typedef struct comm_handle comm_handle_t;
+
+/** Pass as timeout_ms to wait up to the communicator's own deadline. */
+#define COMM_TIMEOUT_DEFAULT (-1)
+
+/**
+ * Wait until the operation completes, at most `timeout_ms` (or the
+ * communicator's deadline for COMM_TIMEOUT_DEFAULT). Returns the operation's
+ * status; COMM_ERR_TIMEOUT when this wait ran out (the operation goes on and
+ * may be waited again). Waiting again on a completed handle returns the same
+ * status.
+ */
+COMM_API comm_status_t comm_handle_wait(comm_handle_t *handle, int64_t timeout_ms);
+
+/** COMM_OK when complete, COMM_IN_PROGRESS when not yet, else the failure. */
+COMM_API comm_status_t comm_handle_test(comm_handle_t *handle);
+
+/**
+ * Release a handle. A handle still running is first waited for (up to its
+ * communicator's deadline), so buffers are never written after destroy
+ * returns. NULL is a no-op; a handle destroyed twice is reported
+ * (COMM_ERR_INVALID_USAGE) where detectable.
+ */
+COMM_API comm_status_t comm_handle_destroy(comm_handle_t *handle);
+
+/* ------------------------------------------------------------------ */
+/* Point-to-point                                                      */
+/* ------------------------------------------------------------------ */
+
+/** Largest user tag; tags are 0..COMM_TAG_MAX. */
+#define COMM_TAG_MAX 0x7fffffff
+
+/** Send `tensor` to `peer` with `tag`. Messages between two ranks with the same tag arrive in order. */
+COMM_API comm_status_t comm_send(comm_t *comm, const comm_tensor_t *tensor, int peer, int tag,
+                                 comm_handle_t **handle);
+/**
+ * Receive into `tensor` from `peer` with `tag`. The message must have the
+ * tensor's byte size exactly (COMM_ERR_MISMATCH otherwise).
+ */
+COMM_API comm_status_t comm_recv(comm_t *comm, comm_tensor_t *tensor, int peer, int tag,
+                                 comm_handle_t **handle);
+
+/**
+ * A batch of sends and receives started together: it completes without
+ * deadlock whatever the order of its entries and whatever the order of other
+ * ranks' batches. Several entries with the same peer and tag match in order.
+ */
+typedef struct comm_batch comm_batch_t;
+
+COMM_API comm_status_t comm_batch_create(comm_batch_t **out);
+COMM_API comm_status_t comm_batch_destroy(comm_batch_t *batch);
+/** Append a send. The tensor descriptor is copied; its data must stay valid. */
+COMM_API comm_status_t comm_batch_add_send(comm_batch_t *batch, const comm_tensor_t *tensor,
+                                           int peer, int tag);
+COMM_API comm_status_t comm_batch_add_recv(comm_batch_t *batch, comm_tensor_t *tensor, int peer,
+                                           int tag);
+/** Start every entry of `batch` on `comm`. The batch may be reused or destroyed at once. */
+COMM_API comm_status_t comm_batch_start(comm_t *comm, const comm_batch_t *batch,
+                                        comm_handle_t **handle);
+
+/* ------------------------------------------------------------------ */
+/* Collectives                                                         */
+/* ------------------------------------------------------------------ */
+
+/**
+ * Collectives write into caller-provided outputs whose sizes are checked.
+ * Tensors of one call share a dtype and memory type. "Rows" are slices along
+ * dim 0: a tensor of shape [d0, d1, ...] has d0 rows of d1*... elements
+ * (a 0-d tensor is one row of one element).
+ */
+
+/** Every rank waits until all have entered. */
+COMM_API comm_status_t comm_barrier(comm_t *comm, comm_handle_t **handle);
+
+/** out = op(in of every rank). `out` may be `in` (in place); same element count. */
+COMM_API comm_status_t comm_all_reduce(comm_t *comm, const comm_tensor_t *in, comm_tensor_t *out,
+                                       comm_op_t op, comm_handle_t **handle);
+
+/** Like all_reduce, but only `root` gets the result; `out` may be NULL elsewhere. */
+COMM_API comm_status_t comm_reduce(comm_t *comm, const comm_tensor_t *in, comm_tensor_t *out,
+                                   comm_op_t op, int root, comm_handle_t **handle);
+
+/**
+ * Copy `in` of `root` into `out` of every rank. `in` is read on the root only
+ * (may be NULL elsewhere); on the root `out` may be `in` or NULL.
+ */
+COMM_API comm_status_t comm_broadcast(comm_t *comm, const comm_tensor_t *in, comm_tensor_t *out,
+                                      int root, comm_handle_t **handle);
+
+/**
+ * Concatenate `in` of every rank along dim 0 into `out` (size x in's rows, in
+ * rank order). In place: `in` may describe rank's own slot inside `out`.
+ */
+COMM_API comm_status_t comm_all_gather(comm_t *comm, const comm_tensor_t *in, comm_tensor_t *out,
+                                       comm_handle_t **handle);
+
+/**
+ * Reduce `in` (size x out's rows) over every rank with `op`, and give rank r
+ * the r-th of `size` equal dim-0 blocks in `out`. In place: `out` may describe
+ * rank's own block inside `in`.
+ */
+COMM_API comm_status_t comm_reduce_scatter(comm_t *comm, const comm_tensor_t *in,
+                                           comm_tensor_t *out, comm_op_t op,
+                                           comm_handle_t **handle);
+
+/** Concatenate `in` of every rank along dim 0 into `out` on `root` (NULL elsewhere). */
+COMM_API comm_status_t comm_gather(comm_t *comm, const comm_tensor_t *in, comm_tensor_t *out,
+                                   int root, comm_handle_t **handle);
+
+/** Split `in` on `root` (NULL elsewhere) into size equal dim-0 blocks; rank r gets block r. */
+COMM_API comm_status_t comm_scatter(comm_t *comm, const comm_tensor_t *in, comm_tensor_t *out,
+                                    int root, comm_handle_t **handle);
+
+/**
+ * Rank r sends rows [sum(in_splits[0..p)), +in_splits[p]) of `in` to rank p
+ * and receives from p into rows [sum(out_splits[0..p)), +out_splits[p]) of
+ * `out`. Splits are arrays of `size` row counts; NULL means "dim 0 divided
+ * evenly by size" (an error when it does not divide).
+ */
+COMM_API comm_status_t comm_all_to_all_single(comm_t *comm, const comm_tensor_t *in,
+                                              comm_tensor_t *out, const int64_t *out_splits,
+                                              const int64_t *in_splits, comm_handle_t **handle);
+
+/**
+ * Rank r sends ins[p] to rank p and receives outs[p] from rank p; both
+ * arrays hold `size` tensors of any shape (the byte sizes of a pair must
+ * agree), all of one dtype.
+ */
+COMM_API comm_status_t comm_all_to_all(comm_t *comm, int nins, const comm_tensor_t *const *ins,
+                                       int nouts, comm_tensor_t *const *outs,
+                                       comm_handle_t **handle);
+
+/**
+ * Uneven all_gather: rank r contributes counts[r] rows (`counts` holds `size`
+ * row counts, the same on every rank); `out` has sum(counts) rows.
+ */
+COMM_API comm_status_t comm_all_gather_v(comm_t *comm, const comm_tensor_t *in,
+                                         comm_tensor_t *out, const int64_t *counts,
+                                         comm_handle_t **handle);
+
+/** Uneven reduce_scatter: `in` has sum(counts) rows; rank r gets counts[r] rows. */
+COMM_API comm_status_t comm_reduce_scatter_v(comm_t *comm, const comm_tensor_t *in,
+                                             comm_tensor_t *out, const int64_t *counts,
+                                             comm_op_t op, comm_handle_t **handle);
+
+/** Uneven gather: rank r contributes counts[r] rows to `out` on `root`. */
+COMM_API comm_status_t comm_gather_v(comm_t *comm, const comm_tensor_t *in, comm_tensor_t *out,
+                                     const int64_t *counts, int root, comm_handle_t **handle);
+
+/** Uneven scatter: rank r receives counts[r] rows of `in` on `root`. */
+COMM_API comm_status_t comm_scatter_v(comm_t *comm, const comm_tensor_t *in, comm_tensor_t *out,
+                                      const int64_t *counts, int root, comm_handle_t **handle);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* COMM_H */

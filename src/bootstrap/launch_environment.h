@@ -1,0 +1,32 @@
+// What the launcher told this process: rank, size and where the rendezvous
+// store is, read from the variables of commrun, torchrun, msrun, Slurm or
+// Open MPI's mpirun.
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <optional>
+#include <string>
+#include <string_view>
+
+namespace comm::bootstrap {
+
+struct LaunchInfo {
+  int rank = 0;
+  int worldSize = 1;
+  int localRank = -1;       // -1 when the launcher does not say
+  int localWorldSize = -1;  // -1 when the launcher does not say
+  std::string masterAddr;   // host of the rendezvous store
+  uint16_t masterPort = 0;  // port of the rendezvous store
+  std::string launcher;     // "commrun", "torchrun", "msrun", "slurm", "mpirun", "config"
+  bool storeHostedByLauncher = false;  // true under commrun; else rank 0 hosts it
+};
+
+// Reads a variable: a comm_config_t setting where one is given, else the environment.
+using EnvLookup = std::function<std::optional<std::string>(std::string_view name)>;
+
+// Throws comm::Error (COMM_ERR_INVALID_ARGUMENT) naming the missing, malformed
+// or contradictory variable.
+LaunchInfo detectLaunch(const EnvLookup& lookup);
+
+}  // namespace comm::bootstrap

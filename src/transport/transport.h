@@ -1,0 +1,74 @@
+// The engine's view of the network: tagged, reliable, ordered messages to
+// peers addressed by world rank. Implementations: libfabric (fabric_*.cc).
+#pragma once
+
+#include <atomic>
+#include <cstddef>
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "comm.h"
+
+namespace comm::transport {
+
+// One outstanding send or receive. The caller owns it and keeps it alive (and
+// at the same address) until `done` is true. The transport writes the other
+// fields before it stores done = true (release order).
+struct Request {
+  std::atomic<bool> done{false};
+  comm_status_t status = COMM_OK;  // COMM_ERR_MISMATCH: size differs; COMM_ERR_REMOTE: peer gone...
+  std::string error;               // the cause in words when status != COMM_OK
+  size_t bytes = 0;                // bytes received, for receives
+  int parts = 0;                   // transport bookkeeping: chunks still in flight
+};
+
+struct PeerInfo {
+  std::vector<uint8_t> address;  // what the peer's localAddress() returned
+  bool sameNode = false;         // the peer shares this rank's node (shared memory reachable)
+};
+
+struct Options {
+  // "" chooses per peer (shm on the node, tcp;ofi_rxm between nodes); otherwise
+  // a libfabric provider name ("shm", "tcp", "tcp;ofi_rxm", "verbs;ofi_rxm"...)
+  // used for every peer. FI_PROVIDER, when set, is honoured the same way.
+  std::string provider;
+  // Every rank is on this node: bind the network provider to loopback.
+  bool singleNode = false;
+};
+
+class Transport {
+ public:
+  virtual ~Transport() = default;
+
+  // This rank's endpoint names, an opaque blob to publish through the store.
+  virtual std::vector<uint8_t> localAddress() const = 0;
+  // Learn every rank's address (peers[selfRank] is this rank). Called once.
+  virtual void connect(int selfRank, const std::vector<PeerInfo>& peers) = 0;
+
+  // Start a send/receive of `size` bytes (0 allowed, any size up to at least
+  // 2^31 + some; larger messages are split into chunks internally). Tags are
+  // matched exactly; all 64 bits are carried. Messages from one peer with one
+  // tag match receives in the order both were posted. A receive completes
+  // with COMM_ERR_MISMATCH when the message is not exactly `size` bytes.
+  // Throws comm::Error (COMM_ERR_TRANSPORT) when the operation cannot be posted.
+  virtual void send(int peer, uint64_t tag, const void* data, size_t size, Request& request) = 0;
+  virtual void recv(int peer, uint64_t tag, void* data, size_t size, Request& request) = 0;
+
+  // Withdraw a posted receive that has not completed; on return the request is
+  // done (status COMM_ERR_ABORTED unless it completed meanwhile) and the
+  // transport will never touch its buffer again.
+  virtual void cancel(Request& request) = 0;
+
+  // Reap completions without blocking. Thread-safe; returns true when any
+  // request completed.
+  virtual bool progress() = 0;
+
+  // "shm", "tcp;ofi_rxm"... the provider that carries traffic to `peer`.
+  virtual std::string providerFor(int peer) const = 0;
+};
+
+std::unique_ptr<Transport> createFabricTransport(const Options& options);
+
+}  // namespace comm::transport
