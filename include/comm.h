@@ -201,7 +201,7 @@ COMM_API comm_status_t comm_config_set(comm_config_t *config, const char *key, c
 /* Communicators                                                       */
 /* ------------------------------------------------------------------ */
 
-typedef struct comm comm_t;
+typedef struct comm_communicator comm_t;
 
 /**
  * Join the world: read the launcher's environment (commrun, torchrun, msrun,

@@ -1,0 +1,111 @@
+// comm_config_*, comm_init, comm_destroy, comm_abort and the queries.
+#include <memory>
+
+#include "api/guard.h"
+#include "api/objects.h"
+#include "core/settings.h"
+#include "core/world.h"
+
+using comm::fail;
+using comm::api::guard;
+using comm::api::require;
+
+extern "C" {
+
+COMM_API comm_status_t comm_config_create(comm_config_t** out) {
+  return guard("comm_config_create", [&] {
+    require(out, "out");
+    auto* config = new comm_config();
+    comm::api::liveConfigs().add(config);
+    *out = config;
+  });
+}
+
+COMM_API comm_status_t comm_config_destroy(comm_config_t* config) {
+  return guard("comm_config_destroy", [&] {
+    if (config == nullptr) return;
+    if (!comm::api::liveConfigs().remove(config)) {
+      fail(COMM_ERR_INVALID_USAGE, "config {} was destroyed before or never created", static_cast<void*>(config));
+    }
+    delete config;
+  });
+}
+
+COMM_API comm_status_t comm_config_set(comm_config_t* config, const char* key, const char* value) {
+  return guard("comm_config_set", [&] {
+    comm::api::liveConfigs().check(config, "config", "config");
+    require(key, "key");
+    require(value, "value");
+    if (!comm::isSettingKey(key)) fail(COMM_ERR_INVALID_ARGUMENT, "'{}' is not a setting (comm-info lists them)", key);
+    config->values[key] = value;
+  });
+}
+
+COMM_API comm_status_t comm_init(comm_t** out, const comm_config_t* config) {
+  return guard("comm_init", [&] {
+    require(out, "out");
+    std::map<std::string, std::string> values;
+    if (config != nullptr) {
+      comm::api::liveConfigs().check(config, "config", "config");
+      values = config->values;
+    }
+    auto world = comm::core::World::create(comm::Settings::load(values));
+    std::vector<int> ranks(world->size());
+    for (int r = 0; r < world->size(); ++r) ranks[r] = r;
+    auto* c = new comm_communicator{std::make_shared<comm::core::Communicator>(world, 0, std::move(ranks), "world")};
+    comm::api::liveCommunicators().add(c);
+    *out = c;
+  });
+}
+
+COMM_API comm_status_t comm_destroy(comm_t* comm) {
+  return guard("comm_destroy", [&] {
+    if (comm == nullptr) return;
+    if (!comm::api::liveCommunicators().remove(comm)) {
+      fail(COMM_ERR_INVALID_USAGE, "communicator {} was destroyed before or never created", static_cast<void*>(comm));
+    }
+    delete comm;
+  });
+}
+
+COMM_API comm_status_t comm_abort(comm_t* comm) {
+  return guard("comm_abort", [&] {
+    comm::core::Communicator& c = comm::api::communicator(comm);
+    c.abort();
+    if (c.id() == 0) c.world().abort();
+  });
+}
+
+COMM_API comm_status_t comm_rank(int* out, const comm_t* comm) {
+  return guard("comm_rank", [&] { *require(out, "out") = comm::api::communicator(comm).rank(); });
+}
+
+COMM_API comm_status_t comm_size(int* out, const comm_t* comm) {
+  return guard("comm_size", [&] { *require(out, "out") = comm::api::communicator(comm).size(); });
+}
+
+COMM_API comm_status_t comm_local_rank(int* out, const comm_t* comm) {
+  return guard("comm_local_rank", [&] { *require(out, "out") = comm::api::communicator(comm).localRank(); });
+}
+
+COMM_API comm_status_t comm_local_size(int* out, const comm_t* comm) {
+  return guard("comm_local_size", [&] { *require(out, "out") = comm::api::communicator(comm).localSize(); });
+}
+
+COMM_API comm_status_t comm_name(const char** out, const comm_t* comm) {
+  return guard("comm_name", [&] { *require(out, "out") = comm::api::communicator(comm).name().c_str(); });
+}
+
+COMM_API comm_status_t comm_set_timeout(comm_t* comm, int64_t timeout_ms) {
+  return guard("comm_set_timeout", [&] {
+    comm::core::Communicator& c = comm::api::communicator(comm);
+    if (timeout_ms <= 0) fail(COMM_ERR_INVALID_ARGUMENT, "timeout_ms {} must be positive", timeout_ms);
+    c.setTimeout(std::chrono::milliseconds(timeout_ms));
+  });
+}
+
+COMM_API comm_status_t comm_timeout(int64_t* out_ms, const comm_t* comm) {
+  return guard("comm_timeout", [&] { *require(out_ms, "out_ms") = comm::api::communicator(comm).timeout().count(); });
+}
+
+}  // extern "C"

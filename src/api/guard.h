@@ -1,0 +1,44 @@
+// The boundary between C callers and the C++ engine: every extern "C"
+// function runs its body through guard(), which turns any exception into a
+// status and the thread-local last-error message.
+#pragma once
+
+#include <new>
+#include <string>
+
+#include "comm.h"
+#include "core/error.h"
+
+namespace comm::api {
+
+void setLastError(const char* call, comm_status_t status, const std::string& message);
+void clearLastError();
+
+template <typename Body>
+comm_status_t guard(const char* call, Body&& body) noexcept {
+  try {
+    body();
+    return COMM_OK;
+  } catch (const Error& e) {
+    setLastError(call, e.status(), e.what());
+    return e.status();
+  } catch (const std::bad_alloc&) {
+    setLastError(call, COMM_ERR_NO_MEMORY, "out of memory");
+    return COMM_ERR_NO_MEMORY;
+  } catch (const std::exception& e) {
+    setLastError(call, COMM_ERR_INTERNAL, std::string("internal error: ") + e.what());
+    return COMM_ERR_INTERNAL;
+  } catch (...) {
+    setLastError(call, COMM_ERR_INTERNAL, "internal error: unknown exception");
+    return COMM_ERR_INTERNAL;
+  }
+}
+
+// Throw INVALID_ARGUMENT naming `name` when `pointer` is NULL.
+template <typename T>
+T* require(T* pointer, const char* name) {
+  if (pointer == nullptr) fail(COMM_ERR_INVALID_ARGUMENT, "{} is NULL", name);
+  return pointer;
+}
+
+}  // namespace comm::api

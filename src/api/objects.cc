@@ -1,0 +1,51 @@
+#include "api/objects.h"
+
+namespace comm::api {
+
+LiveSet<comm_communicator>& liveCommunicators() {
+  static LiveSet<comm_communicator> set;
+  return set;
+}
+LiveSet<comm_handle>& liveHandles() {
+  static LiveSet<comm_handle> set;
+  return set;
+}
+LiveSet<comm_batch>& liveBatches() {
+  static LiveSet<comm_batch> set;
+  return set;
+}
+LiveSet<comm_config>& liveConfigs() {
+  static LiveSet<comm_config> set;
+  return set;
+}
+
+core::Communicator& communicator(const comm_communicator* c) {
+  liveCommunicators().check(c, "communicator", "comm");
+  return *c->impl;
+}
+
+const comm_tensor& tensor(const comm_tensor* t, const char* name) {
+  if (t == nullptr) fail(COMM_ERR_INVALID_ARGUMENT, "{} is NULL", name);
+  if (t->magic != comm_tensor::kMagic) {
+    fail(COMM_ERR_INVALID_USAGE, "{} ({}) is not a live tensor descriptor", name, static_cast<const void*>(t));
+  }
+  if (t->memory != COMM_MEMORY_HOST) {
+    fail(COMM_ERR_NOT_SUPPORTED, "{} is in CUDA memory, which this build of comm does not support", name);
+  }
+  return *t;
+}
+
+void checkRank(const core::Communicator& c, int rank, const char* what) {
+  if (rank < 0 || rank >= c.size()) {
+    fail(COMM_ERR_INVALID_ARGUMENT, "{} {} is outside 0..{} of communicator '{}'", what, rank, c.size() - 1, c.name());
+  }
+}
+
+void handOut(comm_handle** out, std::shared_ptr<core::Operation> operation) {
+  if (out == nullptr) return;
+  auto* handle = new comm_handle{std::move(operation)};
+  liveHandles().add(handle);
+  *out = handle;
+}
+
+}  // namespace comm::api

@@ -1,0 +1,48 @@
+// The bodies of the public opaque communicator, handle and batch types, and
+// the checks that turn a C pointer into the engine object behind it.
+#pragma once
+
+#include <memory>
+#include <vector>
+
+#include "api/live_set.h"
+#include "comm.h"
+#include "core/communicator.h"
+#include "core/operation.h"
+#include "core/tensor.h"
+
+struct comm_communicator {
+  std::shared_ptr<comm::core::Communicator> impl;
+};
+
+struct comm_handle {
+  std::shared_ptr<comm::core::Operation> operation;  // null: finished when it was made
+};
+
+struct comm_batch {
+  struct Entry {
+    bool isSend;
+    comm_tensor tensor;
+    int peer;
+    int tag;
+  };
+  std::vector<Entry> entries;
+};
+
+namespace comm::api {
+
+LiveSet<comm_communicator>& liveCommunicators();
+LiveSet<comm_handle>& liveHandles();
+LiveSet<comm_batch>& liveBatches();
+LiveSet<comm_config>& liveConfigs();
+
+// The communicator behind `c`; throws when it is NULL or destroyed.
+core::Communicator& communicator(const comm_communicator* c);
+// Checks a tensor descriptor (NULL, destroyed, host memory) and returns it.
+const comm_tensor& tensor(const comm_tensor* t, const char* name);
+// Throws unless 0 <= rank < size; `what` names the argument ("peer", "root").
+void checkRank(const core::Communicator& c, int rank, const char* what);
+// Store a handle for an operation in *out (when out is not NULL).
+void handOut(comm_handle** out, std::shared_ptr<core::Operation> operation);
+
+}  // namespace comm::api

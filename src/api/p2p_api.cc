@@ -1,0 +1,111 @@
+// comm_send, comm_recv and batches of both.
+#include "api/guard.h"
+#include "api/objects.h"
+#include "core/tags.h"
+
+using comm::fail;
+using comm::api::guard;
+using comm::api::require;
+
+namespace {
+
+void checkTag(int tag) {
+  if (tag < 0) fail(COMM_ERR_INVALID_ARGUMENT, "tag {} is negative (tags are 0..COMM_TAG_MAX)", tag);
+}
+
+uint64_t userTag(const comm::core::Communicator& c, int tag) {
+  return comm::tags::make(c.id(), comm::tags::Kind::kUser, 0, static_cast<uint32_t>(tag));
+}
+
+// Post `entries` in order and either wait (handle NULL) or hand out a handle.
+void start(comm_communicator* comm, const std::vector<comm_batch::Entry>& entries, comm_handle_t** handle,
+           std::string what) {
+  comm::core::Communicator& c = comm::api::communicator(comm);
+  auto op = std::make_shared<comm::core::MessageOperation>(comm->impl, std::move(what), entries.size());
+  for (const comm_batch::Entry& e : entries) {
+    if (e.isSend) {
+      op->postSend(e.peer, userTag(c, e.tag), e.tensor.data, e.tensor.nbytes());
+    } else {
+      op->postRecv(e.peer, userTag(c, e.tag), e.tensor.data, e.tensor.nbytes());
+    }
+  }
+  if (handle == nullptr) {
+    comm_status_t status = op->wait(comm::Deadline::never());
+    if (status != COMM_OK) throw comm::Error(status, op->message());
+    return;
+  }
+  op->detach();
+  comm::api::handOut(handle, std::move(op));
+}
+
+comm_batch::Entry entry(comm_communicator* comm, bool isSend, const comm_tensor* tensor, int peer, int tag) {
+  comm::core::Communicator& c = comm::api::communicator(comm);
+  const comm_tensor& t = comm::api::tensor(tensor, "tensor");
+  comm::api::checkRank(c, peer, "peer");
+  checkTag(tag);
+  return {isSend, t, peer, tag};
+}
+
+}  // namespace
+
+extern "C" {
+
+COMM_API comm_status_t comm_send(comm_t* comm, const comm_tensor_t* tensor, int peer, int tag, comm_handle_t** handle) {
+  return guard("comm_send", [&] {
+    auto e = entry(comm, true, tensor, peer, tag);
+    start(comm, {e}, handle, fmt::format("comm_send to rank {} tag {} ({} bytes)", peer, tag, e.tensor.nbytes()));
+  });
+}
+
+COMM_API comm_status_t comm_recv(comm_t* comm, comm_tensor_t* tensor, int peer, int tag, comm_handle_t** handle) {
+  return guard("comm_recv", [&] {
+    auto e = entry(comm, false, tensor, peer, tag);
+    start(comm, {e}, handle, fmt::format("comm_recv from rank {} tag {} ({} bytes)", peer, tag, e.tensor.nbytes()));
+  });
+}
+
+COMM_API comm_status_t comm_batch_create(comm_batch_t** out) {
+  return guard("comm_batch_create", [&] {
+    require(out, "out");
+    auto* batch = new comm_batch();
+    comm::api::liveBatches().add(batch);
+    *out = batch;
+  });
+}
+
+COMM_API comm_status_t comm_batch_destroy(comm_batch_t* batch) {
+  return guard("comm_batch_destroy", [&] {
+    if (batch == nullptr) return;
+    if (!comm::api::liveBatches().remove(batch)) {
+      fail(COMM_ERR_INVALID_USAGE, "batch {} was destroyed before or never created", static_cast<void*>(batch));
+    }
+    delete batch;
+  });
+}
+
+static void addEntry(comm_batch* batch, bool isSend, const comm_tensor* tensor, int peer, int tag) {
+  comm::api::liveBatches().check(batch, "batch", "batch");
+  const comm_tensor& t = comm::api::tensor(tensor, "tensor");
+  if (peer < 0) fail(COMM_ERR_INVALID_ARGUMENT, "peer {} is negative", peer);
+  checkTag(tag);
+  batch->entries.push_back({isSend, t, peer, tag});
+}
+
+COMM_API comm_status_t comm_batch_add_send(comm_batch_t* batch, const comm_tensor_t* tensor, int peer, int tag) {
+  return guard("comm_batch_add_send", [&] { addEntry(batch, true, tensor, peer, tag); });
+}
+
+COMM_API comm_status_t comm_batch_add_recv(comm_batch_t* batch, comm_tensor_t* tensor, int peer, int tag) {
+  return guard("comm_batch_add_recv", [&] { addEntry(batch, false, tensor, peer, tag); });
+}
+
+COMM_API comm_status_t comm_batch_start(comm_t* comm, const comm_batch_t* batch, comm_handle_t** handle) {
+  return guard("comm_batch_start", [&] {
+    comm::core::Communicator& c = comm::api::communicator(comm);
+    comm::api::liveBatches().check(batch, "batch", "batch");
+    for (const comm_batch::Entry& e : batch->entries) comm::api::checkRank(c, e.peer, "peer of a batch entry");
+    start(comm, batch->entries, handle, fmt::format("comm_batch_start ({} entries)", batch->entries.size()));
+  });
+}
+
+}  // extern "C"

@@ -1,0 +1,119 @@
+// comm_tensor_* : create, destroy, describe tensor descriptors.
+#include <limits>
+#include <memory>
+
+#include "api/guard.h"
+#include "core/dtype.h"
+#include "core/tensor.h"
+
+using comm::api::guard;
+using comm::api::require;
+using comm::fail;
+
+namespace {
+
+comm_tensor& liveTensor(comm_tensor* t) {
+  require(t, "tensor");
+  if (t->magic != comm_tensor::kMagic) fail(COMM_ERR_INVALID_USAGE, "tensor {} was destroyed or never created", static_cast<void*>(t));
+  return *t;
+}
+
+const comm_tensor& liveTensor(const comm_tensor* t) { return liveTensor(const_cast<comm_tensor*>(t)); }
+
+}  // namespace
+
+extern "C" {
+
+COMM_API comm_status_t comm_tensor_create(comm_tensor_t** out, void* data, comm_dtype_t dtype, int ndim,
+                                          const int64_t* shape) {
+  return guard("comm_tensor_create", [&] {
+    require(out, "out");
+    if (!comm::validDtype(dtype)) fail(COMM_ERR_INVALID_ARGUMENT, "dtype {} is not a comm_dtype_t", static_cast<int>(dtype));
+    if (ndim < 0 || ndim > COMM_MAX_DIMS) fail(COMM_ERR_INVALID_ARGUMENT, "ndim {} is outside 0..{}", ndim, COMM_MAX_DIMS);
+    if (ndim > 0) require(shape, "shape");
+    auto t = std::make_unique<comm_tensor>();
+    t->dtype = dtype;
+    t->ndim = ndim;
+    t->elementSize = comm::dtypeSize(dtype);
+    int64_t numel = 1;
+    for (int d = 0; d < ndim; ++d) {
+      if (shape[d] < 0) fail(COMM_ERR_INVALID_ARGUMENT, "shape[{}] = {} is negative", d, shape[d]);
+      if (shape[d] != 0 && numel > std::numeric_limits<int64_t>::max() / 8 / shape[d]) {
+        fail(COMM_ERR_INVALID_ARGUMENT, "shape holds more elements than memory can");
+      }
+      numel *= shape[d];
+      t->shape[d] = shape[d];
+    }
+    t->numel = numel;
+    if (data == nullptr && numel > 0) fail(COMM_ERR_INVALID_ARGUMENT, "data is NULL but the shape has {} elements", numel);
+    t->data = data;
+    *out = t.release();
+  });
+}
+
+COMM_API comm_status_t comm_tensor_destroy(comm_tensor_t* tensor) {
+  return guard("comm_tensor_destroy", [&] {
+    if (tensor == nullptr) return;
+    liveTensor(tensor).magic = 0;
+    delete tensor;
+  });
+}
+
+COMM_API comm_status_t comm_tensor_set_data(comm_tensor_t* tensor, void* data) {
+  return guard("comm_tensor_set_data", [&] {
+    comm_tensor& t = liveTensor(tensor);
+    if (data == nullptr && t.numel > 0) fail(COMM_ERR_INVALID_ARGUMENT, "data is NULL but the tensor has {} elements", t.numel);
+    t.data = data;
+  });
+}
+
+COMM_API comm_status_t comm_tensor_set_memory(comm_tensor_t* tensor, comm_memory_type_t type, int device) {
+  return guard("comm_tensor_set_memory", [&] {
+    comm_tensor& t = liveTensor(tensor);
+    if (type != COMM_MEMORY_HOST && type != COMM_MEMORY_CUDA) fail(COMM_ERR_INVALID_ARGUMENT, "memory type {} is unknown", static_cast<int>(type));
+    if (device < 0) fail(COMM_ERR_INVALID_ARGUMENT, "device {} is negative", device);
+    t.memory = type;
+    t.device = device;
+  });
+}
+
+COMM_API comm_status_t comm_tensor_data(void** out, const comm_tensor_t* tensor) {
+  return guard("comm_tensor_data", [&] { *require(out, "out") = liveTensor(tensor).data; });
+}
+
+COMM_API comm_status_t comm_tensor_dtype(comm_dtype_t* out, const comm_tensor_t* tensor) {
+  return guard("comm_tensor_dtype", [&] { *require(out, "out") = liveTensor(tensor).dtype; });
+}
+
+COMM_API comm_status_t comm_tensor_ndim(int* out, const comm_tensor_t* tensor) {
+  return guard("comm_tensor_ndim", [&] { *require(out, "out") = liveTensor(tensor).ndim; });
+}
+
+COMM_API comm_status_t comm_tensor_dim(int64_t* out, const comm_tensor_t* tensor, int dim) {
+  return guard("comm_tensor_dim", [&] {
+    require(out, "out");
+    const comm_tensor& t = liveTensor(tensor);
+    if (dim < 0 || dim >= t.ndim) fail(COMM_ERR_INVALID_ARGUMENT, "dim {} is outside 0..{} of a {}-d tensor", dim, t.ndim - 1, t.ndim);
+    *out = t.shape[dim];
+  });
+}
+
+COMM_API comm_status_t comm_tensor_numel(int64_t* out, const comm_tensor_t* tensor) {
+  return guard("comm_tensor_numel", [&] { *require(out, "out") = liveTensor(tensor).numel; });
+}
+
+COMM_API comm_status_t comm_tensor_nbytes(size_t* out, const comm_tensor_t* tensor) {
+  return guard("comm_tensor_nbytes", [&] { *require(out, "out") = liveTensor(tensor).nbytes(); });
+}
+
+COMM_API comm_status_t comm_tensor_memory(comm_memory_type_t* out_type, int* out_device, const comm_tensor_t* tensor) {
+  return guard("comm_tensor_memory", [&] {
+    require(out_type, "out_type");
+    require(out_device, "out_device");
+    const comm_tensor& t = liveTensor(tensor);
+    *out_type = t.memory;
+    *out_device = t.device;
+  });
+}
+
+}  // extern "C"

@@ -1,0 +1,40 @@
+// How a waiter that found nothing to do gives the CPU back: spin briefly
+// (small-message latency), then yield (other ranks on the same core run),
+// then sleep with growing naps (an idle rank costs nothing).
+#pragma once
+
+#include <sched.h>
+#include <time.h>
+
+#include <chrono>
+
+namespace comm::core {
+
+class Backoff {
+ public:
+  void reset() { idleSince_ = {}; }
+
+  void pause() {
+    auto now = std::chrono::steady_clock::now();
+    if (idleSince_ == std::chrono::steady_clock::time_point{}) idleSince_ = now;
+    auto idle = now - idleSince_;
+    if (idle < kSpin) return;
+    if (idle < kYield) {
+      sched_yield();
+      return;
+    }
+    // Naps grow with the idle time, up to 1 ms.
+    auto nap = std::chrono::duration_cast<std::chrono::microseconds>(idle) / 64;
+    if (nap > kMaxNap) nap = kMaxNap;
+    timespec ts{0, static_cast<long>(nap.count()) * 1000};
+    nanosleep(&ts, nullptr);
+  }
+
+ private:
+  static constexpr std::chrono::microseconds kSpin{20};
+  static constexpr std::chrono::microseconds kYield{300};
+  static constexpr std::chrono::microseconds kMaxNap{1000};
+  std::chrono::steady_clock::time_point idleSince_{};
+};
+
+}  // namespace comm::core

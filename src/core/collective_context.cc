@@ -1,0 +1,109 @@
+#include "core/collective_context.h"
+
+#include "core/communicator.h"
+#include "core/error.h"
+#include "core/dtype.h"
+#include "core/tags.h"
+
+namespace comm::core {
+namespace {
+
+constexpr const char* kNames[] = {"?",          "barrier",          "all_reduce",        "reduce",
+                                  "broadcast",  "all_gather",       "reduce_scatter",    "gather",
+                                  "scatter",    "all_to_all_single", "all_to_all",       "all_gather_v",
+                                  "reduce_scatter_v", "gather_v",   "scatter_v"};
+
+}  // namespace
+
+const char* collectiveName(CollectiveKind kind) {
+  auto index = static_cast<size_t>(kind);
+  return index < std::size(kNames) ? kNames[index] : "?";
+}
+
+std::string describe(const Signature& s) {
+  std::string text = collectiveName(static_cast<CollectiveKind>(s.kind));
+  if (s.dtype >= 0) text += fmt::format(" {}", dtypeName(static_cast<comm_dtype_t>(s.dtype)));
+  if (s.count >= 0) text += fmt::format(" x {}", s.count);
+  if (s.op >= 0) text += fmt::format(" {}", opName(static_cast<comm_op_t>(s.op)));
+  if (s.root >= 0) text += fmt::format(" root {}", s.root);
+  if (s.extra != 0) text += fmt::format(" (layout {:x})", s.extra);
+  return text;
+}
+
+CollectiveContext::CollectiveContext(Communicator& comm, uint32_t sequence, const Signature& signature)
+    : comm_(comm), sequence_(sequence), signature_(signature), rank_(comm.rank()), size_(comm.size()) {
+  if (size_ == 1) return;
+  uint64_t tag = tags::make(comm_.id(), tags::Kind::kSignature, sequence_, 0);
+  int right = (rank_ + 1) % size_;
+  int left = (rank_ + size_ - 1) % size_;
+  transport::Request& out = requests_.emplace_back();
+  comm_.send(right, tag, &signature_, sizeof(signature_), out);
+  pending_.push_back({&out, right, false});
+  transport::Request& in = requests_.emplace_back();
+  comm_.recv(left, tag, &leftSignature_, sizeof(leftSignature_), in);
+  pending_.push_back({&in, left, true});
+  signatureRecv_ = &in;
+  signatureChecked_ = false;
+}
+
+CollectiveContext::~CollectiveContext() { comm_.cancel(pending_); }
+
+RequestId CollectiveContext::send(int peer, uint32_t step, const void* data, size_t size) {
+  transport::Request& request = requests_.emplace_back();
+  comm_.send(peer, tags::make(comm_.id(), tags::Kind::kCollective, sequence_, step), data, size, request);
+  pending_.push_back({&request, peer, false});
+  return pending_.size() - 1;
+}
+
+RequestId CollectiveContext::recv(int peer, uint32_t step, void* data, size_t size) {
+  transport::Request& request = requests_.emplace_back();
+  comm_.recv(peer, tags::make(comm_.id(), tags::Kind::kCollective, sequence_, step), data, size, request);
+  pending_.push_back({&request, peer, true});
+  return pending_.size() - 1;
+}
+
+void CollectiveContext::checkSignature() {
+  if (signatureChecked_ || !signatureRecv_->done.load(std::memory_order_acquire)) return;
+  signatureChecked_ = true;
+  if (signatureRecv_->status != COMM_OK) return;  // reported by the wait that awaits it
+  if (!(leftSignature_ == signature_)) {
+    int left = (rank_ + size_ - 1) % size_;
+    fail(COMM_ERR_MISMATCH, "comm_{}: rank {} {} vs rank {} {}", collectiveName(static_cast<CollectiveKind>(signature_.kind)),
+         rank_, describe(signature_), left, describe(leftSignature_));
+  }
+}
+
+void CollectiveContext::waitFor(std::vector<Pending> pending) {
+  // The signature receive rides along with every wait, so a mismatch that
+  // leaves the data waiting forever is still seen.
+  if (!signatureChecked_) pending.push_back(pending_[1]);
+  auto what = [this] {
+    return fmt::format("comm_{} (#{} on {})", collectiveName(static_cast<CollectiveKind>(signature_.kind)),
+                       sequence_, comm_.name());
+  };
+  std::function<void()> check = [this] { checkSignature(); };
+  try {
+    comm_.waitAll(pending, comm_.deadline(), what, signatureChecked_ ? nullptr : &check);
+  } catch (const Error& e) {
+    // A size or tag confusion usually means the ranks disagree: say so if the signature shows it.
+    checkSignature();
+    throw;
+  }
+  checkSignature();
+}
+
+void CollectiveContext::wait(RequestId id) {
+  if (pending_[id].request->done.load(std::memory_order_acquire) && signatureChecked_) {
+    if (pending_[id].request->status == COMM_OK) return;
+  }
+  waitFor({pending_[id]});
+}
+
+void CollectiveContext::waitAll() { waitFor(pending_); }
+
+void CollectiveContext::finish() {
+  waitFor(pending_);
+  pending_.clear();
+}
+
+}  // namespace comm::core

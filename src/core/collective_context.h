@@ -1,0 +1,101 @@
+// What an algorithm sees while it runs one collective: its rank and size,
+// messages tagged with the collective's sequence number and a step id the
+// algorithm picks, and waits that also watch the mismatch check.
+//
+// Mismatch detection: every rank sends the collective's signature (kind,
+// dtype, count, op, root) to its right neighbour and receives its left
+// neighbour's. Any disagreement breaks at least one link of that ring, so at
+// least one rank sees it, names both sides and fails with COMM_ERR_MISMATCH,
+// even when the data messages themselves would never match (a different root).
+#pragma once
+
+#include <cstdint>
+#include <deque>
+#include <string>
+#include <vector>
+
+#include "comm.h"
+#include "core/pending.h"
+
+namespace comm::core {
+
+class Communicator;
+
+enum class CollectiveKind : uint32_t {
+  kBarrier = 1,
+  kAllReduce,
+  kReduce,
+  kBroadcast,
+  kAllGather,
+  kReduceScatter,
+  kGather,
+  kScatter,
+  kAllToAllSingle,
+  kAllToAll,
+  kAllGatherV,
+  kReduceScatterV,
+  kGatherV,
+  kScatterV,
+};
+
+const char* collectiveName(CollectiveKind kind);
+
+// What every rank of one collective must agree on. Fields a collective does
+// not use stay at their defaults.
+struct Signature {
+  uint32_t kind = 0;
+  int32_t dtype = -1;
+  int32_t op = -1;
+  int32_t root = -1;
+  int64_t count = -1;  // elements (or rows) that must agree
+  uint64_t extra = 0;  // e.g. a hash of per-rank counts
+
+  bool operator==(const Signature&) const = default;
+};
+
+// "all_reduce float32 x 1024 sum", "broadcast int8 x 7 root 2"
+std::string describe(const Signature& signature);
+
+using RequestId = size_t;
+
+class CollectiveContext {
+ public:
+  CollectiveContext(Communicator& comm, uint32_t sequence, const Signature& signature);
+  // Withdraws receives still posted (a failed collective leaves nothing behind).
+  ~CollectiveContext();
+  CollectiveContext(const CollectiveContext&) = delete;
+  CollectiveContext& operator=(const CollectiveContext&) = delete;
+
+  int rank() const { return rank_; }
+  int size() const { return size_; }
+  Communicator& communicator() { return comm_; }
+  const Signature& signature() const { return signature_; }
+
+  // Post a message of this collective to/from `peer` (a rank of the
+  // communicator, never this rank). `step` tells the messages of one
+  // collective apart; messages with the same peer and step match in order.
+  RequestId send(int peer, uint32_t step, const void* data, size_t size);
+  RequestId recv(int peer, uint32_t step, void* data, size_t size);
+
+  void wait(RequestId id);
+  void waitAll();
+  // Wait for every message and the mismatch check; call once at the end.
+  void finish();
+
+ private:
+  void waitFor(std::vector<Pending> pending);
+  void checkSignature();
+
+  Communicator& comm_;
+  uint32_t sequence_;
+  Signature signature_;
+  int rank_;
+  int size_;
+  std::deque<transport::Request> requests_;
+  std::vector<Pending> pending_;
+  Signature leftSignature_;
+  transport::Request* signatureRecv_ = nullptr;
+  bool signatureChecked_ = true;
+};
+
+}  // namespace comm::core

@@ -1,0 +1,150 @@
+#include "core/communicator.h"
+
+#include <algorithm>
+
+#include "core/backoff.h"
+#include "core/error.h"
+#include "core/log.h"
+#include "core/operation.h"
+
+namespace comm::core {
+namespace {
+
+// How often a waiter looks for dead peers and the deadline while idle.
+constexpr auto kHealthCheckInterval = std::chrono::milliseconds(200);
+
+}  // namespace
+
+Communicator::Communicator(std::shared_ptr<World> world, uint16_t id, std::vector<int> worldRanks, std::string name)
+    : world_(std::move(world)),
+      id_(id),
+      worldRanks_(std::move(worldRanks)),
+      name_(std::move(name)),
+      timeoutMs_(world_->timeout().count()) {
+  for (int r = 0; r < size(); ++r) {
+    int w = worldRanks_[r];
+    if (w == world_->rank()) rank_ = r;
+    if (world_->peer(w).sameNode) {
+      if (rank_ < 0) ++localRank_;
+      ++localSize_;
+    }
+  }
+}
+
+Communicator::~Communicator() { executor_.drain(); }
+
+int Communicator::rankOfWorld(int worldRank) const {
+  auto it = std::find(worldRanks_.begin(), worldRanks_.end(), worldRank);
+  return it == worldRanks_.end() ? -1 : static_cast<int>(it - worldRanks_.begin());
+}
+
+void Communicator::send(int peer, uint64_t tag, const void* data, size_t size, transport::Request& request) {
+  world_->transport().send(worldRanks_[peer], tag, data, size, request);
+}
+
+void Communicator::recv(int peer, uint64_t tag, void* data, size_t size, transport::Request& request) {
+  world_->transport().recv(worldRanks_[peer], tag, data, size, request);
+}
+
+void Communicator::cancel(std::span<const Pending> pending) {
+  for (const Pending& p : pending) {
+    if (p.isRecv && !p.request->done.load(std::memory_order_acquire)) world_->transport().cancel(*p.request);
+  }
+}
+
+void Communicator::failAwaited(std::span<const Pending> pending, comm_status_t status, const std::string& why,
+                               const std::function<std::string()>& what) {
+  cancel(pending);
+  throw Error(status, fmt::format("{}: {}", what(), why));
+}
+
+bool Communicator::progressUntil(std::span<const Pending> pending, Deadline deadline,
+                                 const std::function<std::string()>& what, const std::function<void()>* check) {
+  transport::Transport& transport = world_->transport();
+  Backoff backoff;
+  auto nextCheck = Clock::now() + kHealthCheckInterval;
+  size_t firstOpen = 0;
+  for (;;) {
+    while (firstOpen < pending.size() && pending[firstOpen].request->done.load(std::memory_order_acquire)) {
+      const transport::Request& r = *pending[firstOpen].request;
+      if (r.status != COMM_OK) {
+        failAwaited(pending, r.status,
+                    fmt::format("{} rank {}: {}", pending[firstOpen].isRecv ? "receiving from" : "sending to",
+                                pending[firstOpen].peer, r.error),
+                    what);
+      }
+      ++firstOpen;
+    }
+    if (firstOpen == pending.size()) return true;
+    if (transport.progress()) {
+      if (check) (*check)();
+      backoff.reset();
+      continue;
+    }
+    if (aborted()) failAwaited(pending, COMM_ERR_ABORTED, "the communicator was aborted", what);
+    auto now = Clock::now();
+    if (now >= nextCheck) {
+      nextCheck = now + kHealthCheckInterval;
+      if (check) (*check)();
+      for (size_t i = firstOpen; i < pending.size(); ++i) {
+        if (pending[i].request->done.load(std::memory_order_acquire)) continue;
+        if (auto failure = world_->peerFailure(worldRanks_[pending[i].peer])) {
+          failAwaited(pending, COMM_ERR_REMOTE, *failure, what);
+        }
+      }
+      if (deadline.expired()) return false;
+    }
+    backoff.pause();
+  }
+}
+
+void Communicator::waitAll(std::span<const Pending> pending, Deadline deadline,
+                           const std::function<std::string()>& what, const std::function<void()>* check) {
+  if (progressUntil(pending, deadline, what, check)) return;
+  std::string peers;
+  for (const Pending& p : pending) {
+    if (p.request->done.load(std::memory_order_acquire)) continue;
+    if (!peers.empty()) peers += ", ";
+    peers += fmt::format("{} rank {}", p.isRecv ? "a message from" : "delivery to", p.peer);
+  }
+  failAwaited(pending, COMM_ERR_TIMEOUT,
+              fmt::format("timed out after {} ms waiting for {}", timeout().count(), peers), what);
+}
+
+std::shared_ptr<Operation> Communicator::runCollective(std::function<void(uint32_t sequence)> body, bool async) {
+  std::unique_lock lock(issueMutex_);
+  uint32_t sequence = nextSequence_++;
+  if (!async && executor_.idle()) {
+    body(sequence);  // throws on failure, straight to the caller
+    return nullptr;
+  }
+  auto operation = std::make_shared<TaskOperation>();
+  executor_.submit([operation, body = std::move(body), sequence] {
+    try {
+      body(sequence);
+      operation->complete(COMM_OK, "");
+    } catch (const Error& e) {
+      operation->complete(e.status(), e.what());
+    } catch (const std::bad_alloc&) {
+      operation->complete(COMM_ERR_NO_MEMORY, "out of memory");
+    } catch (const std::exception& e) {
+      operation->complete(COMM_ERR_INTERNAL, e.what());
+    }
+  });
+  if (async) return operation;
+  lock.unlock();
+  comm_status_t status = operation->wait(Deadline::never());
+  if (status != COMM_OK) throw Error(status, operation->message());
+  return nullptr;
+}
+
+}  // namespace comm::core
+
+namespace comm::core {
+
+int Communicator::nextChildIndex(const std::string& key) {
+  std::lock_guard lock(issueMutex_);
+  return childCounts_[key]++;
+}
+
+}  // namespace comm::core

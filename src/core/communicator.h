@@ -1,0 +1,96 @@
+// A communicator: an ordered set of world ranks with its own tag space,
+// timeout, abort flag, collective sequence and executor for asynchronous
+// collectives.
+#pragma once
+
+#include <atomic>
+#include <chrono>
+#include <functional>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <span>
+#include <string>
+#include <vector>
+
+#include "core/deadline.h"
+#include "core/executor.h"
+#include "core/pending.h"
+#include "core/world.h"
+
+namespace comm::core {
+
+class Operation;
+
+class Communicator : public std::enable_shared_from_this<Communicator> {
+ public:
+  Communicator(std::shared_ptr<World> world, uint16_t id, std::vector<int> worldRanks, std::string name);
+  ~Communicator();
+
+  int rank() const { return rank_; }
+  int size() const { return static_cast<int>(worldRanks_.size()); }
+  int localRank() const { return localRank_; }
+  int localSize() const { return localSize_; }
+  uint16_t id() const { return id_; }
+  const std::string& name() const { return name_; }
+  int worldRankOf(int rank) const { return worldRanks_[rank]; }
+  int rankOfWorld(int worldRank) const;  // -1 when not a member
+  const std::vector<int>& worldRanks() const { return worldRanks_; }
+  World& world() { return *world_; }
+  const std::shared_ptr<World>& worldPtr() const { return world_; }
+
+  std::chrono::milliseconds timeout() const { return std::chrono::milliseconds(timeoutMs_.load()); }
+  void setTimeout(std::chrono::milliseconds timeout) { timeoutMs_.store(timeout.count()); }
+  Deadline deadline() const { return Deadline(timeout()); }
+
+  void abort() { aborted_.store(true); }
+  bool aborted() const { return aborted_.load(std::memory_order_relaxed) || world_->aborted(); }
+
+  // Post on the transport with peers given as ranks of this communicator.
+  void send(int peer, uint64_t tag, const void* data, size_t size, transport::Request& request);
+  void recv(int peer, uint64_t tag, void* data, size_t size, transport::Request& request);
+
+  // Progress until every pending message is done or `deadline` passes
+  // (returns false then, leaving them posted). Throws comm::Error, after
+  // withdrawing every unfinished receive, when one fails, the communicator is
+  // aborted or an awaited peer is gone; `what` names the operation.
+  // `check`, when given, runs whenever something completed and may throw
+  // (the mismatch check of a collective).
+  bool progressUntil(std::span<const Pending> pending, Deadline deadline, const std::function<std::string()>& what,
+                     const std::function<void()>* check = nullptr);
+  // progressUntil, but running out of time is a COMM_ERR_TIMEOUT naming the peers awaited.
+  void waitAll(std::span<const Pending> pending, Deadline deadline, const std::function<std::string()>& what,
+               const std::function<void()>* check = nullptr);
+  // Withdraw every unfinished receive.
+  void cancel(std::span<const Pending> pending);
+
+  // Run a collective: at once on this thread when `async` is false and
+  // nothing is queued, else after every earlier asynchronous collective.
+  // The sequence number it gets is fixed here, in issue order.
+  std::shared_ptr<Operation> runCollective(std::function<void(uint32_t sequence)> body, bool async);
+
+  // How many children with this `key` (member list, split) this rank made
+  // before; equal on every member when they call in the same order, which
+  // names the child's rendezvous without a message.
+  int nextChildIndex(const std::string& key);
+
+ private:
+  [[noreturn]] void failAwaited(std::span<const Pending> pending, comm_status_t status, const std::string& why,
+                                const std::function<std::string()>& what);
+
+  std::shared_ptr<World> world_;
+  uint16_t id_;
+  std::vector<int> worldRanks_;
+  std::string name_;
+  int rank_ = -1;
+  int localRank_ = 0;
+  int localSize_ = 0;
+  std::atomic<int64_t> timeoutMs_;
+  std::atomic<bool> aborted_{false};
+  std::mutex issueMutex_;  // orders collective issue (sequence numbers, inline vs queued)
+  uint32_t nextSequence_ = 0;
+  std::map<std::string, int> childCounts_;  // guarded by issueMutex_
+  Executor executor_;
+};
+
+}  // namespace comm::core

@@ -1,0 +1,83 @@
+#include "core/settings.h"
+
+#include <algorithm>
+#include <cctype>
+#include <cstdlib>
+
+#include "core/error.h"
+
+namespace comm {
+namespace {
+
+constexpr SettingSpec kSpecs[] = {
+    {"rank", "", "this process's world rank (set by commrun; other launchers' variables are read too)"},
+    {"world_size", "", "number of ranks in the world"},
+    {"local_rank", "", "rank among the ranks on this node"},
+    {"local_world_size", "", "number of ranks on this node"},
+    {"master_addr", "", "host of the rendezvous store"},
+    {"master_port", "", "port of the rendezvous store"},
+    {"timeout", "600", "seconds any wait may take before it fails with COMM_ERR_TIMEOUT"},
+    {"provider", "", "libfabric provider for every peer (shm, tcp, verbs;ofi_rxm...); empty: shm on the node, tcp;ofi_rxm between nodes"},
+    {"tcp_iface", "", "network interface for the tcp provider between nodes"},
+    {"log_level", "warn", "error, warn, info, debug or trace"},
+    {"log_file", "", "log destination (default stderr); %r becomes the rank"},
+    {"algo", "", "algorithm overrides, e.g. all_reduce:ring,broadcast:binomial"},
+};
+
+}  // namespace
+
+std::span<const SettingSpec> settingSpecs() { return kSpecs; }
+
+bool isSettingKey(std::string_view key) {
+  return std::any_of(std::begin(kSpecs), std::end(kSpecs),
+                     [&](const SettingSpec& s) { return key == s.key; });
+}
+
+std::string environmentName(std::string_view key) {
+  std::string name = "COMM_";
+  for (char c : key) name += static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
+  return name;
+}
+
+Settings Settings::load(const std::map<std::string, std::string>& explicitValues) {
+  Settings settings;
+  for (const SettingSpec& spec : kSpecs) {
+    if (auto it = explicitValues.find(spec.key); it != explicitValues.end()) {
+      settings.entries_[spec.key] = {it->second, "set by config"};
+    } else if (const char* env = std::getenv(environmentName(spec.key).c_str())) {
+      settings.entries_[spec.key] = {env, "set by environment (" + environmentName(spec.key) + ")"};
+    }
+  }
+  return settings;
+}
+
+std::optional<std::string> Settings::find(std::string_view key) const {
+  if (auto it = entries_.find(key); it != entries_.end()) return it->second.value;
+  return std::nullopt;
+}
+
+std::string Settings::get(std::string_view key) const {
+  if (auto value = find(key)) return *value;
+  for (const SettingSpec& spec : kSpecs) {
+    if (key == spec.key) return spec.defaultValue;
+  }
+  fail(COMM_ERR_INTERNAL, "setting '{}' is not declared", key);
+}
+
+int64_t Settings::getInt(std::string_view key) const {
+  std::string text = get(key);
+  char* end = nullptr;
+  errno = 0;
+  long long value = std::strtoll(text.c_str(), &end, 10);
+  if (text.empty() || *end != '\0' || errno != 0) {
+    fail(COMM_ERR_INVALID_ARGUMENT, "{}='{}' is not an integer", environmentName(key), text);
+  }
+  return value;
+}
+
+std::string Settings::source(std::string_view key) const {
+  if (auto it = entries_.find(key); it != entries_.end()) return it->second.source;
+  return "default";
+}
+
+}  // namespace comm

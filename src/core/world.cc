@@ -1,0 +1,205 @@
+#include "core/world.h"
+
+#include <signal.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstdlib>
+#include <fstream>
+#include <sstream>
+
+#include "bootstrap/launch_environment.h"
+#include "core/error.h"
+#include "core/log.h"
+
+namespace comm::core {
+namespace {
+
+constexpr auto kFailureCheckInterval = std::chrono::milliseconds(500);
+// commrun writes the first failing rank's fate under this key.
+constexpr const char* kLauncherFailureKey = "commrun/failed";
+
+std::string readFirstLine(const char* path) {
+  std::ifstream in(path);
+  std::string line;
+  std::getline(in, line);
+  return line;
+}
+
+std::string hostName() {
+  char buffer[256] = {};
+  gethostname(buffer, sizeof(buffer) - 1);
+  return buffer;
+}
+
+// Two processes share a node (and so /dev/shm and pids) when host name, boot
+// and pid namespace all agree.
+std::string nodeIdentity() {
+  struct stat ns {};
+  unsigned long pidNamespace = stat("/proc/self/ns/pid", &ns) == 0 ? ns.st_ino : 0;
+  return fmt::format("{}/{}/{}", hostName(), readFirstLine("/proc/sys/kernel/random/boot_id"),
+                     pidNamespace);
+}
+
+bool isLoopback(const std::string& host) {
+  return host == "localhost" || host.rfind("127.", 0) == 0 || host == "::1";
+}
+
+}  // namespace
+
+std::shared_ptr<World> World::create(const Settings& settings) {
+  std::shared_ptr<World> world(new World());
+  world->settings_ = settings;
+  log::configure(settings.get("log_level"), settings.get("log_file"));
+
+  auto lookup = [&settings](std::string_view name) -> std::optional<std::string> {
+    if (name.rfind("COMM_", 0) == 0) {
+      std::string key;
+      for (char c : name.substr(5)) key += static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+      if (isSettingKey(key)) return settings.find(key);
+    }
+    if (const char* value = std::getenv(std::string(name).c_str())) return std::string(value);
+    return std::nullopt;
+  };
+  bootstrap::LaunchInfo launch = bootstrap::detectLaunch(lookup);
+  world->rank_ = launch.rank;
+  world->size_ = launch.worldSize;
+  world->launcher_ = launch.launcher;
+  log::setRank(launch.rank);
+  if (!settings.get("log_file").empty()) log::configure(settings.get("log_level"), settings.get("log_file"));
+
+  int64_t seconds = settings.getInt("timeout");
+  if (seconds <= 0) fail(COMM_ERR_INVALID_ARGUMENT, "COMM_TIMEOUT={} must be a positive number of seconds", seconds);
+  world->timeout_ = std::chrono::seconds(seconds);
+  Deadline deadline(world->timeout_);
+
+  if (world->size_ > 1) {
+    if (!launch.storeHostedByLauncher && world->rank_ == 0) {
+      // Rank 0 hosts the store; listen on loopback only when nobody else could reach it anyway.
+      std::string bindHost = isLoopback(launch.masterAddr) ? launch.masterAddr : "";
+      world->storeServer_ = std::make_unique<bootstrap::StoreServer>(bindHost, launch.masterPort);
+    }
+    world->store_ = std::make_unique<bootstrap::StoreClient>(launch.masterAddr, launch.masterPort, deadline);
+  }
+  world->meetPeers();
+  if (launch.localRank >= 0 && launch.localRank != world->localRank_) {
+    log::warn("the launcher says local rank {}, but {} ranks before this one share its node", launch.localRank,
+              world->localRank_);
+  }
+  world->connectTransport();
+  world->progress_ = std::make_unique<ProgressThread>(*world->transport_);
+  world->logSettings();
+  return world;
+}
+
+World::~World() {
+  progress_.reset();
+  transport_.reset();
+  store_.reset();
+  storeServer_.reset();
+}
+
+void World::storeSet(const std::string& key, const std::string& value) {
+  std::lock_guard lock(storeMutex_);
+  store_->set(key, value, Deadline(timeout_));
+}
+
+std::string World::storeGet(const std::string& key) {
+  std::lock_guard lock(storeMutex_);
+  return store_->get(key, Deadline(timeout_));
+}
+
+void World::meetPeers() {
+  peers_.assign(size_, {});
+  PeerRecord self{nodeIdentity(), hostName(), getpid(), true};
+  if (size_ > 1) {
+    storeSet(fmt::format("peer/{}", rank_), fmt::format("{}\n{}\n{}", self.node, self.host, self.pid));
+    for (int r = 0; r < size_; ++r) {
+      std::istringstream in(storeGet(fmt::format("peer/{}", r)));
+      PeerRecord& peer = peers_[r];
+      std::getline(in, peer.node);
+      std::getline(in, peer.host);
+      in >> peer.pid;
+    }
+  } else {
+    peers_[0] = self;
+  }
+  localRank_ = 0;
+  localSize_ = 0;
+  for (int r = 0; r < size_; ++r) {
+    peers_[r].sameNode = peers_[r].node == self.node;
+    if (peers_[r].sameNode) {
+      if (r < rank_) ++localRank_;
+      ++localSize_;
+    }
+  }
+}
+
+void World::connectTransport() {
+  transport::Options options;
+  options.provider = settings_.get("provider");
+  options.singleNode = localSize_ == size_;
+  transport_ = transport::createFabricTransport(options);
+  std::vector<transport::PeerInfo> infos(size_);
+  std::vector<uint8_t> self = transport_->localAddress();
+  if (size_ > 1) {
+    storeSet(fmt::format("addr/{}", rank_), std::string(self.begin(), self.end()));
+    for (int r = 0; r < size_; ++r) {
+      std::string blob = storeGet(fmt::format("addr/{}", r));
+      infos[r].address.assign(blob.begin(), blob.end());
+      infos[r].sameNode = peers_[r].sameNode;
+    }
+  } else {
+    infos[0] = {self, true};
+  }
+  transport_->connect(rank_, infos);
+}
+
+void World::logSettings() const {
+  if (!log::enabled(log::Level::kInfo)) return;
+  log::info("world of {} ranks ({} on this node, local rank {}), launched by {}", size_, localSize_, localRank_,
+            launcher_);
+  for (const SettingSpec& spec : settingSpecs()) {
+    if (settings_.source(spec.key) != "default") {
+      log::info("{} {} to '{}'", environmentName(spec.key), settings_.source(spec.key), settings_.get(spec.key));
+    }
+  }
+  for (int r = 0; r < size_; ++r) {
+    if (r != rank_) log::info("rank {} ({}, pid {}) over {}", r, peers_[r].host, peers_[r].pid, transport_->providerFor(r));
+  }
+}
+
+std::optional<std::string> World::peerFailure(int worldRank) {
+  const PeerRecord& peer = peers_[worldRank];
+  if (peer.sameNode && peer.pid > 0 && kill(peer.pid, 0) != 0 && errno == ESRCH) {
+    return fmt::format("rank {} (pid {} on {}) has exited", worldRank, peer.pid, peer.host);
+  }
+  if (!store_ || launcher_ != "commrun") return std::nullopt;
+  std::unique_lock lock(storeMutex_, std::try_to_lock);
+  if (!lock.owns_lock()) return reportedFailure_;
+  auto now = Clock::now();
+  if (!reportedFailure_ && now - lastFailureCheck_ >= kFailureCheckInterval) {
+    lastFailureCheck_ = now;
+    try {
+      reportedFailure_ = store_->check(kLauncherFailureKey, Deadline(std::chrono::seconds(2)));
+    } catch (const Error&) {
+      // The store is gone with commrun: nothing more to learn from it.
+    }
+  }
+  return reportedFailure_;
+}
+
+uint16_t World::allocateCommunicatorId() {
+  int64_t id;
+  if (store_) {
+    std::lock_guard lock(storeMutex_);
+    id = store_->add("comm/next_id", 1, Deadline(timeout_));
+  } else {
+    id = ++localIdCounter_;
+  }
+  if (id > 0xffff) fail(COMM_ERR_NO_MEMORY, "more than 65535 communicators were created in this job");
+  return static_cast<uint16_t>(id);
+}
+
+}  // namespace comm::core

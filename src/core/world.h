@@ -1,0 +1,87 @@
+// Everything a process shares among its communicators: launch facts, the
+// rendezvous store, the transport, what is known about each peer, the abort
+// flag and the background progress thread.
+#pragma once
+
+#include <sys/types.h>
+
+#include <atomic>
+#include <chrono>
+#include <memory>
+#include <mutex>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "bootstrap/store.h"
+#include "core/deadline.h"
+#include "core/progress_thread.h"
+#include "core/settings.h"
+#include "transport/transport.h"
+
+namespace comm::core {
+
+struct PeerRecord {
+  std::string node;  // identifies the node (host, boot and pid namespace)
+  std::string host;
+  pid_t pid = 0;
+  bool sameNode = false;
+};
+
+class World {
+ public:
+  // Join the world described by the launcher environment and `settings`.
+  static std::shared_ptr<World> create(const Settings& settings);
+  ~World();
+
+  int rank() const { return rank_; }
+  int size() const { return size_; }
+  int localRank() const { return localRank_; }
+  int localSize() const { return localSize_; }
+  const PeerRecord& peer(int worldRank) const { return peers_[worldRank]; }
+  std::chrono::milliseconds timeout() const { return timeout_; }
+  const Settings& settings() const { return settings_; }
+  transport::Transport& transport() { return *transport_; }
+  ProgressThread& progressThread() { return *progress_; }
+
+  void abort() { aborted_.store(true); }
+  bool aborted() const { return aborted_.load(std::memory_order_relaxed); }
+
+  // Why `worldRank` can no longer take part, if it is known to be gone: a
+  // peer on this node whose process has exited, or a rank commrun reported.
+  std::optional<std::string> peerFailure(int worldRank);
+
+  // A communicator id no other live communicator of this job uses.
+  uint16_t allocateCommunicatorId();
+
+  // Rendezvous through the store: publish this rank's value under `key` and
+  // read every rank's in `ranks` (world ranks). Single-rank worlds need no store.
+  void storeSet(const std::string& key, const std::string& value);
+  std::string storeGet(const std::string& key);
+
+ private:
+  World() = default;
+  void meetPeers();
+  void connectTransport();
+  void logSettings() const;
+
+  Settings settings_;
+  int rank_ = 0;
+  int size_ = 1;
+  int localRank_ = 0;
+  int localSize_ = 1;
+  std::string launcher_;
+  std::chrono::milliseconds timeout_{600000};
+  std::unique_ptr<bootstrap::StoreServer> storeServer_;
+  std::unique_ptr<bootstrap::StoreClient> store_;
+  std::mutex storeMutex_;
+  std::unique_ptr<transport::Transport> transport_;
+  std::unique_ptr<ProgressThread> progress_;
+  std::vector<PeerRecord> peers_;
+  std::atomic<bool> aborted_{false};
+  uint16_t localIdCounter_ = 0;
+  Clock::time_point lastFailureCheck_{};
+  std::optional<std::string> reportedFailure_;
+};
+
+}  // namespace comm::core
