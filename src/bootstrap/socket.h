@@ -1,0 +1,31 @@
+// Small TCP helpers shared by the store's server and client.
+#pragma once
+
+#include <netdb.h>
+
+#include <cstdint>
+#include <memory>
+#include <string>
+
+namespace comm::bootstrap {
+
+struct AddrInfoDeleter {
+  void operator()(addrinfo* list) const { freeaddrinfo(list); }
+};
+using AddrInfoList = std::unique_ptr<addrinfo, AddrInfoDeleter>;
+
+// getaddrinfo for TCP on host:port; "" or "0.0.0.0" with `passive` means every
+// interface. Returns the getaddrinfo status (0 = success, see gai_strerror).
+int resolveTcp(const std::string& host, uint16_t port, bool passive, AddrInfoList& out);
+
+// "host:port", bracketing IPv6 literals.
+std::string endpointName(const std::string& host, uint16_t port);
+
+// The text of an errno value; thread-safe unlike strerror.
+std::string errnoText(int error);
+
+// Turn off Nagle: store messages are small request/response pairs where
+// batching only adds latency.
+void setNoDelay(int fd);
+
+}  // namespace comm::bootstrap
