@@ -36,6 +36,9 @@ struct Options {
   std::string provider;
   // Every rank is on this node: bind the network provider to loopback.
   bool singleNode = false;
+  // Largest piece one libfabric message carries; 0 means min(the provider's
+  // maximum message size, 1 GiB). Tests lower it to exercise chunking.
+  size_t maxChunkBytes = 0;
 };
 
 class Transport {

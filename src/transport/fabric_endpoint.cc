@@ -1,0 +1,184 @@
+#include "transport/fabric_endpoint.h"
+
+#include <bit>
+#include <cstdlib>
+#include <cstring>
+
+#include <rdma/fi_cm.h>
+#include <rdma/fi_domain.h>
+#include <rdma/fi_errno.h>
+
+#include "core/error.h"
+#include "core/log.h"
+
+namespace comm::transport {
+namespace {
+
+constexpr uint64_t kCaps = FI_TAGGED | FI_MSG | FI_DIRECTED_RECV;
+// Modes that only constrain RMA keys and registrations, which this transport
+// never makes. FI_MR_LOCAL (and FI_MR_HMEM) would require registering every
+// buffer before each send/receive; such providers are refused.
+constexpr uint64_t kToleratedMrModes =
+    FI_MR_VIRT_ADDR | FI_MR_ALLOCATED | FI_MR_PROV_KEY | FI_MR_RAW | FI_MR_ENDPOINT;
+
+char* duplicate(const std::string& text) {
+  // fi_freeinfo releases hint strings with free().
+  char* copy = strdup(text.c_str());
+  if (copy == nullptr) fail(COMM_ERR_NO_MEMORY, "fabric: out of memory copying \"{}\"", text);
+  return copy;
+}
+
+FabricInfo allocateHints(const EndpointConfig& config) {
+  FabricInfo hints(fi_allocinfo());
+  if (!hints) fail(COMM_ERR_NO_MEMORY, "fi_allocinfo: out of memory");
+  hints->ep_attr->type = FI_EP_RDM;
+  hints->caps = kCaps;
+  hints->mode = FI_CONTEXT | FI_CONTEXT2;
+  hints->domain_attr->threading = FI_THREAD_DOMAIN;
+  hints->domain_attr->mr_mode = kToleratedMrModes;
+  if (!config.provider.empty()) hints->fabric_attr->prov_name = duplicate(config.provider);
+  if (!config.domain.empty()) hints->domain_attr->name = duplicate(config.domain);
+  return hints;
+}
+
+int callGetInfo(const EndpointConfig& config, const fi_info* hints, fi_info** info) {
+  const char* node = config.node.empty() ? nullptr : config.node.c_str();
+  return fi_getinfo(kFabricApiVersion, node, nullptr, node != nullptr ? FI_SOURCE : 0, hints, info);
+}
+
+std::string describeConfig(const EndpointConfig& config) {
+  std::string text = fmt::format("provider \"{}\"", config.provider);
+  if (!config.domain.empty()) text += fmt::format(" on interface {}", config.domain);
+  if (!config.node.empty()) text += fmt::format(" bound to {}", config.node);
+  const char* forced = std::getenv("FI_PROVIDER");
+  if (forced != nullptr) text += fmt::format(" (FI_PROVIDER={})", forced);
+  return text;
+}
+
+int tagBits(uint64_t memTagFormat) { return 64 - std::countl_zero(memTagFormat); }
+
+}  // namespace
+
+FabricInfo FabricEndpoint::getInfo(const EndpointConfig& config) const {
+  FabricInfo hints = allocateHints(config);
+  hints->tx_attr->msg_order = FI_ORDER_SAS;
+  hints->rx_attr->msg_order = FI_ORDER_SAS;
+  fi_info* found = nullptr;
+  int rc = callGetInfo(config, hints.get(), &found);
+  if (rc == 0) return FabricInfo(found);
+  if (rc != -FI_ENODATA) {
+    fail(COMM_ERR_TRANSPORT, "fi_getinfo for {} failed: {} ({})", describeConfig(config),
+         fi_strerror(-rc), rc);
+  }
+  // Ask again with only the endpoint type, so the error can say whether the
+  // provider is missing or lacks something this transport needs.
+  FabricInfo bare(fi_allocinfo());
+  if (!bare) fail(COMM_ERR_NO_MEMORY, "fi_allocinfo: out of memory");
+  bare->ep_attr->type = FI_EP_RDM;
+  bare->caps = FI_TAGGED;
+  bare->mode = ~0ULL;
+  bare->domain_attr->mr_mode = FI_MR_LOCAL | FI_MR_RAW | FI_MR_VIRT_ADDR | FI_MR_ALLOCATED |
+                               FI_MR_PROV_KEY | FI_MR_MMU_NOTIFY | FI_MR_RMA_EVENT |
+                               FI_MR_ENDPOINT | FI_MR_HMEM;
+  if (!config.provider.empty()) bare->fabric_attr->prov_name = duplicate(config.provider);
+  if (!config.domain.empty()) bare->domain_attr->name = duplicate(config.domain);
+  if (callGetInfo(config, bare.get(), &found) != 0) {
+    fail(COMM_ERR_TRANSPORT, "fabric: {} offers no reliable tagged endpoint (fi_getinfo: {})",
+         describeConfig(config), fi_strerror(FI_ENODATA));
+  }
+  FabricInfo offered(found);
+  std::string lacks;
+  if ((offered->caps & kCaps) != kCaps) lacks += " directed receives (FI_DIRECTED_RECV),";
+  if ((offered->tx_attr->msg_order & FI_ORDER_SAS) == 0) lacks += " send-after-send ordering,";
+  if ((offered->domain_attr->mr_mode & ~kToleratedMrModes) != 0) {
+    lacks += fmt::format(" use without registering local buffers (it asks mr_mode {:#x}),",
+                         offered->domain_attr->mr_mode);
+  }
+  if (lacks.empty()) lacks = " the requested threading or context modes,";
+  lacks.pop_back();
+  fail(COMM_ERR_NOT_SUPPORTED, "fabric: {} cannot provide{}", describeConfig(config), lacks);
+}
+
+void FabricEndpoint::check(const FabricInfo& info) const {
+  const char* name = info->fabric_attr->prov_name;
+  if (tagBits(info->ep_attr->mem_tag_format) < 64) {
+    fail(COMM_ERR_NOT_SUPPORTED, "fabric: provider {} carries {}-bit tags (mem_tag_format {:#x}), comm needs 64",
+         name, tagBits(info->ep_attr->mem_tag_format), info->ep_attr->mem_tag_format);
+  }
+  if ((info->domain_attr->mr_mode & ~kToleratedMrModes) != 0) {
+    fail(COMM_ERR_NOT_SUPPORTED,
+         "fabric: provider {} requires registering local buffers (mr_mode {:#x}), which comm does not do",
+         name, info->domain_attr->mr_mode);
+  }
+  if (info->ep_attr->max_msg_size == 0) {
+    fail(COMM_ERR_NOT_SUPPORTED, "fabric: provider {} reports a maximum message size of 0", name);
+  }
+}
+
+FabricEndpoint::FabricEndpoint(const EndpointConfig& config) : info_(getInfo(config)) {
+  check(info_);
+  provider_ = info_->fabric_attr->prov_name;
+  maxMessageSize_ = info_->ep_attr->max_msg_size;
+
+  auto require = [&](int rc, const char* call) {
+    if (rc != 0) {
+      fail(COMM_ERR_TRANSPORT, "{} on provider {} failed: {} ({})", call, provider_, fi_strerror(-rc), rc);
+    }
+  };
+  require(fi_fabric(info_->fabric_attr, fabric_.out(), nullptr), "fi_fabric");
+  require(fi_domain(fabric_.get(), info_.get(), domain_.out(), nullptr), "fi_domain");
+
+  fi_cq_attr cqAttr{};
+  cqAttr.format = FI_CQ_FORMAT_TAGGED;
+  cqAttr.wait_obj = FI_WAIT_NONE;
+  require(fi_cq_open(domain_.get(), &cqAttr, cq_.out(), nullptr), "fi_cq_open");
+
+  fi_av_attr avAttr{};
+  avAttr.type = FI_AV_TABLE;
+  require(fi_av_open(domain_.get(), &avAttr, av_.out(), nullptr), "fi_av_open");
+
+  require(fi_endpoint(domain_.get(), info_.get(), ep_.out(), nullptr), "fi_endpoint");
+  require(fi_ep_bind(ep_.get(), &cq_.get()->fid, FI_TRANSMIT | FI_RECV), "fi_ep_bind(cq)");
+  require(fi_ep_bind(ep_.get(), &av_.get()->fid, 0), "fi_ep_bind(av)");
+  require(fi_enable(ep_.get()), "fi_enable");
+
+  size_t length = 0;
+  int sizeQuery = fi_getname(&ep_.get()->fid, nullptr, &length);
+  if (sizeQuery != -FI_ETOOSMALL) require(sizeQuery, "fi_getname");
+  address_.resize(length);
+  require(fi_getname(&ep_.get()->fid, address_.data(), &length), "fi_getname");
+  address_.resize(length);
+
+  if (log::enabled(log::Level::kDebug)) {
+    char text[128] = {};
+    size_t textLength = sizeof text;
+    fi_av_straddr(av_.get(), address_.data(), text, &textLength);
+    log::debug("fabric: opened {} endpoint, fabric {}, domain {}, address {}, max message {} bytes",
+               provider_, info_->fabric_attr->name, info_->domain_attr->name, text, maxMessageSize_);
+  }
+}
+
+fi_addr_t FabricEndpoint::insert(const std::vector<uint8_t>& address, int rank) {
+  fi_addr_t result = FI_ADDR_NOTAVAIL;
+  int rc = fi_av_insert(av_.get(), address.data(), 1, &result, 0, nullptr);
+  if (rc != 1) {
+    fail(COMM_ERR_TRANSPORT, "fi_av_insert of rank {}'s {} address failed: {} ({})", rank, provider_,
+         rc < 0 ? fi_strerror(-rc) : "address rejected", rc);
+  }
+  return result;
+}
+
+bool FabricEndpoint::readError(fi_cq_err_entry& entry) {
+  entry = fi_cq_err_entry{};
+  return fi_cq_readerr(cq_.get(), &entry, 0) > 0;
+}
+
+std::string FabricEndpoint::describe(const fi_cq_err_entry& entry) const {
+  char text[256] = {};
+  const char* words = fi_cq_strerror(cq_.get(), entry.prov_errno, entry.err_data, text, sizeof text);
+  const char* generic = fi_strerror(entry.err);
+  if (words == nullptr || std::strcmp(words, generic) == 0) return generic;
+  return fmt::format("{} ({})", words, generic);
+}
+
+}  // namespace comm::transport

@@ -1,0 +1,59 @@
+// RAII owners for libfabric objects: every fid is closed exactly once, in the
+// reverse order of its creation when declared as members in creation order.
+#pragma once
+
+#include <memory>
+#include <utility>
+
+#include <rdma/fabric.h>
+
+namespace comm::transport {
+
+// The libfabric API version whose semantics this transport is written against
+// (Debian 12 ships 1.17; newer libraries honour the older contract).
+inline constexpr uint32_t kFabricApiVersion = FI_VERSION(1, 17);
+
+struct FabricInfoDeleter {
+  void operator()(fi_info* info) const noexcept { fi_freeinfo(info); }
+};
+// fi_allocinfo / fi_getinfo / fi_dupinfo results.
+using FabricInfo = std::unique_ptr<fi_info, FabricInfoDeleter>;
+
+// Owns one fid_* object (fid_fabric, fid_domain, fid_cq, fid_av, fid_ep,
+// fid_mr...): all of them start with `struct fid fid`, which fi_close takes.
+template <typename T>
+class FabricObject {
+ public:
+  FabricObject() = default;
+  explicit FabricObject(T* object) noexcept : object_(object) {}
+  FabricObject(FabricObject&& other) noexcept : object_(std::exchange(other.object_, nullptr)) {}
+  FabricObject& operator=(FabricObject&& other) noexcept {
+    if (this != &other) {
+      close();
+      object_ = std::exchange(other.object_, nullptr);
+    }
+    return *this;
+  }
+  FabricObject(const FabricObject&) = delete;
+  FabricObject& operator=(const FabricObject&) = delete;
+  ~FabricObject() { close(); }
+
+  T* get() const noexcept { return object_; }
+  // For the fi_* open calls that write the new object through a T**.
+  T** out() noexcept {
+    close();
+    return &object_;
+  }
+
+ private:
+  void close() noexcept {
+    // A failing close leaves nothing the caller could do; the object is gone
+    // from our side either way.
+    if (object_ != nullptr) fi_close(&object_->fid);
+    object_ = nullptr;
+  }
+
+  T* object_ = nullptr;
+};
+
+}  // namespace comm::transport

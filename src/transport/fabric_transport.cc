@@ -1,0 +1,531 @@
+// Transport over libfabric: one endpoint per provider (shm for peers on the
+// node, a network provider for the rest, or one forced provider for all),
+// tagged messages chunked to what the provider carries, completions reaped by
+// progress(). Every fi_* call happens under mutex_ (domains are opened with
+// FI_THREAD_DOMAIN).
+#include <algorithm>
+#include <chrono>
+#include <cstdlib>
+#include <mutex>
+#include <thread>
+
+#include <rdma/fi_errno.h>
+
+#include "core/deadline.h"
+#include "core/error.h"
+#include "core/log.h"
+#include "transport/fabric_address.h"
+#include "transport/fabric_endpoint.h"
+#include "transport/fabric_op.h"
+#include "transport/transport.h"
+
+namespace comm::transport {
+namespace {
+
+constexpr size_t kMaxChunkBytes = size_t{1} << 30;
+constexpr size_t kCompletionBatch = 16;
+// How long cancel() waits for the provider to confirm; past it the request is
+// declared done and its late completion is ignored.
+constexpr std::chrono::seconds kCancelWait{5};
+constexpr const char* kShm = "shm";
+constexpr const char* kNetwork = "tcp;ofi_rxm";
+
+// "tcp" alone would also resolve to tcp;ofi_rxm; naming it keeps the address
+// blob's provider names identical on every rank. FI_PROVIDER separates
+// layered providers with commas, fi_info's prov_name with semicolons.
+std::string normaliseProvider(std::string name) {
+  std::replace(name.begin(), name.end(), ',', ';');
+  return name == "tcp" ? kNetwork : name;
+}
+
+std::string forcedProvider(const Options& options) {
+  if (!options.provider.empty()) return normaliseProvider(options.provider);
+  const char* fromEnvironment = std::getenv("FI_PROVIDER");
+  // "^a,b" excludes providers rather than naming one; libfabric applies it.
+  if (fromEnvironment == nullptr || *fromEnvironment == '\0' || *fromEnvironment == '^') return {};
+  return normaliseProvider(fromEnvironment);
+}
+
+EndpointConfig configFor(const std::string& provider, const Options& options) {
+  EndpointConfig config{provider, {}, {}};
+  if (provider.starts_with("tcp")) {
+    if (options.singleNode) {
+      config.node = "127.0.0.1";
+    } else if (const char* iface = std::getenv("COMM_TCP_IFACE"); iface != nullptr && *iface != '\0' &&
+                                                                   std::getenv("FI_TCP_IFACE") == nullptr) {
+      // FI_TCP_IFACE, when set, is applied by libfabric itself.
+      config.domain = iface;
+    }
+  }
+  return config;
+}
+
+bool peerIsGone(int error) {
+  switch (error) {
+    case FI_ECONNREFUSED:
+    case FI_ECONNRESET:
+    case FI_ECONNABORTED:
+    case FI_ENOTCONN:
+    case FI_ESHUTDOWN:
+    case FI_EHOSTDOWN:
+    case FI_EHOSTUNREACH:
+    case FI_ENETUNREACH:
+    case FI_ETIMEDOUT:
+    case FI_EREMOTEIO:
+      return true;
+    default:
+      return false;
+  }
+}
+
+const EndpointAddress* findProvider(const std::vector<EndpointAddress>& offered, const std::string& provider) {
+  for (const EndpointAddress& address : offered) {
+    if (address.provider == provider) return &address;
+  }
+  return nullptr;
+}
+
+std::string listProviders(const std::vector<EndpointAddress>& offered) {
+  std::string names;
+  for (const EndpointAddress& address : offered) names += (names.empty() ? "" : ", ") + address.provider;
+  return names.empty() ? "none" : names;
+}
+
+// "0-3,5,7-8"
+std::string formatRanks(const std::vector<int>& ranks) {
+  std::string text;
+  for (size_t i = 0; i < ranks.size();) {
+    size_t j = i;
+    while (j + 1 < ranks.size() && ranks[j + 1] == ranks[j] + 1) ++j;
+    if (!text.empty()) text += ',';
+    text += j == i ? fmt::format("{}", ranks[i]) : fmt::format("{}-{}", ranks[i], ranks[j]);
+    i = j + 1;
+  }
+  return text;
+}
+
+const char* direction(const FabricOp& op) { return op.kind == OpKind::kSend ? "send to" : "receive from"; }
+
+class FabricTransport final : public Transport {
+ public:
+  explicit FabricTransport(const Options& options);
+
+  std::vector<uint8_t> localAddress() const override;
+  void connect(int selfRank, const std::vector<PeerInfo>& peers) override;
+  void send(int peer, uint64_t tag, const void* data, size_t size, Request& request) override {
+    std::lock_guard lock(mutex_);
+    start(OpKind::kSend, peer, tag, const_cast<void*>(data), size, request);
+  }
+  void recv(int peer, uint64_t tag, void* data, size_t size, Request& request) override {
+    std::lock_guard lock(mutex_);
+    start(OpKind::kRecv, peer, tag, data, size, request);
+  }
+  void cancel(Request& request) override;
+  bool progress() override {
+    // Whoever holds the lock reaps every request's completions, so a caller
+    // that finds it taken loses nothing by returning and trying again.
+    std::unique_lock lock(mutex_, std::try_to_lock);
+    return lock.owns_lock() && progressLocked();
+  }
+  std::string providerFor(int peer) const override;
+
+ private:
+  struct Slot {
+    std::unique_ptr<FabricEndpoint> endpoint;
+    size_t chunk = 0;
+    FabricOpQueue sendBacklog;
+    FabricOpQueue recvBacklog;
+  };
+  struct Route {
+    Slot* slot = nullptr;
+    fi_addr_t address = FI_ADDR_NOTAVAIL;
+  };
+
+  void openEndpoint(const EndpointConfig& config, const Options& options);
+  const Route& routeTo(int peer) const;
+  std::pair<Slot*, const EndpointAddress*> chooseSlot(int rank, bool sameNode,
+                                                      const std::vector<EndpointAddress>& offered);
+  void logRoutes() const;
+
+  void start(OpKind kind, int peer, uint64_t tag, void* buffer, size_t size, Request& request);
+  static ssize_t post(FabricOp& op);
+  bool progressLocked();
+  void drain(Slot& slot);
+  void flush(FabricOpQueue& backlog);
+  void onCompletion(const fi_cq_tagged_entry& entry);
+  void onError(const FabricEndpoint& endpoint, const fi_cq_err_entry& entry);
+  void reportMismatch(const FabricOp& op, size_t pieceBytes, bool exact);
+  size_t chunkOf(const FabricEndpoint* endpoint) const;
+  void cancelPieces(Request& request);
+  void finish(FabricOp* op);
+  void abandon(Request& request, size_t pieces);
+  void complete(Request& request) {
+    request.done.store(true, std::memory_order_release);
+    completed_ = true;
+  }
+  template <typename... Args>
+  static void setError(Request& request, comm_status_t status, fmt::format_string<Args...> format,
+                       Args&&... args) {
+    // The first failure is the cause; later ones are its consequences.
+    if (request.status != COMM_OK) return;
+    request.status = status;
+    request.error = fmt::format(format, std::forward<Args>(args)...);
+  }
+
+  mutable std::mutex mutex_;
+  FabricOpPool pool_;  // declared before slots_: outlives the endpoints that reference its ops
+  std::vector<Slot> slots_;
+  std::vector<Route> routes_;
+  bool forced_ = false;
+  bool completed_ = false;
+};
+
+FabricTransport::FabricTransport(const Options& options) {
+  std::string forced = forcedProvider(options);
+  forced_ = !forced.empty();
+  // Slots are filled before any route points at them and never move after.
+  slots_.reserve(2);
+  if (forced_) {
+    openEndpoint(configFor(forced, options), options);
+    log::debug("fabric: provider {} carries traffic to every peer", slots_[0].endpoint->provider());
+    return;
+  }
+  std::string failures;
+  for (const char* provider : {kShm, kNetwork}) {
+    try {
+      openEndpoint(configFor(provider, options), options);
+    } catch (const Error& error) {
+      failures += fmt::format("{}{}", failures.empty() ? "" : "; ", error.what());
+      log::warn("fabric: {} unavailable, {}: {}", provider,
+                provider == kShm ? "peers on this node will use tcp" : "only peers on this node are reachable",
+                error.what());
+    }
+  }
+  if (slots_.empty()) fail(COMM_ERR_TRANSPORT, "fabric: no provider could be opened: {}", failures);
+}
+
+void FabricTransport::openEndpoint(const EndpointConfig& config, const Options& options) {
+  Slot& slot = slots_.emplace_back();
+  try {
+    slot.endpoint = std::make_unique<FabricEndpoint>(config);
+  } catch (...) {
+    slots_.pop_back();
+    throw;
+  }
+  size_t limit = options.maxChunkBytes != 0 ? options.maxChunkBytes : kMaxChunkBytes;
+  slot.chunk = std::min(slot.endpoint->maxMessageSize(), limit);
+}
+
+std::vector<uint8_t> FabricTransport::localAddress() const {
+  std::vector<EndpointAddress> addresses;
+  for (const Slot& slot : slots_) addresses.push_back({slot.endpoint->provider(), slot.endpoint->address()});
+  return encodeAddresses(addresses);
+}
+
+std::pair<FabricTransport::Slot*, const EndpointAddress*> FabricTransport::chooseSlot(
+    int rank, bool sameNode, const std::vector<EndpointAddress>& offered) {
+  if (forced_) {
+    Slot& only = slots_.front();
+    const EndpointAddress* address = findProvider(offered, only.endpoint->provider());
+    if (address == nullptr) {
+      fail(COMM_ERR_TRANSPORT, "fabric: rank {} offers {} but this rank uses {} for every peer", rank,
+           listProviders(offered), only.endpoint->provider());
+    }
+    return {&only, address};
+  }
+  // The choice depends only on facts both sides see alike (sameNode and the two
+  // offers), so both ends of a pair pick the same provider.
+  Slot* shm = nullptr;
+  Slot* network = nullptr;
+  for (Slot& slot : slots_) (slot.endpoint->provider() == kShm ? shm : network) = &slot;
+  if (sameNode && shm != nullptr) {
+    if (const EndpointAddress* address = findProvider(offered, kShm)) return {shm, address};
+  }
+  if (network != nullptr) {
+    if (const EndpointAddress* address = findProvider(offered, network->endpoint->provider())) {
+      if (sameNode) log::warn("fabric: rank {} on this node is reached over {}: shm is not open on both", rank,
+                              network->endpoint->provider());
+      return {network, address};
+    }
+  }
+  std::vector<EndpointAddress> mine;
+  for (const Slot& slot : slots_) mine.push_back({slot.endpoint->provider(), {}});
+  fail(COMM_ERR_TRANSPORT, "fabric: no provider reaches rank {} on {}: it offers {}, this rank {}", rank,
+       sameNode ? "this node" : "another node", listProviders(offered), listProviders(mine));
+}
+
+void FabricTransport::connect(int selfRank, const std::vector<PeerInfo>& peers) {
+  std::lock_guard lock(mutex_);
+  if (!routes_.empty()) fail(COMM_ERR_INVALID_USAGE, "fabric: connect called twice");
+  if (selfRank < 0 || static_cast<size_t>(selfRank) >= peers.size()) {
+    fail(COMM_ERR_INVALID_ARGUMENT, "fabric: rank {} is outside a communicator of {} ranks", selfRank,
+         peers.size());
+  }
+  std::vector<Route> routes(peers.size());
+  for (size_t rank = 0; rank < peers.size(); ++rank) {
+    int peer = static_cast<int>(rank);
+    std::vector<EndpointAddress> offered = decodeAddresses(peers[rank].address, peer);
+    auto [slot, address] = chooseSlot(peer, peers[rank].sameNode, offered);
+    routes[rank] = {slot, slot->endpoint->insert(address->name, peer)};
+  }
+  routes_ = std::move(routes);
+  logRoutes();
+}
+
+void FabricTransport::logRoutes() const {
+  if (!log::enabled(log::Level::kInfo)) return;
+  for (const Slot& slot : slots_) {
+    std::vector<int> ranks;
+    for (size_t rank = 0; rank < routes_.size(); ++rank) {
+      if (routes_[rank].slot == &slot) ranks.push_back(static_cast<int>(rank));
+    }
+    if (!ranks.empty()) {
+      log::info("fabric: {} serves ranks {} (chunks of {} bytes)", slot.endpoint->provider(),
+                formatRanks(ranks), slot.chunk);
+    }
+  }
+}
+
+const FabricTransport::Route& FabricTransport::routeTo(int peer) const {
+  if (peer < 0 || static_cast<size_t>(peer) >= routes_.size()) {
+    fail(COMM_ERR_INVALID_ARGUMENT, "fabric: no route to rank {} ({} ranks connected)", peer, routes_.size());
+  }
+  return routes_[peer];
+}
+
+std::string FabricTransport::providerFor(int peer) const {
+  std::lock_guard lock(mutex_);
+  return routeTo(peer).slot->endpoint->provider();
+}
+
+// A message of N bytes travels as floor(N / chunk) full chunks and one final
+// chunk of N mod chunk bytes (0 included). The final chunk is always shorter
+// than a full one, so whenever sender and receiver disagree on N some chunk
+// pair differs in size and the receive reports a mismatch instead of quietly
+// matching part of another message.
+void FabricTransport::start(OpKind kind, int peer, uint64_t tag, void* buffer, size_t size,
+                            Request& request) {
+  const Route& route = routeTo(peer);
+  Slot& slot = *route.slot;
+  const size_t pieces = size / slot.chunk + 1;
+  request.status = COMM_OK;
+  request.error.clear();
+  request.bytes = 0;
+  request.parts = static_cast<int>(pieces);
+  request.done.store(false, std::memory_order_relaxed);
+
+  FabricOpQueue& backlog = kind == OpKind::kSend ? slot.sendBacklog : slot.recvBacklog;
+  for (size_t piece = 0; piece < pieces; ++piece) {
+    // An earlier piece already failed (a mismatch cancels the rest).
+    if (request.status != COMM_OK) return abandon(request, pieces - piece);
+    FabricOp* op = pool_.acquire();
+    op->request = &request;
+    op->endpoint = slot.endpoint.get();
+    op->offset = piece * slot.chunk;
+    op->buffer = static_cast<char*>(buffer) + op->offset;
+    op->length = piece + 1 < pieces ? slot.chunk : size - op->offset;
+    op->total = size;
+    op->tag = tag;
+    op->address = route.address;
+    op->peer = peer;
+    op->kind = kind;
+    // Behind a backlog the op must wait its turn to keep matching order.
+    ssize_t rc = backlog.empty() ? post(*op) : -FI_EAGAIN;
+    if (rc == 0) {
+      op->state = OpState::kPosted;
+    } else if (rc == -FI_EAGAIN) {
+      backlog.push(op);
+    } else {
+      pool_.release(op);
+      setError(request, COMM_ERR_TRANSPORT, "fabric: {} rank {} (tag {:#x}, {} bytes) over {}: {} ({})",
+               kind == OpKind::kSend ? "fi_tsend to" : "fi_trecv from", peer, tag, size,
+               slot.endpoint->provider(), fi_strerror(static_cast<int>(-rc)), rc);
+      if (piece == 0) {
+        request.parts = 0;
+        complete(request);
+        throw Error(request.status, request.error);
+      }
+      if (kind == OpKind::kRecv) cancelPieces(request);
+      return abandon(request, pieces - piece);
+    }
+  }
+}
+
+ssize_t FabricTransport::post(FabricOp& op) {
+  return op.kind == OpKind::kSend
+             ? op.endpoint->postSend(op.buffer, op.length, op.address, op.tag, &op.context)
+             : op.endpoint->postRecv(op.buffer, op.length, op.address, op.tag, &op.context);
+}
+
+bool FabricTransport::progressLocked() {
+  completed_ = false;
+  for (Slot& slot : slots_) {
+    drain(slot);
+    flush(slot.sendBacklog);
+    flush(slot.recvBacklog);
+  }
+  return completed_;
+}
+
+void FabricTransport::drain(Slot& slot) {
+  fi_cq_tagged_entry entries[kCompletionBatch];
+  for (;;) {
+    ssize_t count = slot.endpoint->readCompletions(entries, kCompletionBatch);
+    if (count > 0) {
+      for (ssize_t i = 0; i < count; ++i) onCompletion(entries[i]);
+      if (static_cast<size_t>(count) < kCompletionBatch) return;
+    } else if (count == -FI_EAVAIL) {
+      fi_cq_err_entry error;
+      if (slot.endpoint->readError(error)) onError(*slot.endpoint, error);
+    } else if (count == -FI_EAGAIN) {
+      return;
+    } else {
+      fail(COMM_ERR_TRANSPORT, "fabric: fi_cq_read on {} failed: {} ({})", slot.endpoint->provider(),
+           fi_strerror(static_cast<int>(-count)), count);
+    }
+  }
+}
+
+void FabricTransport::flush(FabricOpQueue& backlog) {
+  while (!backlog.empty()) {
+    FabricOp* op = backlog.front();
+    ssize_t rc = post(*op);
+    if (rc == -FI_EAGAIN) return;
+    backlog.pop();
+    if (rc == 0) {
+      op->state = OpState::kPosted;
+      continue;
+    }
+    Request& request = *op->request;
+    setError(request, COMM_ERR_TRANSPORT, "fabric: {} rank {} (tag {:#x}, {} bytes) over {}: {} ({})",
+             direction(*op), op->peer, op->tag, op->total, op->endpoint->provider(),
+             fi_strerror(static_cast<int>(-rc)), rc);
+    OpKind kind = op->kind;
+    finish(op);
+    if (kind == OpKind::kRecv && !request.done.load(std::memory_order_relaxed)) cancelPieces(request);
+  }
+}
+
+void FabricTransport::onCompletion(const fi_cq_tagged_entry& entry) {
+  FabricOp* op = FabricOp::from(entry.op_context);
+  // Only receive completions carry a trustworthy length (send ones are 0 on shm/rxm).
+  if (op->request != nullptr && op->kind == OpKind::kRecv) {
+    op->request->bytes += entry.len;
+    if (entry.len != op->length) {
+      // A shorter piece is the sender's final one: its size is exact.
+      reportMismatch(*op, entry.len, true);
+      Request& request = *op->request;
+      finish(op);
+      if (!request.done.load(std::memory_order_relaxed)) cancelPieces(request);
+      return;
+    }
+  }
+  finish(op);
+}
+
+void FabricTransport::onError(const FabricEndpoint& endpoint, const fi_cq_err_entry& entry) {
+  FabricOp* op = FabricOp::from(entry.op_context);
+  if (op == nullptr) {
+    log::error("fabric: {} reported an error for no operation: {}", endpoint.provider(), endpoint.describe(entry));
+    return;
+  }
+  if (op->request == nullptr) {
+    pool_.release(op);
+    return;
+  }
+  Request& request = *op->request;
+  if (entry.err == FI_ECANCELED) {
+    setError(request, COMM_ERR_ABORTED, "fabric: {} rank {} with tag {:#x} was cancelled", direction(*op),
+             op->peer, op->tag);
+  } else if (entry.err == FI_ETRUNC && op->kind == OpKind::kRecv) {
+    // The sender's piece held len + olen bytes; only a piece shorter than a
+    // full chunk is its last, so only then is the message size exact.
+    size_t pieceBytes = entry.olen != 0 ? entry.len + entry.olen : op->length + 1;
+    reportMismatch(*op, pieceBytes, entry.olen != 0 && pieceBytes < chunkOf(op->endpoint));
+  } else {
+    comm_status_t status = peerIsGone(entry.err) ? COMM_ERR_REMOTE : COMM_ERR_TRANSPORT;
+    setError(request, status, "fabric: {} rank {} (tag {:#x}, {} bytes) over {} failed: {}", direction(*op),
+             op->peer, op->tag, op->total, endpoint.provider(), endpoint.describe(entry));
+  }
+  OpKind kind = op->kind;
+  finish(op);
+  if (kind == OpKind::kRecv && entry.err != FI_ECANCELED && !request.done.load(std::memory_order_relaxed)) {
+    cancelPieces(request);
+  }
+}
+
+void FabricTransport::reportMismatch(const FabricOp& op, size_t pieceBytes, bool exact) {
+  size_t messageBytes = op.offset + pieceBytes;
+  setError(*op.request, COMM_ERR_MISMATCH, "fabric: message from rank {} with tag {:#x} is {}{} bytes, expected {}",
+           op.peer, op.tag, exact ? "" : "at least ", messageBytes, op.total);
+}
+
+size_t FabricTransport::chunkOf(const FabricEndpoint* endpoint) const {
+  for (const Slot& slot : slots_) {
+    if (slot.endpoint.get() == endpoint) return slot.chunk;
+  }
+  return 0;
+}
+
+void FabricTransport::cancelPieces(Request& request) {
+  pool_.forEachBusy([&](FabricOp& op) {
+    if (op.request != &request) return;
+    if (op.state == OpState::kPosted) {
+      // Failure means the piece already completed or is past cancelling; its
+      // completion arrives either way.
+      op.endpoint->cancel(&op.context);
+      return;
+    }
+    for (Slot& slot : slots_) {
+      slot.sendBacklog.remove(&op);
+      slot.recvBacklog.remove(&op);
+    }
+    setError(request, COMM_ERR_ABORTED, "fabric: {} rank {} with tag {:#x} was cancelled", direction(op), op.peer,
+             op.tag);
+    finish(&op);
+  });
+}
+
+void FabricTransport::finish(FabricOp* op) {
+  Request* request = op->request;
+  pool_.release(op);
+  if (request != nullptr && --request->parts == 0) complete(*request);
+}
+
+void FabricTransport::abandon(Request& request, size_t pieces) {
+  request.parts -= static_cast<int>(pieces);
+  if (request.parts == 0) complete(request);
+}
+
+void FabricTransport::cancel(Request& request) {
+  std::unique_lock lock(mutex_);
+  if (request.done.load(std::memory_order_acquire) || request.parts == 0) return;
+  cancelPieces(request);
+  Deadline deadline(kCancelWait);
+  auto pause = std::chrono::microseconds(1);
+  while (request.parts > 0 && !deadline.expired()) {
+    if (progressLocked()) continue;
+    // Let other threads progress and post while the provider works on it.
+    lock.unlock();
+    std::this_thread::sleep_for(pause);
+    pause = std::min(pause * 2, std::chrono::microseconds(1000));
+    lock.lock();
+  }
+  if (request.parts == 0) return;
+  pool_.forEachBusy([&](FabricOp& op) {
+    if (op.request == &request) op.request = nullptr;
+  });
+  log::error("fabric: cancel gave up after {} s waiting for {} pieces; the provider may still use their buffers",
+             kCancelWait.count(), request.parts);
+  request.parts = 0;
+  setError(request, COMM_ERR_ABORTED, "fabric: operation cancelled (the provider did not confirm)");
+  complete(request);
+}
+
+}  // namespace
+
+std::unique_ptr<Transport> createFabricTransport(const Options& options) {
+  return std::make_unique<FabricTransport>(options);
+}
+
+}  // namespace comm::transport
