@@ -46,7 +46,9 @@ CollectiveContext::CollectiveContext(Communicator& comm, uint32_t sequence, cons
   signatureChecked_ = false;
 }
 
-CollectiveContext::~CollectiveContext() { comm_.cancel(pending_); }
+CollectiveContext::~CollectiveContext() {
+  if (!pending_.empty()) comm_.abandon(std::move(requests_), pending_);
+}
 
 RequestId CollectiveContext::send(int peer, uint32_t step, const void* data, size_t size) {
   transport::Request& request = requests_.emplace_back();

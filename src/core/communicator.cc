@@ -52,6 +52,27 @@ void Communicator::cancel(std::span<const Pending> pending) {
   }
 }
 
+void Communicator::abandon(std::deque<transport::Request>&& requests, std::span<const Pending> pending) {
+  cancel(pending);
+  auto allDone = [&] {
+    return std::all_of(pending.begin(), pending.end(),
+                       [](const Pending& p) { return p.request->done.load(std::memory_order_acquire); });
+  };
+  Deadline grace(std::chrono::seconds(2));
+  Backoff backoff;
+  while (!allDone() && !grace.expired()) {
+    if (!world_->transport().progress()) backoff.pause();
+  }
+  if (!allDone()) {
+    static std::mutex graveyardMutex;
+    static auto* graveyard = new std::vector<std::deque<transport::Request>>();
+    std::lock_guard lock(graveyardMutex);
+    graveyard->push_back(std::move(requests));
+    log::warn("{} messages on '{}' did not finish after a failure; their bookkeeping is kept alive", pending.size(),
+              name_);
+  }
+}
+
 void Communicator::failAwaited(std::span<const Pending> pending, comm_status_t status, const std::string& why,
                                const std::function<std::string()>& what) {
   cancel(pending);

@@ -11,7 +11,9 @@ MessageOperation::MessageOperation(std::shared_ptr<Communicator> comm, std::stri
 }
 
 MessageOperation::~MessageOperation() {
-  if (detached_ && !finished_) comm_->world().progressThread().operationFinished();
+  if (finished_) return;
+  if (detached_) comm_->world().progressThread().operationFinished();
+  comm_->abandon(std::move(requests_), pending_);
 }
 
 void MessageOperation::postSend(int peer, uint64_t tag, const void* data, size_t size) {

@@ -72,6 +72,7 @@ std::shared_ptr<World> World::create(const Settings& settings) {
   int64_t seconds = settings.getInt("timeout");
   if (seconds <= 0) fail(COMM_ERR_INVALID_ARGUMENT, "COMM_TIMEOUT={} must be a positive number of seconds", seconds);
   world->timeout_ = std::chrono::seconds(seconds);
+  world->parseAlgorithmOverrides();
   Deadline deadline(world->timeout_);
 
   if (world->size_ > 1) {
@@ -98,6 +99,25 @@ World::~World() {
   transport_.reset();
   store_.reset();
   storeServer_.reset();
+}
+
+void World::parseAlgorithmOverrides() {
+  std::istringstream in(settings_.get("algo"));
+  std::string item;
+  while (std::getline(in, item, ',')) {
+    if (item.empty()) continue;
+    auto colon = item.find(':');
+    if (colon == std::string::npos || colon == 0 || colon + 1 == item.size()) {
+      fail(COMM_ERR_INVALID_ARGUMENT, "COMM_ALGO entry '{}' is not collective:algorithm", item);
+    }
+    algorithmOverrides_[item.substr(0, colon)] = item.substr(colon + 1);
+  }
+}
+
+const std::string& World::algorithmOverride(std::string_view collective) const {
+  static const std::string none;
+  auto it = algorithmOverrides_.find(collective);
+  return it == algorithmOverrides_.end() ? none : it->second;
 }
 
 void World::storeSet(const std::string& key, const std::string& value) {

@@ -7,6 +7,7 @@
 
 #include <atomic>
 #include <chrono>
+#include <map>
 #include <memory>
 #include <mutex>
 #include <optional>
@@ -41,6 +42,8 @@ class World {
   const PeerRecord& peer(int worldRank) const { return peers_[worldRank]; }
   std::chrono::milliseconds timeout() const { return timeout_; }
   const Settings& settings() const { return settings_; }
+  // The algorithm COMM_ALGO names for `collective` ("all_reduce"), or "".
+  const std::string& algorithmOverride(std::string_view collective) const;
   transport::Transport& transport() { return *transport_; }
   ProgressThread& progressThread() { return *progress_; }
 
@@ -65,7 +68,10 @@ class World {
   void connectTransport();
   void logSettings() const;
 
+  void parseAlgorithmOverrides();
+
   Settings settings_;
+  std::map<std::string, std::string, std::less<>> algorithmOverrides_;
   int rank_ = 0;
   int size_ = 1;
   int localRank_ = 0;

@@ -1,0 +1,493 @@
+// The collectives: argument checks, the signature every rank must agree on,
+// and the hand-off to algo/.
+#include <cstring>
+#include <numeric>
+#include <vector>
+
+#include "algo/collectives.h"
+#include "api/guard.h"
+#include "api/objects.h"
+#include "core/collective_context.h"
+#include "core/dtype.h"
+#include "reduce/reduce.h"
+
+using comm::fail;
+using comm::api::guard;
+using comm::api::require;
+using comm::core::CollectiveContext;
+using comm::core::CollectiveKind;
+using comm::core::Signature;
+
+namespace {
+
+using Body = std::function<void(CollectiveContext&)>;
+
+// Run `body` as collective `signature` on `comm`, blocking or through `handle`.
+void launch(comm_communicator* comm, comm_handle_t** handle, Signature signature, Body body) {
+  std::shared_ptr<comm::core::Communicator> c = comm->impl;
+  auto op = c->runCollective(
+      [c, signature, body = std::move(body)](uint32_t sequence) {
+        CollectiveContext ctx(*c, sequence, signature);
+        body(ctx);
+        ctx.finish();
+      },
+      handle != nullptr);
+  comm::api::handOut(handle, std::move(op));
+}
+
+Signature signatureOf(CollectiveKind kind, comm_dtype_t dtype, int64_t count) {
+  Signature s;
+  s.kind = static_cast<uint32_t>(kind);
+  s.dtype = dtype;
+  s.count = count;
+  return s;
+}
+
+void checkOp(comm_op_t op, comm_dtype_t dtype) {
+  if (!comm::validOp(op)) fail(COMM_ERR_INVALID_ARGUMENT, "op {} is not a comm_op_t", static_cast<int>(op));
+  if (!comm::reduce::supported(dtype, op)) {
+    fail(COMM_ERR_INVALID_ARGUMENT, "op {} is not defined for dtype {}", comm::opName(op), comm::dtypeName(dtype));
+  }
+}
+
+void checkSameDtype(const comm_tensor& a, const char* aName, const comm_tensor& b, const char* bName) {
+  if (a.dtype != b.dtype) {
+    fail(COMM_ERR_INVALID_ARGUMENT, "{} is {} but {} is {}", aName, comm::dtypeName(a.dtype), bName,
+         comm::dtypeName(b.dtype));
+  }
+}
+
+void checkNumel(const comm_tensor& t, const char* name, int64_t expected, const char* why) {
+  if (t.numel != expected) {
+    fail(COMM_ERR_INVALID_ARGUMENT, "{} has {} elements, expected {} ({})", name, t.numel, expected, why);
+  }
+}
+
+bool overlaps(const comm_tensor& a, const comm_tensor& b) {
+  auto* a0 = static_cast<const char*>(a.data);
+  auto* b0 = static_cast<const char*>(b.data);
+  return a.nbytes() > 0 && b.nbytes() > 0 && a0 < b0 + b.nbytes() && b0 < a0 + a.nbytes();
+}
+
+// `in` and `out` may be the same buffer or `in` exactly `out`'s block at
+// `offset` bytes; any other overlap is an error.
+void checkAliasing(const comm_tensor& in, const comm_tensor& out, size_t allowedOffset) {
+  if (!overlaps(in, out)) return;
+  if (static_cast<const char*>(in.data) == static_cast<const char*>(out.data) + allowedOffset) return;
+  if (in.data == out.data && in.nbytes() == out.nbytes()) return;
+  fail(COMM_ERR_INVALID_ARGUMENT, "in and out overlap other than in place");
+}
+
+void finishAverage(comm_op_t op, void* data, size_t count, comm_dtype_t dtype, int size) {
+  if (op == COMM_OP_AVG) comm::reduce::finishAverage(data, count, dtype, size);
+}
+
+// Per-rank row counts -> byte sizes and offsets; checks them.
+struct Layout {
+  std::vector<size_t> bytes;
+  std::vector<size_t> offsets;
+  std::vector<size_t> elements;
+  std::vector<size_t> elementOffsets;
+  int64_t totalRows = 0;
+  uint64_t hash = 1469598103934665603ull;
+};
+
+Layout layoutOf(const int64_t* counts, const char* name, int size, int64_t rowElements, size_t elementSize) {
+  require(counts, name);
+  Layout l;
+  size_t offset = 0;
+  for (int r = 0; r < size; ++r) {
+    if (counts[r] < 0) fail(COMM_ERR_INVALID_ARGUMENT, "{}[{}] = {} is negative", name, r, counts[r]);
+    size_t elements = static_cast<size_t>(counts[r]) * static_cast<size_t>(rowElements);
+    l.elements.push_back(elements);
+    l.elementOffsets.push_back(offset / elementSize);
+    l.bytes.push_back(elements * elementSize);
+    l.offsets.push_back(offset);
+    offset += elements * elementSize;
+    l.totalRows += counts[r];
+    l.hash = (l.hash ^ static_cast<uint64_t>(counts[r])) * 1099511628211ull;
+  }
+  return l;
+}
+
+Layout evenLayout(int size, int64_t rowsPerRank, int64_t rowElements, size_t elementSize) {
+  std::vector<int64_t> counts(size, rowsPerRank);
+  Layout l = layoutOf(counts.data(), "counts", size, rowElements, elementSize);
+  l.hash = 0;  // even collectives agree on the count alone
+  return l;
+}
+
+void checkRowShape(const comm_tensor& a, const char* aName, const comm_tensor& b, const char* bName) {
+  if (a.rowElements() != b.rowElements()) {
+    fail(COMM_ERR_INVALID_ARGUMENT, "rows of {} have {} elements but rows of {} have {}", aName, a.rowElements(), bName,
+         b.rowElements());
+  }
+}
+
+}  // namespace
+
+extern "C" {
+
+COMM_API comm_status_t comm_barrier(comm_t* comm, comm_handle_t** handle) {
+  return guard("comm_barrier", [&] {
+    comm::api::communicator(comm);
+    Signature s;
+    s.kind = static_cast<uint32_t>(CollectiveKind::kBarrier);
+    launch(comm, handle, s, [](CollectiveContext& ctx) { comm::algo::barrier(ctx); });
+  });
+}
+
+COMM_API comm_status_t comm_all_reduce(comm_t* comm, const comm_tensor_t* in, comm_tensor_t* out, comm_op_t op,
+                                       comm_handle_t** handle) {
+  return guard("comm_all_reduce", [&] {
+    comm::core::Communicator& c = comm::api::communicator(comm);
+    const comm_tensor& i = comm::api::tensor(in, "in");
+    const comm_tensor& o = comm::api::tensor(out, "out");
+    checkSameDtype(i, "in", o, "out");
+    checkNumel(o, "out", i.numel, "as many as in");
+    checkOp(op, i.dtype);
+    checkAliasing(i, o, 0);
+    Signature s = signatureOf(CollectiveKind::kAllReduce, i.dtype, i.numel);
+    s.op = op;
+    size_t count = i.numel;
+    comm_dtype_t dtype = i.dtype;
+    const void* src = i.data;
+    void* dst = o.data;
+    int size = c.size();
+    launch(comm, handle, s, [=](CollectiveContext& ctx) {
+      comm::algo::allReduce(ctx, src, dst, count, dtype, op);
+      finishAverage(op, dst, count, dtype, size);
+    });
+  });
+}
+
+COMM_API comm_status_t comm_reduce(comm_t* comm, const comm_tensor_t* in, comm_tensor_t* out, comm_op_t op, int root,
+                                   comm_handle_t** handle) {
+  return guard("comm_reduce", [&] {
+    comm::core::Communicator& c = comm::api::communicator(comm);
+    comm::api::checkRank(c, root, "root");
+    const comm_tensor& i = comm::api::tensor(in, "in");
+    checkOp(op, i.dtype);
+    void* dst = nullptr;
+    if (c.rank() == root) {
+      const comm_tensor& o = comm::api::tensor(out, "out (on the root)");
+      checkSameDtype(i, "in", o, "out");
+      checkNumel(o, "out", i.numel, "as many as in");
+      checkAliasing(i, o, 0);
+      dst = o.data;
+    }
+    Signature s = signatureOf(CollectiveKind::kReduce, i.dtype, i.numel);
+    s.op = op;
+    s.root = root;
+    size_t count = i.numel;
+    comm_dtype_t dtype = i.dtype;
+    const void* src = i.data;
+    int size = c.size();
+    bool isRoot = c.rank() == root;
+    launch(comm, handle, s, [=](CollectiveContext& ctx) {
+      comm::algo::reduce(ctx, src, dst, count, dtype, op, root);
+      if (isRoot) finishAverage(op, dst, count, dtype, size);
+    });
+  });
+}
+
+COMM_API comm_status_t comm_broadcast(comm_t* comm, const comm_tensor_t* in, comm_tensor_t* out, int root,
+                                      comm_handle_t** handle) {
+  return guard("comm_broadcast", [&] {
+    comm::core::Communicator& c = comm::api::communicator(comm);
+    comm::api::checkRank(c, root, "root");
+    const comm_tensor* described;
+    void* buffer;
+    const void* source = nullptr;
+    if (c.rank() == root) {
+      const comm_tensor& i = comm::api::tensor(in, "in (on the root)");
+      described = &i;
+      buffer = i.data;
+      if (out != nullptr) {
+        const comm_tensor& o = comm::api::tensor(out, "out");
+        checkSameDtype(i, "in", o, "out");
+        checkNumel(o, "out", i.numel, "as many as in");
+        checkAliasing(i, o, 0);
+        buffer = o.data;
+        source = i.data;
+      }
+    } else {
+      const comm_tensor& o = comm::api::tensor(out, "out");
+      described = &o;
+      buffer = o.data;
+    }
+    Signature s = signatureOf(CollectiveKind::kBroadcast, described->dtype, described->numel);
+    s.root = root;
+    size_t bytes = described->nbytes();
+    launch(comm, handle, s, [=](CollectiveContext& ctx) {
+      if (source != nullptr && source != buffer) std::memcpy(buffer, source, bytes);
+      comm::algo::broadcast(ctx, buffer, bytes, root);
+    });
+  });
+}
+
+COMM_API comm_status_t comm_all_gather(comm_t* comm, const comm_tensor_t* in, comm_tensor_t* out,
+                                       comm_handle_t** handle) {
+  return guard("comm_all_gather", [&] {
+    comm::core::Communicator& c = comm::api::communicator(comm);
+    const comm_tensor& i = comm::api::tensor(in, "in");
+    const comm_tensor& o = comm::api::tensor(out, "out");
+    checkSameDtype(i, "in", o, "out");
+    checkNumel(o, "out", i.numel * c.size(), "size x in's");
+    checkAliasing(i, o, i.nbytes() * c.rank());
+    Layout l = evenLayout(c.size(), 1, i.numel, i.elementSize);
+    launch(comm, handle, signatureOf(CollectiveKind::kAllGather, i.dtype, i.numel),
+           [l, src = i.data, dst = o.data](CollectiveContext& ctx) {
+             comm::algo::allGatherV(ctx, src, dst, l.bytes.data(), l.offsets.data());
+           });
+  });
+}
+
+COMM_API comm_status_t comm_reduce_scatter(comm_t* comm, const comm_tensor_t* in, comm_tensor_t* out, comm_op_t op,
+                                           comm_handle_t** handle) {
+  return guard("comm_reduce_scatter", [&] {
+    comm::core::Communicator& c = comm::api::communicator(comm);
+    const comm_tensor& i = comm::api::tensor(in, "in");
+    const comm_tensor& o = comm::api::tensor(out, "out");
+    checkSameDtype(i, "in", o, "out");
+    checkNumel(i, "in", o.numel * c.size(), "size x out's");
+    checkOp(op, i.dtype);
+    checkAliasing(o, i, o.nbytes() * c.rank());
+    Layout l = evenLayout(c.size(), 1, o.numel, o.elementSize);
+    Signature s = signatureOf(CollectiveKind::kReduceScatter, i.dtype, o.numel);
+    s.op = op;
+    int size = c.size();
+    launch(comm, handle, s,
+           [l, op, size, dtype = i.dtype, count = static_cast<size_t>(o.numel), src = i.data, dst = o.data](
+               CollectiveContext& ctx) {
+             comm::algo::reduceScatterV(ctx, src, dst, l.elements.data(), l.elementOffsets.data(), dtype, op);
+             finishAverage(op, dst, count, dtype, size);
+           });
+  });
+}
+
+COMM_API comm_status_t comm_gather(comm_t* comm, const comm_tensor_t* in, comm_tensor_t* out, int root,
+                                   comm_handle_t** handle) {
+  return guard("comm_gather", [&] {
+    comm::core::Communicator& c = comm::api::communicator(comm);
+    comm::api::checkRank(c, root, "root");
+    const comm_tensor& i = comm::api::tensor(in, "in");
+    void* dst = nullptr;
+    if (c.rank() == root) {
+      const comm_tensor& o = comm::api::tensor(out, "out (on the root)");
+      checkSameDtype(i, "in", o, "out");
+      checkNumel(o, "out", i.numel * c.size(), "size x in's");
+      checkAliasing(i, o, i.nbytes() * c.rank());
+      dst = o.data;
+    }
+    Layout l = evenLayout(c.size(), 1, i.numel, i.elementSize);
+    Signature s = signatureOf(CollectiveKind::kGather, i.dtype, i.numel);
+    s.root = root;
+    launch(comm, handle, s, [l, root, src = i.data, dst](CollectiveContext& ctx) {
+      comm::algo::gatherV(ctx, src, dst, l.bytes.data(), l.offsets.data(), root);
+    });
+  });
+}
+
+COMM_API comm_status_t comm_scatter(comm_t* comm, const comm_tensor_t* in, comm_tensor_t* out, int root,
+                                    comm_handle_t** handle) {
+  return guard("comm_scatter", [&] {
+    comm::core::Communicator& c = comm::api::communicator(comm);
+    comm::api::checkRank(c, root, "root");
+    const comm_tensor& o = comm::api::tensor(out, "out");
+    const void* src = nullptr;
+    if (c.rank() == root) {
+      const comm_tensor& i = comm::api::tensor(in, "in (on the root)");
+      checkSameDtype(i, "in", o, "out");
+      checkNumel(i, "in", o.numel * c.size(), "size x out's");
+      checkAliasing(o, i, o.nbytes() * c.rank());
+      src = i.data;
+    }
+    Layout l = evenLayout(c.size(), 1, o.numel, o.elementSize);
+    Signature s = signatureOf(CollectiveKind::kScatter, o.dtype, o.numel);
+    s.root = root;
+    launch(comm, handle, s, [l, root, src, dst = o.data](CollectiveContext& ctx) {
+      comm::algo::scatterV(ctx, src, dst, l.bytes.data(), l.offsets.data(), root);
+    });
+  });
+}
+
+COMM_API comm_status_t comm_all_to_all_single(comm_t* comm, const comm_tensor_t* in, comm_tensor_t* out,
+                                              const int64_t* out_splits, const int64_t* in_splits,
+                                              comm_handle_t** handle) {
+  return guard("comm_all_to_all_single", [&] {
+    comm::core::Communicator& c = comm::api::communicator(comm);
+    const comm_tensor& i = comm::api::tensor(in, "in");
+    const comm_tensor& o = comm::api::tensor(out, "out");
+    checkSameDtype(i, "in", o, "out");
+    if (i.ndim > 0 && o.ndim > 0) checkRowShape(i, "in", o, "out");
+    if (overlaps(i, o)) fail(COMM_ERR_INVALID_ARGUMENT, "in and out overlap");
+    int size = c.size();
+    int64_t rowElements = i.ndim > 0 ? i.rowElements() : 1;
+    auto layout = [&](const comm_tensor& t, const int64_t* splits, const char* tensorName, const char* splitName) {
+      if (splits == nullptr) {
+        if (t.rows() % size != 0) {
+          fail(COMM_ERR_INVALID_ARGUMENT, "dim 0 of {} ({}) does not divide by the group size {}; pass {}",
+               tensorName, t.rows(), size, splitName);
+        }
+        return evenLayout(size, t.rows() / size, rowElements, t.elementSize);
+      }
+      Layout l = layoutOf(splits, splitName, size, rowElements, t.elementSize);
+      if (l.totalRows != t.rows()) {
+        fail(COMM_ERR_INVALID_ARGUMENT, "{} add up to {} rows but {} has {}", splitName, l.totalRows, tensorName,
+             t.rows());
+      }
+      return l;
+    };
+    Layout send = layout(i, in_splits, "in", "in_splits");
+    Layout recv = layout(o, out_splits, "out", "out_splits");
+    launch(comm, handle, signatureOf(CollectiveKind::kAllToAllSingle, i.dtype, rowElements),
+           [send, recv, size, src = static_cast<const char*>(i.data), dst = static_cast<char*>(o.data)](
+               CollectiveContext& ctx) {
+             std::vector<const void*> sendPtrs(size);
+             std::vector<void*> recvPtrs(size);
+             for (int p = 0; p < size; ++p) {
+               sendPtrs[p] = src + send.offsets[p];
+               recvPtrs[p] = dst + recv.offsets[p];
+             }
+             comm::algo::allToAll(ctx, sendPtrs.data(), send.bytes.data(), recvPtrs.data(), recv.bytes.data());
+           });
+  });
+}
+
+COMM_API comm_status_t comm_all_to_all(comm_t* comm, int nins, const comm_tensor_t* const* ins, int nouts,
+                                       comm_tensor_t* const* outs, comm_handle_t** handle) {
+  return guard("comm_all_to_all", [&] {
+    comm::core::Communicator& c = comm::api::communicator(comm);
+    int size = c.size();
+    if (nins != size) fail(COMM_ERR_INVALID_ARGUMENT, "nins {} differs from the group size {}", nins, size);
+    if (nouts != size) fail(COMM_ERR_INVALID_ARGUMENT, "nouts {} differs from the group size {}", nouts, size);
+    require(ins, "ins");
+    require(outs, "outs");
+    std::vector<const void*> sendPtrs(size);
+    std::vector<void*> recvPtrs(size);
+    std::vector<size_t> sendBytes(size), recvBytes(size);
+    comm_dtype_t dtype = comm::api::tensor(ins[0], "ins[0]").dtype;
+    for (int p = 0; p < size; ++p) {
+      std::string inName = fmt::format("ins[{}]", p), outName = fmt::format("outs[{}]", p);
+      const comm_tensor& i = comm::api::tensor(ins[p], inName.c_str());
+      const comm_tensor& o = comm::api::tensor(outs[p], outName.c_str());
+      if (i.dtype != dtype) {
+        fail(COMM_ERR_INVALID_ARGUMENT, "ins[{}] is {} but ins[0] is {}; input dtypes must agree", p,
+             comm::dtypeName(i.dtype), comm::dtypeName(dtype));
+      }
+      checkSameDtype(i, inName.c_str(), o, outName.c_str());
+      sendPtrs[p] = i.data;
+      sendBytes[p] = i.nbytes();
+      recvPtrs[p] = o.data;
+      recvBytes[p] = o.nbytes();
+    }
+    if (sendBytes[c.rank()] != recvBytes[c.rank()]) {
+      fail(COMM_ERR_INVALID_ARGUMENT, "ins[{0}] has {1} bytes but outs[{0}] has {2}; a rank's message to itself must fit",
+           c.rank(), sendBytes[c.rank()], recvBytes[c.rank()]);
+    }
+    launch(comm, handle, signatureOf(CollectiveKind::kAllToAll, dtype, -1),
+           [sendPtrs, recvPtrs, sendBytes, recvBytes](CollectiveContext& ctx) {
+             comm::algo::allToAll(ctx, sendPtrs.data(), sendBytes.data(), recvPtrs.data(), recvBytes.data());
+           });
+  });
+}
+
+COMM_API comm_status_t comm_all_gather_v(comm_t* comm, const comm_tensor_t* in, comm_tensor_t* out,
+                                         const int64_t* counts, comm_handle_t** handle) {
+  return guard("comm_all_gather_v", [&] {
+    comm::core::Communicator& c = comm::api::communicator(comm);
+    const comm_tensor& i = comm::api::tensor(in, "in");
+    const comm_tensor& o = comm::api::tensor(out, "out");
+    checkSameDtype(i, "in", o, "out");
+    int64_t rowElements = o.ndim > 0 ? o.rowElements() : 1;
+    Layout l = layoutOf(counts, "counts", c.size(), rowElements, o.elementSize);
+    checkNumel(i, "in", counts[c.rank()] * rowElements, "counts[rank] rows");
+    checkNumel(o, "out", l.totalRows * rowElements, "sum(counts) rows");
+    checkAliasing(i, o, l.offsets[c.rank()]);
+    Signature s = signatureOf(CollectiveKind::kAllGatherV, i.dtype, l.totalRows * rowElements);
+    s.extra = l.hash;
+    launch(comm, handle, s, [l, src = i.data, dst = o.data](CollectiveContext& ctx) {
+      comm::algo::allGatherV(ctx, src, dst, l.bytes.data(), l.offsets.data());
+    });
+  });
+}
+
+COMM_API comm_status_t comm_reduce_scatter_v(comm_t* comm, const comm_tensor_t* in, comm_tensor_t* out,
+                                             const int64_t* counts, comm_op_t op, comm_handle_t** handle) {
+  return guard("comm_reduce_scatter_v", [&] {
+    comm::core::Communicator& c = comm::api::communicator(comm);
+    const comm_tensor& i = comm::api::tensor(in, "in");
+    const comm_tensor& o = comm::api::tensor(out, "out");
+    checkSameDtype(i, "in", o, "out");
+    checkOp(op, i.dtype);
+    int64_t rowElements = i.ndim > 0 ? i.rowElements() : 1;
+    Layout l = layoutOf(counts, "counts", c.size(), rowElements, i.elementSize);
+    checkNumel(i, "in", l.totalRows * rowElements, "sum(counts) rows");
+    checkNumel(o, "out", counts[c.rank()] * rowElements, "counts[rank] rows");
+    checkAliasing(o, i, l.offsets[c.rank()]);
+    Signature s = signatureOf(CollectiveKind::kReduceScatterV, i.dtype, l.totalRows * rowElements);
+    s.op = op;
+    s.extra = l.hash;
+    int size = c.size();
+    size_t mine = l.elements[c.rank()];
+    launch(comm, handle, s, [l, op, size, mine, dtype = i.dtype, src = i.data, dst = o.data](CollectiveContext& ctx) {
+      comm::algo::reduceScatterV(ctx, src, dst, l.elements.data(), l.elementOffsets.data(), dtype, op);
+      finishAverage(op, dst, mine, dtype, size);
+    });
+  });
+}
+
+COMM_API comm_status_t comm_gather_v(comm_t* comm, const comm_tensor_t* in, comm_tensor_t* out, const int64_t* counts,
+                                     int root, comm_handle_t** handle) {
+  return guard("comm_gather_v", [&] {
+    comm::core::Communicator& c = comm::api::communicator(comm);
+    comm::api::checkRank(c, root, "root");
+    const comm_tensor& i = comm::api::tensor(in, "in");
+    int64_t rowElements = i.ndim > 0 ? i.rowElements() : 1;
+    Layout l = layoutOf(counts, "counts", c.size(), rowElements, i.elementSize);
+    checkNumel(i, "in", counts[c.rank()] * rowElements, "counts[rank] rows");
+    void* dst = nullptr;
+    if (c.rank() == root) {
+      const comm_tensor& o = comm::api::tensor(out, "out (on the root)");
+      checkSameDtype(i, "in", o, "out");
+      checkNumel(o, "out", l.totalRows * rowElements, "sum(counts) rows");
+      checkAliasing(i, o, l.offsets[c.rank()]);
+      dst = o.data;
+    }
+    Signature s = signatureOf(CollectiveKind::kGatherV, i.dtype, l.totalRows * rowElements);
+    s.root = root;
+    s.extra = l.hash;
+    launch(comm, handle, s, [l, root, src = i.data, dst](CollectiveContext& ctx) {
+      comm::algo::gatherV(ctx, src, dst, l.bytes.data(), l.offsets.data(), root);
+    });
+  });
+}
+
+COMM_API comm_status_t comm_scatter_v(comm_t* comm, const comm_tensor_t* in, comm_tensor_t* out, const int64_t* counts,
+                                      int root, comm_handle_t** handle) {
+  return guard("comm_scatter_v", [&] {
+    comm::core::Communicator& c = comm::api::communicator(comm);
+    comm::api::checkRank(c, root, "root");
+    const comm_tensor& o = comm::api::tensor(out, "out");
+    int64_t rowElements = o.ndim > 0 ? o.rowElements() : 1;
+    Layout l = layoutOf(counts, "counts", c.size(), rowElements, o.elementSize);
+    checkNumel(o, "out", counts[c.rank()] * rowElements, "counts[rank] rows");
+    const void* src = nullptr;
+    if (c.rank() == root) {
+      const comm_tensor& i = comm::api::tensor(in, "in (on the root)");
+      checkSameDtype(i, "in", o, "out");
+      checkNumel(i, "in", l.totalRows * rowElements, "sum(counts) rows");
+      checkAliasing(o, i, l.offsets[c.rank()]);
+      src = i.data;
+    }
+    Signature s = signatureOf(CollectiveKind::kScatterV, o.dtype, l.totalRows * rowElements);
+    s.root = root;
+    s.extra = l.hash;
+    launch(comm, handle, s, [l, root, src, dst = o.data](CollectiveContext& ctx) {
+      comm::algo::scatterV(ctx, src, dst, l.bytes.data(), l.offsets.data(), root);
+    });
+  });
+}
+
+}  // extern "C"
