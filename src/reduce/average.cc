@@ -1,0 +1,80 @@
+// finishAverage(): the division that ends an AVG reduction, one kernel per
+// dtype in a table like combine's.
+#include <algorithm>
+#include <array>
+#include <cstdint>
+#include <type_traits>
+
+#include "core/dtype.h"
+#include "core/error.h"
+#include "reduce/half.h"
+#include "reduce/reduce.h"
+
+namespace comm::reduce {
+namespace {
+
+using AverageFn = void (*)(void* data, size_t count, int divisor);
+
+// Integers of up to 32 bits divide in float64, which vectorises where integer
+// division does not, and is exact: a quotient q = x / d that is not an integer
+// lies at least 1/d from every integer, while rounding moves it by at most
+// 2^-53 * |q| <= 2^-53 * 2^32 / d, so truncating (the conversion back)
+// gives the integer quotient.
+template <class T>
+[[gnu::target_clones("arch=x86-64-v4", "arch=x86-64-v3", "default")]] void divide(T* __restrict data, size_t count,
+                                                                                  int divisor) {
+  if constexpr (std::is_integral_v<T> && sizeof(T) <= sizeof(uint32_t)) {
+    double d = divisor;
+    for (size_t i = 0; i < count; ++i) data[i] = T(double(data[i]) / d);
+  } else {
+    T d = T(divisor);
+    for (size_t i = 0; i < count; ++i) data[i] = T(data[i] / d);
+  }
+}
+
+template <class T>
+void divideArray(void* data, size_t count, int divisor) {
+  divide(static_cast<T*>(data), count, divisor);
+}
+
+template <class Format>
+void divideHalfArray(void* data, size_t count, int divisor) {
+  constexpr size_t kBlock = 1024;
+  float block[kBlock];
+  auto* h = static_cast<uint16_t*>(data);
+  for (size_t done = 0; done < count; done += kBlock) {
+    size_t n = std::min(kBlock, count - done);
+    Format::widen(h + done, block, n);
+    divide(block, n, divisor);
+    Format::narrow(block, h + done, n);
+  }
+}
+
+// Bool AVG is logical or, like SUM: nothing to divide, only make every
+// element 0 or 1.
+void normalizeBoolArray(void* data, size_t count, int) {
+  auto* b = static_cast<uint8_t*>(data);
+  for (size_t i = 0; i < count; ++i) b[i] = b[i] != 0;
+}
+
+// In comm_dtype_t order.
+constexpr std::array<AverageFn, COMM_BOOL + 1> kAverage = {
+    divideArray<int8_t>,        divideArray<uint8_t>,        divideArray<int16_t>, divideArray<uint16_t>,
+    divideArray<int32_t>,       divideArray<uint32_t>,       divideArray<int64_t>, divideArray<uint64_t>,
+    divideHalfArray<Float16>,   divideHalfArray<BFloat16>,   divideArray<float>,   divideArray<double>,
+    normalizeBoolArray};
+
+}  // namespace
+
+void finishAverage(void* data, size_t count, comm_dtype_t dtype, int divisor) {
+  if (static_cast<size_t>(dtype) >= kAverage.size()) {
+    fail(COMM_ERR_INVALID_ARGUMENT, "reduce::finishAverage: unknown dtype {}", int(dtype));
+  }
+  if (divisor <= 0) {
+    fail(COMM_ERR_INVALID_ARGUMENT, "reduce::finishAverage: divisor {} for {} is not positive", divisor,
+         dtypeName(dtype));
+  }
+  kAverage[dtype](data, count, divisor);
+}
+
+}  // namespace comm::reduce

@@ -1,0 +1,101 @@
+// Element operations of the reduction kernels: Op::apply(a, b) for one pair
+// of elements. Every op here is commutative in value, so a kernel may swap
+// its operands (only which NaN payload survives a float sum or product of
+// two NaNs can change).
+#pragma once
+
+#include <bit>
+#include <concepts>
+#include <cstdint>
+#include <limits>
+#include <type_traits>
+
+namespace comm::reduce {
+
+// Integer sums and products wrap modulo 2^n. They are computed on an unsigned
+// type at least as wide as `unsigned`: signed overflow is undefined, and
+// uint8/uint16 operands would otherwise be promoted to (signed) int, where
+// 65535 * 65535 overflows.
+template <std::integral T>
+using WrapType = std::conditional_t<(sizeof(T) < sizeof(unsigned)), unsigned, std::make_unsigned_t<T>>;
+
+template <std::floating_point T>
+using FloatBits = std::conditional_t<sizeof(T) == sizeof(uint32_t), uint32_t, uint64_t>;
+
+// The quiet bit of a NaN: the top bit of the fraction.
+template <std::floating_point T>
+constexpr FloatBits<T> kQuietBit = FloatBits<T>{1} << (std::numeric_limits<T>::digits - 2);
+
+struct Sum {
+  template <std::integral T>
+  static T apply(T a, T b) { return T(WrapType<T>(a) + WrapType<T>(b)); }
+  template <std::floating_point T>
+  static T apply(T a, T b) { return a + b; }
+};
+
+struct Prod {
+  template <std::integral T>
+  static T apply(T a, T b) { return T(WrapType<T>(a) * WrapType<T>(b)); }
+  template <std::floating_point T>
+  static T apply(T a, T b) { return a * b; }
+};
+
+// Floating min/max propagate NaN and order -0 below +0, so that the result
+// never depends on the operand order. On a tie (equal or unordered) the
+// encodings are merged: OR gives -0 from {+0, -0} and a NaN whenever either
+// operand is one (a NaN's exponent is all ones and its fraction non-zero);
+// the quiet bit keeps a signalling NaN from leaking out.
+struct Min {
+  template <std::integral T>
+  static T apply(T a, T b) { return b < a ? b : a; }
+  template <std::floating_point T>
+  static T apply(T a, T b) {
+    FloatBits<T> x = std::bit_cast<FloatBits<T>>(a), y = std::bit_cast<FloatBits<T>>(b);
+    T tie = std::bit_cast<T>(a == b ? (x | y) : (x | y | kQuietBit<T>));
+    return a < b ? a : (b < a ? b : tie);
+  }
+};
+
+// As Min; an equal pair is merged with AND, which gives +0 from {+0, -0}.
+struct Max {
+  template <std::integral T>
+  static T apply(T a, T b) { return a < b ? b : a; }
+  template <std::floating_point T>
+  static T apply(T a, T b) {
+    FloatBits<T> x = std::bit_cast<FloatBits<T>>(a), y = std::bit_cast<FloatBits<T>>(b);
+    T tie = std::bit_cast<T>(a == b ? (x & y) : (x | y | kQuietBit<T>));
+    return a > b ? a : (b > a ? b : tie);
+  }
+};
+
+struct BitAnd {
+  template <std::integral T>
+  static T apply(T a, T b) { return T(a & b); }
+};
+
+struct BitOr {
+  template <std::integral T>
+  static T apply(T a, T b) { return T(a | b); }
+};
+
+struct BitXor {
+  template <std::integral T>
+  static T apply(T a, T b) { return T(a ^ b); }
+};
+
+// comm bool is one byte, any non-zero byte is true, and results are 0 or 1.
+// The storage type is uint8_t because loading a C++ bool that holds neither 0
+// nor 1 is undefined.
+struct LogicalAnd {
+  static uint8_t apply(uint8_t a, uint8_t b) { return uint8_t((a != 0) & (b != 0)); }
+};
+
+struct LogicalOr {
+  static uint8_t apply(uint8_t a, uint8_t b) { return uint8_t((a != 0) | (b != 0)); }
+};
+
+struct LogicalXor {
+  static uint8_t apply(uint8_t a, uint8_t b) { return uint8_t((a != 0) ^ (b != 0)); }
+};
+
+}  // namespace comm::reduce

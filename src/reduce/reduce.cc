@@ -1,0 +1,75 @@
+// combine() and supported(): one table of kernels indexed by (dtype, op), so
+// a call costs a bounds check and one indirect call. An empty entry is an op
+// the dtype does not define.
+#include "reduce/reduce.h"
+
+#include <array>
+#include <cstdint>
+
+#include "core/dtype.h"
+#include "core/error.h"
+#include "reduce/kernels.h"
+#include "reduce/ops.h"
+
+namespace comm::reduce {
+namespace {
+
+constexpr size_t kDtypeCount = COMM_BOOL + 1;
+constexpr size_t kOpCount = COMM_OP_BXOR + 1;
+
+using Row = std::array<CombineFn, kOpCount>;
+
+// Rows list the ops in comm_op_t order: sum, prod, min, max, avg, band, bor,
+// bxor. AVG combines like SUM; finishAverage divides at the end.
+template <class T>
+constexpr Row integerRow() {
+  return {combineArrays<T, Sum>,    combineArrays<T, Prod>,  combineArrays<T, Min>,
+          combineArrays<T, Max>,    combineArrays<T, Sum>,   combineArrays<T, BitAnd>,
+          combineArrays<T, BitOr>,  combineArrays<T, BitXor>};
+}
+
+template <class T>
+constexpr Row floatRow() {
+  return {combineArrays<T, Sum>, combineArrays<T, Prod>, combineArrays<T, Min>,
+          combineArrays<T, Max>, combineArrays<T, Sum>,  nullptr, nullptr, nullptr};
+}
+
+template <class Format>
+constexpr Row halfRow() {
+  return {combineHalfArrays<Format, Sum>, combineHalfArrays<Format, Prod>, combineHalfArrays<Format, Min>,
+          combineHalfArrays<Format, Max>, combineHalfArrays<Format, Sum>,  nullptr, nullptr, nullptr};
+}
+
+// bool: sum, max, avg and bor are "or"; prod, min and band are "and".
+constexpr Row boolRow() {
+  return {combineArrays<uint8_t, LogicalOr>,  combineArrays<uint8_t, LogicalAnd>,
+          combineArrays<uint8_t, LogicalAnd>, combineArrays<uint8_t, LogicalOr>,
+          combineArrays<uint8_t, LogicalOr>,  combineArrays<uint8_t, LogicalAnd>,
+          combineArrays<uint8_t, LogicalOr>,  combineArrays<uint8_t, LogicalXor>};
+}
+
+// In comm_dtype_t order.
+constexpr std::array<Row, kDtypeCount> kCombine = {
+    integerRow<int8_t>(),   integerRow<uint8_t>(),    integerRow<int16_t>(), integerRow<uint16_t>(),
+    integerRow<int32_t>(),  integerRow<uint32_t>(),   integerRow<int64_t>(), integerRow<uint64_t>(),
+    halfRow<Float16>(),     halfRow<BFloat16>(),      floatRow<float>(),     floatRow<double>(),
+    boolRow()};
+
+}  // namespace
+
+bool supported(comm_dtype_t dtype, comm_op_t op) {
+  auto d = static_cast<size_t>(dtype);
+  auto o = static_cast<size_t>(op);
+  return d < kCombine.size() && o < kOpCount && kCombine[d][o] != nullptr;
+}
+
+void combine(void* out, const void* a, const void* b, size_t count, comm_dtype_t dtype, comm_op_t op) {
+  if (!supported(dtype, op)) {
+    fail(validDtype(dtype) && validOp(op) ? COMM_ERR_NOT_SUPPORTED : COMM_ERR_INVALID_ARGUMENT,
+         "reduce::combine: op {} ({}) is not defined for dtype {} ({})", opName(op), int(op), dtypeName(dtype),
+         int(dtype));
+  }
+  kCombine[dtype][op](out, a, b, count);
+}
+
+}  // namespace comm::reduce
