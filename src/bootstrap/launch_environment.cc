@@ -236,7 +236,13 @@ LaunchInfo detectLaunch(const EnvLookup& lookup) {
            underCommrun ? "COMMRUN" : (env.has(kCommVars.localRank) ? kCommVars.localRank : kCommVars.localSize));
     }
     chosen = read(env, kCommVars);
-    if (outer != nullptr && !underCommrun) checkAgreement(*chosen, read(env, *outer));
+    if (outer != nullptr && !underCommrun) {
+      const Reading launcher = read(env, *outer);
+      checkAgreement(*chosen, launcher);
+      // What the configuration leaves out, the launcher still knows.
+      if (chosen->localRank < 0) chosen->localRank = launcher.localRank;
+      if (chosen->localSize < 0) chosen->localSize = launcher.localSize;
+    }
     info.launcher = underCommrun ? "commrun" : "config";
   } else if (outer != nullptr) {
     chosen = read(env, *outer);

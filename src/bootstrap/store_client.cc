@@ -28,11 +28,14 @@ constexpr milliseconds kMaxRetryDelay{200};
 constexpr size_t kReadChunk = 64 * 1024;
 constexpr size_t kKeysNamedInErrors = 8;
 
-// Rounds up so that poll() never returns just before the deadline and turns
-// the last millisecond into a busy loop.
+// Rounded up, so that poll() never returns just before the deadline and
+// turns the last millisecond into a busy loop.
+milliseconds timeLeft(Deadline deadline) {
+  return std::max(milliseconds(0), std::chrono::ceil<milliseconds>(deadline.at() - Clock::now()));
+}
+
 int pollTimeout(Deadline deadline) {
-  auto left = std::chrono::ceil<milliseconds>(deadline.at() - Clock::now()).count();
-  return static_cast<int>(std::clamp<int64_t>(left, 0, INT_MAX));
+  return static_cast<int>(std::min<int64_t>(timeLeft(deadline).count(), INT_MAX));
 }
 
 // Waits for `events` on `fd`; false when the deadline passed first.
@@ -76,7 +79,7 @@ UniqueFd tryConnect(const addrinfo& address, Deadline deadline, std::string& err
 
 UniqueFd connectWithRetry(const std::string& host, uint16_t port, Deadline deadline) {
   const std::string where = endpointName(host, port);
-  const milliseconds budget = deadline.remaining();
+  const milliseconds budget = timeLeft(deadline);
   milliseconds delay = kFirstRetryDelay;
   std::string error = "no address";
   for (;;) {
@@ -126,7 +129,7 @@ struct StoreClient::Impl {
   // Sends the request built by request() and returns the status of its
   // answer and the bytes after that status. `what` names the call in errors.
   std::pair<StoreStatus, std::string> exchange(const std::string& what, FrameWriter& frame, Deadline deadline) {
-    const milliseconds budget = deadline.remaining();
+    const milliseconds budget = timeLeft(deadline);
     if (!broken.empty()) {
       fail(COMM_ERR_BOOTSTRAP, "store {} at {}: the connection is unusable since {}", what, where, broken);
     }

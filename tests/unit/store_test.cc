@@ -1,0 +1,298 @@
+// StoreServer + StoreClient over loopback: the four verbs, blocking in the
+// server, concurrency, deadlines and shutdown.
+#include <netinet/in.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <atomic>
+#include <chrono>
+#include <future>
+#include <numeric>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "bootstrap/store.h"
+#include "core/error.h"
+
+// cmocka last: it defines a fail() macro that would rewrite comm::fail. Its
+// header has no extern "C" of its own.
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+extern "C" {
+#include <cmocka.h>
+}
+
+using comm::Deadline;
+using comm::bootstrap::StoreClient;
+using comm::bootstrap::StoreServer;
+using namespace std::chrono_literals;
+
+namespace {
+
+const std::string kHost = "127.0.0.1";
+
+Deadline within(std::chrono::milliseconds timeout) { return Deadline(timeout); }
+Deadline soon() { return Deadline(10s); }
+
+// Runs `call`, which must throw comm::Error, and returns that error.
+template <typename Call>
+comm::Error errorOf(Call&& call) {
+  try {
+    call();
+  } catch (const comm::Error& error) {
+    return error;
+  }
+  fail_msg("expected a comm::Error");
+  return comm::Error(COMM_OK, "");
+}
+
+void assertContains(const std::string& text, const std::string& part) {
+  if (text.find(part) == std::string::npos) fail_msg("'%s' does not contain '%s'", text.c_str(), part.c_str());
+}
+
+double secondsSince(std::chrono::steady_clock::time_point start) {
+  return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+}
+
+// A loopback port where nothing listens: bound (so no one else takes it
+// during the test) but never listening, so connections are refused.
+struct DeadPort {
+  int fd = socket(AF_INET, SOCK_STREAM, 0);
+  uint16_t port = 0;
+  DeadPort() {
+    sockaddr_in address{};
+    address.sin_family = AF_INET;
+    address.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+    assert_int_equal(bind(fd, reinterpret_cast<sockaddr*>(&address), sizeof(address)), 0);
+    socklen_t length = sizeof(address);
+    getsockname(fd, reinterpret_cast<sockaddr*>(&address), &length);
+    port = ntohs(address.sin_port);
+  }
+  ~DeadPort() { close(fd); }
+};
+
+void setThenGetReturnsExactBytes(void**) {
+  StoreServer server(kHost, 0);
+  assert_true(server.port() > 0);
+  StoreClient client(kHost, server.port(), soon());
+  const std::string binary("a\0b\xff\n", 5);
+  std::string large(3 << 20, '\0');
+  std::iota(large.begin(), large.end(), 0);
+
+  client.set("small", "value", soon());
+  client.set("binary", binary, soon());
+  client.set("large", large, soon());
+  client.set("empty", "", soon());
+
+  assert_string_equal(client.get("small", soon()).c_str(), "value");
+  assert_true(client.get("binary", soon()) == binary);
+  assert_true(client.get("large", soon()) == large);
+  assert_true(client.get("empty", soon()).empty());
+  client.set("small", "replaced", soon());
+  assert_string_equal(client.get("small", soon()).c_str(), "replaced");
+}
+
+void getBlocksUntilAnotherClientSets(void**) {
+  StoreServer server(kHost, 0);
+  StoreClient reader(kHost, server.port(), soon());
+  StoreClient writer(kHost, server.port(), soon());
+  const auto start = std::chrono::steady_clock::now();
+  auto value = std::async(std::launch::async, [&] { return reader.get("late", soon()); });
+  assert_true(value.wait_for(200ms) == std::future_status::timeout);
+  writer.set("late", "here", soon());
+  assert_string_equal(value.get().c_str(), "here");
+  assert_true(secondsSince(start) >= 0.2);
+}
+
+void waitReturnsOnlyWhenEveryKeyExists(void**) {
+  StoreServer server(kHost, 0);
+  StoreClient waiter(kHost, server.port(), soon());
+  StoreClient writer(kHost, server.port(), soon());
+  writer.set("k1", "1", soon());
+  auto done = std::async(std::launch::async, [&] { waiter.wait({"k1", "k2", "k3", "k2"}, soon()); });
+  writer.set("k2", "2", soon());
+  assert_true(done.wait_for(100ms) == std::future_status::timeout);
+  writer.set("k3", "3", soon());
+  assert_true(done.wait_for(5s) == std::future_status::ready);
+  done.get();
+  waiter.wait({}, soon());
+  waiter.wait({"k1", "k3"}, soon());
+}
+
+void addIsAtomicAcrossClients(void**) {
+  constexpr int kThreads = 8;
+  constexpr int kAddsEach = 200;
+  StoreServer server(kHost, 0);
+  std::vector<std::vector<int64_t>> seen(kThreads);
+  std::vector<std::thread> threads;
+  for (int t = 0; t < kThreads; ++t) {
+    threads.emplace_back([&, t] {
+      StoreClient client(kHost, server.port(), soon());
+      for (int i = 0; i < kAddsEach; ++i) seen[t].push_back(client.add("counter", 1, soon()));
+    });
+  }
+  for (std::thread& thread : threads) thread.join();
+
+  std::vector<int64_t> all;
+  for (const auto& values : seen) all.insert(all.end(), values.begin(), values.end());
+  std::sort(all.begin(), all.end());
+  std::vector<int64_t> expected(kThreads * kAddsEach);
+  std::iota(expected.begin(), expected.end(), 1);
+  assert_true(all == expected);
+
+  StoreClient client(kHost, server.port(), soon());
+  assert_string_equal(client.get("counter", soon()).c_str(), "1600");
+  assert_int_equal(client.add("counter", -600, soon()), 1000);
+  assert_int_equal(client.add("fresh", -5, soon()), -5);
+}
+
+void addRejectsANonIntegerValue(void**) {
+  StoreServer server(kHost, 0);
+  StoreClient client(kHost, server.port(), soon());
+  client.set("word", "abc", soon());
+  comm::Error error = errorOf([&] { client.add("word", 1, soon()); });
+  assert_int_equal(error.status(), COMM_ERR_BOOTSTRAP);
+  assertContains(error.what(), "'word'");
+  assertContains(error.what(), "not an integer");
+  assert_int_equal(client.add("n", 2, soon()), 2);
+}
+
+void addBlocksAGetWaitingOnItsKey(void**) {
+  StoreServer server(kHost, 0);
+  StoreClient reader(kHost, server.port(), soon());
+  StoreClient writer(kHost, server.port(), soon());
+  auto value = std::async(std::launch::async, [&] { return reader.get("count", soon()); });
+  assert_true(value.wait_for(50ms) == std::future_status::timeout);
+  writer.add("count", 7, soon());
+  assert_string_equal(value.get().c_str(), "7");
+}
+
+void checkDoesNotWait(void**) {
+  StoreServer server(kHost, 0);
+  StoreClient client(kHost, server.port(), soon());
+  assert_false(client.check("absent", soon()).has_value());
+  client.set("present", "yes", soon());
+  auto value = client.check("present", soon());
+  assert_true(value.has_value());
+  assert_string_equal(value->c_str(), "yes");
+}
+
+void getTimeoutNamesKeyAndServerThenRecovers(void**) {
+  StoreServer server(kHost, 0);
+  StoreClient client(kHost, server.port(), soon());
+  const auto start = std::chrono::steady_clock::now();
+  comm::Error error = errorOf([&] { client.get("never-set", within(300ms)); });
+  const double elapsed = secondsSince(start);
+  assert_int_equal(error.status(), COMM_ERR_TIMEOUT);
+  assertContains(error.what(), "get('never-set')");
+  assertContains(error.what(), "127.0.0.1:" + std::to_string(server.port()));
+  assert_true(elapsed >= 0.29 && elapsed < 3.0);
+
+  // The server still holds the abandoned get: its late answer must not be
+  // mistaken for the answers to the calls that follow.
+  client.set("never-set", "now", soon());
+  client.set("other", "x", soon());
+  assert_string_equal(client.get("other", soon()).c_str(), "x");
+  assert_string_equal(client.get("never-set", soon()).c_str(), "now");
+}
+
+void waitTimeoutNamesTheKeys(void**) {
+  StoreServer server(kHost, 0);
+  StoreClient client(kHost, server.port(), soon());
+  client.set("a", "1", soon());
+  comm::Error error = errorOf([&] { client.wait({"a", "b"}, within(200ms)); });
+  assert_int_equal(error.status(), COMM_ERR_TIMEOUT);
+  assertContains(error.what(), "wait('a', 'b')");
+}
+
+void connectToADeadPortTimesOut(void**) {
+  DeadPort dead;
+  const auto start = std::chrono::steady_clock::now();
+  comm::Error error = errorOf([&] { StoreClient client(kHost, dead.port, within(400ms)); });
+  const double elapsed = secondsSince(start);
+  assert_int_equal(error.status(), COMM_ERR_TIMEOUT);
+  assertContains(error.what(), "127.0.0.1:" + std::to_string(dead.port));
+  assertContains(error.what(), "refused");
+  assert_true(elapsed >= 0.39 && elapsed < 3.0);
+}
+
+void connectRetriesUntilTheServerStarts(void**) {
+  uint16_t port = 0;
+  {
+    DeadPort probe;
+    port = probe.port;
+  }
+  auto connected = std::async(std::launch::async, [&] {
+    StoreClient client(kHost, port, soon());
+    return client.get("ready", soon());
+  });
+  std::this_thread::sleep_for(300ms);
+  StoreServer server(kHost, port);
+  StoreClient(kHost, port, soon()).set("ready", "yes", soon());
+  assert_string_equal(connected.get().c_str(), "yes");
+}
+
+void listeningOnABusyPortFails(void**) {
+  StoreServer first(kHost, 0);
+  comm::Error error = errorOf([&] { StoreServer second(kHost, first.port()); });
+  assert_int_equal(error.status(), COMM_ERR_BOOTSTRAP);
+  assertContains(error.what(), "127.0.0.1:" + std::to_string(first.port()));
+}
+
+void clientLeavingWhileParkedDoesNotDisturbTheServer(void**) {
+  StoreServer server(kHost, 0);
+  {
+    StoreClient leaver(kHost, server.port(), soon());
+    errorOf([&] { leaver.wait({"x", "y"}, within(50ms)); });
+  }
+  StoreClient stayer(kHost, server.port(), soon());
+  stayer.set("x", "1", soon());
+  stayer.set("y", "2", soon());
+  assert_string_equal(stayer.get("y", soon()).c_str(), "2");
+}
+
+void shutdownWithClientsConnectedIsPrompt(void**) {
+  auto server = std::make_unique<StoreServer>(kHost, 0);
+  const uint16_t port = server->port();
+  StoreClient blocked(kHost, port, soon());
+  StoreClient idle(kHost, port, soon());
+  idle.set("k", "v", soon());
+  auto parked = std::async(std::launch::async, [&] {
+    return errorOf([&] { blocked.get("never", Deadline::never()); });
+  });
+  assert_true(parked.wait_for(100ms) == std::future_status::timeout);
+
+  const auto start = std::chrono::steady_clock::now();
+  server.reset();
+  assert_true(secondsSince(start) < 1.0);
+  assert_true(parked.wait_for(5s) == std::future_status::ready);
+  comm::Error error = parked.get();
+  assert_int_equal(error.status(), COMM_ERR_BOOTSTRAP);
+  assertContains(error.what(), "closed the connection");
+  assert_int_equal(errorOf([&] { idle.get("k", soon()); }).status(), COMM_ERR_BOOTSTRAP);
+}
+
+}  // namespace
+
+int main() {
+  const CMUnitTest tests[] = {
+      cmocka_unit_test(setThenGetReturnsExactBytes),
+      cmocka_unit_test(getBlocksUntilAnotherClientSets),
+      cmocka_unit_test(waitReturnsOnlyWhenEveryKeyExists),
+      cmocka_unit_test(addIsAtomicAcrossClients),
+      cmocka_unit_test(addRejectsANonIntegerValue),
+      cmocka_unit_test(addBlocksAGetWaitingOnItsKey),
+      cmocka_unit_test(checkDoesNotWait),
+      cmocka_unit_test(getTimeoutNamesKeyAndServerThenRecovers),
+      cmocka_unit_test(waitTimeoutNamesTheKeys),
+      cmocka_unit_test(connectToADeadPortTimesOut),
+      cmocka_unit_test(connectRetriesUntilTheServerStarts),
+      cmocka_unit_test(listeningOnABusyPortFails),
+      cmocka_unit_test(clientLeavingWhileParkedDoesNotDisturbTheServer),
+      cmocka_unit_test(shutdownWithClientsConnectedIsPrompt),
+  };
+  return cmocka_run_group_tests(tests, nullptr, nullptr);
+}
