@@ -1,0 +1,22 @@
+#!/bin/sh
+# Install comm into a fresh prefix, then build and run programs against the
+# installed copy only: pkg-config, dlopen and find_package(comm).
+# usage: consumers.sh BUILD_DIR SOURCE_DIR WORK_DIR
+set -eu
+build="$1" source="$2" work="$3"
+rm -rf "$work"
+prefix="$work/prefix"
+cmake --install "$build" --prefix "$prefix" >/dev/null
+export PKG_CONFIG_PATH="$prefix/lib/pkgconfig"
+echo "pkg-config: $(pkg-config --cflags --libs comm)"
+cc -std=c99 -Wall -Werror -o "$work/use_pkgconfig" "$source/use_pkgconfig.c" $(pkg-config --cflags --libs comm) \
+  -Wl,-rpath,"$(pkg-config --variable=libdir comm)"
+"$work/use_pkgconfig"
+cc -std=c99 -Wall -Werror -o "$work/use_dlopen" "$source/use_dlopen.c" -ldl
+LD_LIBRARY_PATH="$prefix/lib" "$work/use_dlopen"
+cmake -S "$source/cmake_project" -B "$work/cmake" -DCMAKE_PREFIX_PATH="$prefix" >/dev/null
+cmake --build "$work/cmake" >/dev/null
+LD_LIBRARY_PATH="$prefix/lib" "$work/cmake/use_find_package"
+test -x "$prefix/bin/commrun" || { echo "commrun was not installed"; exit 1; }
+test -f "$prefix/include/comm.h" || { echo "comm.h was not installed"; exit 1; }
+echo "consumers passed"
