@@ -1,0 +1,85 @@
+// comm-info: what this build of comm is and how it would behave: version,
+// every setting (default, current value and where it comes from), the
+// algorithm selection table and the libfabric providers present.
+//
+// It links the engine statically (not only the public API) because the
+// tables it prints are the engine's own; printing them from the source of
+// truth keeps it from ever going stale.
+#include <rdma/fabric.h>
+
+#include <cstdio>
+#include <limits>
+#include <set>
+#include <string>
+
+#include <fmt/format.h>
+
+#include "algo/selection.h"
+#include "comm.h"
+#include "core/settings.h"
+
+namespace {
+
+void printSettings() {
+  auto settings = comm::Settings::load({});
+  fmt::print("Settings (environment variable, default, current value):\n");
+  for (const comm::SettingSpec& spec : comm::settingSpecs()) {
+    std::string current = settings.get(spec.key);
+    fmt::print("  {:<24} default '{}'{}\n      {}\n", comm::environmentName(spec.key), spec.defaultValue,
+               settings.source(spec.key) == "default" ? "" : fmt::format(", now '{}' ({})", current, settings.source(spec.key)),
+               spec.help);
+  }
+}
+
+std::string limit(size_t bytes) {
+  if (bytes == std::numeric_limits<size_t>::max()) return "any size";
+  if (bytes >= (1u << 20) && bytes % (1u << 20) == 0) return fmt::format("<= {} MiB", bytes >> 20);
+  if (bytes >= 1024 && bytes % 1024 == 0) return fmt::format("<= {} KiB", bytes >> 10);
+  return fmt::format("<= {} B", bytes);
+}
+
+void printSelection() {
+  fmt::print("\nAlgorithm selection (first matching row wins; COMM_ALGO=collective:algorithm overrides):\n");
+  fmt::print("  {:<18} {:<14} {:<12} {}\n", "collective", "message", "ranks", "algorithm");
+  for (const comm::algo::Rule& rule : comm::algo::selectionTable()) {
+    std::string ranks = rule.maxRanks == std::numeric_limits<int>::max() ? "any" : fmt::format("<= {}", rule.maxRanks);
+    fmt::print("  {:<18} {:<14} {:<12} {}\n", comm::core::collectiveName(rule.kind), limit(rule.maxBytes), ranks,
+               rule.algorithm);
+  }
+  fmt::print("\nAlgorithms per collective:\n");
+  std::set<int> seen;
+  for (const comm::algo::Rule& rule : comm::algo::selectionTable()) {
+    if (!seen.insert(static_cast<int>(rule.kind)).second) continue;
+    std::string names;
+    for (const char* name : comm::algo::algorithmsOf(rule.kind)) names += std::string(names.empty() ? "" : ", ") + name;
+    fmt::print("  {:<18} {}\n", comm::core::collectiveName(rule.kind), names);
+  }
+}
+
+void printProviders() {
+  fi_info* hints = fi_allocinfo();
+  hints->ep_attr->type = FI_EP_RDM;
+  hints->caps = FI_TAGGED;
+  fi_info* list = nullptr;
+  fmt::print("\nlibfabric {}.{} RDM providers with tagged messages:", FI_MAJOR(fi_version()), FI_MINOR(fi_version()));
+  if (fi_getinfo(FI_VERSION(1, 17), nullptr, nullptr, 0, hints, &list) == 0) {
+    std::set<std::string> names;
+    for (fi_info* i = list; i != nullptr; i = i->next) names.insert(i->fabric_attr->prov_name);
+    for (const std::string& n : names) fmt::print(" {}", n);
+    fi_freeinfo(list);
+  } else {
+    fmt::print(" none found");
+  }
+  fmt::print("\n");
+  fi_freeinfo(hints);
+}
+
+}  // namespace
+
+int main() {
+  fmt::print("comm {} (C API {})\n\n", comm_version_string(), COMM_VERSION_NUMBER);
+  printSettings();
+  printSelection();
+  printProviders();
+  return 0;
+}
