@@ -82,6 +82,7 @@ void Communicator::failAwaited(std::span<const Pending> pending, comm_status_t s
 bool Communicator::progressUntil(std::span<const Pending> pending, Deadline deadline,
                                  const std::function<std::string()>& what, const std::function<void()>* check) {
   transport::Transport& transport = world_->transport();
+  if (aborted()) failAwaited(pending, COMM_ERR_ABORTED, "the communicator was aborted", what);
   Backoff backoff;
   auto nextCheck = Clock::now() + kHealthCheckInterval;
   size_t firstOpen = 0;
