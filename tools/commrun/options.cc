@@ -1,0 +1,57 @@
+#include "options.h"
+
+#include <CLI/CLI.hpp>
+
+namespace commrun {
+
+Options parseOptions(int argc, char** argv) {
+  Options options;
+  CLI::App app("commrun -n N [options] program [arguments...]\n\n"
+               "Start N ranks of a comm program on this node, prefix their output with the rank, and stop "
+               "them all when one fails.",
+               "commrun");
+  // Everything from the program name on belongs to the program.
+  app.prefix_command();
+  app.add_option("-n,--nproc-per-node", options.ranksPerNode, "ranks to start on this node")
+      ->required()
+      ->check(CLI::PositiveNumber);
+  app.add_option("--nnodes", options.nodes, "nodes in the job (one commrun per node)")
+      ->check(CLI::PositiveNumber)
+      ->capture_default_str();
+  app.add_option("--node-rank", options.nodeRank, "this node's index, 0..nnodes-1; node 0 hosts the store")
+      ->check(CLI::NonNegativeNumber)
+      ->capture_default_str();
+  app.add_option("--master-addr", options.masterAddr, "host of node 0, where the rendezvous store listens")
+      ->capture_default_str();
+  app.add_option("--master-port", options.masterPort, "port of the rendezvous store (default: any free port, "
+                                                      "single node only)");
+  app.add_option("--log-dir", options.logDir, "also write each rank's output to DIR/rank.<r>.log");
+  app.add_flag("--bind-core", options.bindCore, "bind each rank to one core, round robin over this node's cores");
+  app.add_option("--timeout", options.timeoutSeconds, "stop every rank after S seconds and exit 124")
+      ->check(CLI::PositiveNumber);
+  app.add_option("--grace", options.graceSeconds,
+                 "after a rank fails, seconds the others get to exit by themselves before SIGTERM")
+      ->check(CLI::NonNegativeNumber)
+      ->capture_default_str();
+
+  try {
+    app.parse(argc, argv);
+    options.command = app.remaining();
+    if (!options.command.empty() && options.command.front() == "--") options.command.erase(options.command.begin());
+    if (options.command.empty()) throw CLI::ValidationError("program", "no program to run was given");
+    if (options.nodeRank >= options.nodes) {
+      throw CLI::ValidationError("--node-rank", "must be below --nnodes (" + std::to_string(options.nodes) + ")");
+    }
+    if (options.nodes > 1 && (app.count("--master-addr") == 0 || options.masterPort == 0)) {
+      throw CLI::ValidationError("--nnodes", "a multi-node job needs --master-addr and --master-port, the same "
+                                             "on every node");
+    }
+  } catch (const CLI::ParseError& error) {
+    int code = app.exit(error);
+    // Usage errors exit 2 by convention, keeping 1 and 124+ for the ranks' fates.
+    throw UsageExit{code == 0 ? 0 : 2};
+  }
+  return options;
+}
+
+}  // namespace commrun

@@ -1,0 +1,43 @@
+// Starting one rank: fork + exec with its output on pipes, in a process
+// group of its own.
+#pragma once
+
+#include <sched.h>
+#include <signal.h>
+#include <sys/types.h>
+
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "bootstrap/unique_fd.h"
+
+namespace commrun {
+
+using comm::bootstrap::UniqueFd;
+
+struct ChildSpec {
+  std::string program;                   // a path, already searched in PATH
+  std::vector<std::string> arguments;    // argv, argv[0] included
+  std::vector<std::string> environment;  // NAME=value
+  std::optional<cpu_set_t> cpus;         // binding, if any
+  sigset_t signalMask;                   // the mask to restore before exec
+};
+
+struct Child {
+  pid_t pid;
+  UniqueFd stdoutPipe;  // read ends, non-blocking
+  UniqueFd stderrPipe;
+};
+
+// The child leads a new process group (pgid = pid), so that signalling
+// -pid reaches whatever it forks too; its stdin is /dev/null because a
+// background group reading the terminal would be stopped; it is killed if
+// commrun dies. Throws std::runtime_error when the fork fails.
+Child spawnChild(const ChildSpec& spec);
+
+// The program to exec for `name`: itself when it contains a '/', else the
+// first executable match in PATH. nullopt when there is none.
+std::optional<std::string> findProgram(const std::string& name);
+
+}  // namespace commrun

@@ -1,0 +1,223 @@
+#include "supervisor.h"
+
+#include <fcntl.h>
+#include <poll.h>
+#include <sys/signalfd.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <climits>
+#include <cstring>
+
+#include <fmt/format.h>
+
+#include "bootstrap/store.h"
+#include "core/error.h"
+#include "exit_status.h"
+
+namespace commrun {
+namespace {
+
+// From SIGTERM to SIGKILL, for ranks that ignore or linger on SIGTERM.
+constexpr std::chrono::seconds kKillDelay{2};
+// How long output may still arrive after every rank exited: only processes
+// that escaped their rank's group can hold a pipe open that long.
+constexpr std::chrono::seconds kDrainLimit{1};
+constexpr size_t kReadChunk = 64 * 1024;
+constexpr std::chrono::seconds kStoreTimeout{2};
+
+}  // namespace
+
+Supervisor::Supervisor(SupervisorConfig config, int signalFd)
+    : config_(std::move(config)), signalFd_(signalFd), buffer_(kReadChunk) {}
+
+int Supervisor::run(std::vector<RankLaunch> launches) {
+  if (config_.timeout) {
+    timeoutAt_ = Clock::now() + std::chrono::duration_cast<Clock::duration>(*config_.timeout);
+  }
+  start(launches);
+
+  std::vector<pollfd> fds;
+  std::vector<Stream*> polled;
+  for (;;) {
+    fds.assign(1, pollfd{signalFd_, POLLIN, 0});
+    polled.clear();
+    for (Rank& rank : ranks_) {
+      for (Stream& stream : rank.streams) {
+        if (!stream.fd.valid()) continue;
+        fds.push_back({stream.fd.get(), POLLIN, 0});
+        polled.push_back(&stream);
+      }
+    }
+    if (!anyRunning()) {
+      if (polled.empty()) break;
+      if (!drainUntil_) drainUntil_ = Clock::now() + kDrainLimit;
+    }
+    if (poll(fds.data(), fds.size(), timeoutMs()) < 0 && errno != EINTR) {
+      throw std::system_error(errno, std::generic_category(), "commrun: poll");
+    }
+    if (fds[0].revents != 0) handleSignals();
+    for (size_t i = 1; i < fds.size(); ++i) {
+      if (fds[i].revents != 0) pump(*polled[i - 1]);
+    }
+    fireTimers();
+  }
+
+  if (!outcome_) return 0;
+  writeAll(STDERR_FILENO, fmt::format("commrun: {}\n", outcome_->message));
+  return outcome_->exitCode;
+}
+
+void Supervisor::start(std::vector<RankLaunch>& launches) {
+  for (RankLaunch& launch : launches) {
+    Rank rank{.rank = launch.rank, .pid = -1, .log = {}, .streams = {}};
+    const std::string prefix = fmt::format("[{}] ", launch.rank);
+    try {
+      if (config_.logDir) {
+        const auto path = *config_.logDir / fmt::format("rank.{}.log", launch.rank);
+        rank.log.reset(open(path.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644));
+        if (!rank.log.valid()) {
+          throw std::system_error(errno, std::generic_category(), "cannot create " + path.string());
+        }
+      }
+      Child child = spawnChild(launch.spec);
+      rank.pid = child.pid;
+      rank.streams.push_back({std::move(child.stdoutPipe), LineRelay(prefix, STDOUT_FILENO, rank.log.get())});
+      rank.streams.push_back({std::move(child.stderrPipe), LineRelay(prefix, STDERR_FILENO, rank.log.get())});
+      ranks_.push_back(std::move(rank));
+    } catch (const std::exception& error) {
+      settle({1, fmt::format("could not start rank {}: {}", launch.rank, error.what())});
+      terminateRanks();
+      return;
+    }
+  }
+}
+
+void Supervisor::handleSignals() {
+  signalfd_siginfo info;
+  while (read(signalFd_, &info, sizeof(info)) == sizeof(info)) {
+    if (static_cast<int>(info.ssi_signo) == SIGCHLD) {
+      reapChildren();
+    } else {
+      interrupted(static_cast<int>(info.ssi_signo));
+    }
+  }
+}
+
+void Supervisor::reapChildren() {
+  // SIGCHLDs merge, so one may stand for several children.
+  for (;;) {
+    siginfo_t info{};
+    if (waitid(P_ALL, 0, &info, WEXITED | WNOHANG | WNOWAIT) != 0 || info.si_pid == 0) return;
+    const pid_t pid = info.si_pid;
+    // The rank is over, so are processes it left behind in its group. Until
+    // the leader is reaped below its pid, and so the group id, cannot be
+    // reused: this kill cannot reach a stranger.
+    kill(-pid, SIGKILL);
+    int status = 0;
+    waitpid(pid, &status, 0);
+    auto rank = std::find_if(ranks_.begin(), ranks_.end(), [pid](const Rank& r) { return r.pid == pid; });
+    if (rank != ranks_.end()) rankExited(*rank, status);
+  }
+}
+
+void Supervisor::rankExited(Rank& rank, int waitStatus) {
+  const pid_t pid = std::exchange(rank.pid, -1);
+  if (exitedCleanly(waitStatus)) return;
+  const std::string description = fmt::format("rank {} (pid {}) {}", rank.rank, pid, describeExit(waitStatus));
+  if (settle({exitCodeOf(waitStatus), description})) {
+    recordFailure(description);
+    graceEndsAt_ = Clock::now() + std::chrono::duration_cast<Clock::duration>(config_.grace);
+  }
+}
+
+void Supervisor::interrupted(int signal) {
+  if (interruptions_++ > 0) {
+    signalRanks(SIGKILL);  // asked twice: no more patience
+    return;
+  }
+  settle({128 + signal, fmt::format("interrupted by SIG{}; forwarded it to every rank", sigabbrev_np(signal))});
+  signalRanks(signal);
+  if (!killAt_) killAt_ = Clock::now() + kKillDelay;
+}
+
+void Supervisor::fireTimers() {
+  const auto now = Clock::now();
+  auto due = [now](Timer& timer) {
+    if (!timer || now < *timer) return false;
+    timer.reset();
+    return true;
+  };
+  if (due(timeoutAt_)) {
+    settle({124, fmt::format("timed out after {} s; stopped every rank", config_.timeout->count())});
+    terminateRanks();
+  }
+  if (due(graceEndsAt_)) terminateRanks();
+  if (due(killAt_)) signalRanks(SIGKILL);
+  if (due(drainUntil_)) {
+    for (Rank& rank : ranks_) {
+      for (Stream& stream : rank.streams) {
+        stream.relay.finish();
+        stream.fd.reset();
+      }
+    }
+  }
+}
+
+void Supervisor::pump(Stream& stream) {
+  ssize_t got = read(stream.fd.get(), buffer_.data(), buffer_.size());
+  if (got > 0) {
+    stream.relay.feed(std::string_view(buffer_.data(), got));
+  } else if (got == 0 || (errno != EAGAIN && errno != EWOULDBLOCK && errno != EINTR)) {
+    stream.relay.finish();
+    stream.fd.reset();
+  }
+}
+
+void Supervisor::terminateRanks() {
+  signalRanks(SIGTERM);
+  if (!killAt_) killAt_ = Clock::now() + kKillDelay;
+}
+
+void Supervisor::signalRanks(int signal) {
+  for (const Rank& rank : ranks_) {
+    if (rank.pid > 0) kill(-rank.pid, signal);
+  }
+}
+
+bool Supervisor::settle(Outcome outcome) {
+  if (outcome_) return false;
+  outcome_ = std::move(outcome);
+  return true;
+}
+
+// Ranks on every node can read why the job is ending (key "commrun/failed")
+// instead of only seeing their peers vanish.
+void Supervisor::recordFailure(const std::string& description) {
+  try {
+    const comm::Deadline deadline(kStoreTimeout);
+    comm::bootstrap::StoreClient(config_.storeHost, config_.storePort, deadline)
+        .set("commrun/failed", description, deadline);
+  } catch (const comm::Error& error) {
+    writeAll(STDERR_FILENO, fmt::format("commrun: could not record the failure in the store: {}\n", error.what()));
+  }
+}
+
+bool Supervisor::anyRunning() const {
+  return std::any_of(ranks_.begin(), ranks_.end(), [](const Rank& rank) { return rank.pid > 0; });
+}
+
+int Supervisor::timeoutMs() const {
+  Timer next;
+  for (const Timer& timer : {timeoutAt_, graceEndsAt_, killAt_, drainUntil_}) {
+    if (timer && (!next || *timer < *next)) next = timer;
+  }
+  if (!next) return -1;
+  // Rounded up: waking before the timer is due would spin until it is.
+  auto left = std::chrono::ceil<std::chrono::milliseconds>(*next - Clock::now()).count();
+  return static_cast<int>(std::clamp<int64_t>(left, 0, INT_MAX));
+}
+
+}  // namespace commrun

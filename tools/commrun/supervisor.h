@@ -1,0 +1,86 @@
+// The life of one node's ranks: start them, relay their output, and when one
+// fails, times out or commrun is interrupted, stop the rest.
+#pragma once
+
+#include <sys/types.h>
+
+#include <chrono>
+#include <filesystem>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "line_relay.h"
+#include "spawn.h"
+
+namespace commrun {
+
+struct RankLaunch {
+  int rank;
+  ChildSpec spec;
+};
+
+struct SupervisorConfig {
+  std::optional<std::chrono::duration<double>> timeout;
+  std::chrono::duration<double> grace;
+  std::optional<std::filesystem::path> logDir;
+  std::string storeHost;  // where the first failure is recorded
+  uint16_t storePort;
+};
+
+class Supervisor {
+ public:
+  // `signalFd` is a non-blocking signalfd for SIGCHLD, SIGINT and SIGTERM.
+  Supervisor(SupervisorConfig config, int signalFd);
+
+  // Starts every rank and returns commrun's exit code once all have exited
+  // and their output is relayed. Waits only in poll(): idle costs nothing.
+  int run(std::vector<RankLaunch> launches);
+
+ private:
+  using Clock = std::chrono::steady_clock;
+  using Timer = std::optional<Clock::time_point>;
+
+  struct Stream {
+    UniqueFd fd;
+    LineRelay relay;
+  };
+  struct Rank {
+    int rank;
+    pid_t pid;  // -1 once reaped
+    UniqueFd log;
+    std::vector<Stream> streams;
+  };
+  // Why commrun ends: the first of a rank failure, the timeout or a signal.
+  struct Outcome {
+    int exitCode;
+    std::string message;
+  };
+
+  void start(std::vector<RankLaunch>& launches);
+  void handleSignals();
+  void reapChildren();
+  void rankExited(Rank& rank, int waitStatus);
+  void interrupted(int signal);
+  void fireTimers();
+  void pump(Stream& stream);
+  void terminateRanks();
+  void signalRanks(int signal);
+  bool settle(Outcome outcome);
+  void recordFailure(const std::string& description);
+  bool anyRunning() const;
+  int timeoutMs() const;
+
+  SupervisorConfig config_;
+  int signalFd_;
+  std::vector<Rank> ranks_;
+  std::optional<Outcome> outcome_;
+  int interruptions_ = 0;
+  Timer timeoutAt_;
+  Timer graceEndsAt_;
+  Timer killAt_;
+  Timer drainUntil_;
+  std::vector<char> buffer_;
+};
+
+}  // namespace commrun
