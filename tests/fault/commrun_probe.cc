@@ -1,0 +1,125 @@
+// A rank program for the commrun tests: reports what commrun gave it.
+//   env                  the launch as detectLaunch reads it
+//   rendezvous           meet every rank of the world through the store
+//   await-failure <r>    rank r kills itself with SIGKILL; the others print
+//                        the store's "commrun/failed" and exit 0
+//   cores                the cores (package:core) this process may run on
+//   free-port            (not a rank) a loopback port nothing listens on now
+#include <netinet/in.h>
+#include <sched.h>
+#include <signal.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include <cstdio>
+#include <cstdlib>
+#include <fstream>
+#include <set>
+#include <string>
+#include <vector>
+
+#include <fmt/format.h>
+#include <fmt/ranges.h>
+
+#include "bootstrap/launch_environment.h"
+#include "bootstrap/store.h"
+#include "core/error.h"
+
+namespace {
+
+using comm::Deadline;
+using comm::bootstrap::LaunchInfo;
+using comm::bootstrap::StoreClient;
+using namespace std::chrono_literals;
+
+LaunchInfo launch() {
+  return comm::bootstrap::detectLaunch([](std::string_view name) -> std::optional<std::string> {
+    const char* value = std::getenv(std::string(name).c_str());
+    return value != nullptr ? std::optional<std::string>(value) : std::nullopt;
+  });
+}
+
+StoreClient connect(const LaunchInfo& info) { return StoreClient(info.masterAddr, info.masterPort, Deadline(20s)); }
+
+int printEnv() {
+  LaunchInfo info = launch();
+  fmt::print("rank={} size={} local={}/{} master={}:{} launcher={} hosted={}\n", info.rank, info.worldSize,
+             info.localRank, info.localWorldSize, info.masterAddr, info.masterPort, info.launcher,
+             info.storeHostedByLauncher ? 1 : 0);
+  return 0;
+}
+
+int rendezvous() {
+  LaunchInfo info = launch();
+  StoreClient store = connect(info);
+  store.set(fmt::format("probe/rank/{}", info.rank), std::to_string(info.localRank), Deadline(20s));
+  std::vector<std::string> everyone;
+  for (int rank = 0; rank < info.worldSize; ++rank) everyone.push_back(fmt::format("probe/rank/{}", rank));
+  store.wait(everyone, Deadline(20s));
+  fmt::print("rank={} size={} local={}/{} master={}:{} met every rank\n", info.rank, info.worldSize, info.localRank,
+             info.localWorldSize, info.masterAddr, info.masterPort);
+  return 0;
+}
+
+int awaitFailure(int victim) {
+  LaunchInfo info = launch();
+  if (info.rank == victim) {
+    std::fflush(stdout);
+    kill(getpid(), SIGKILL);
+  }
+  StoreClient store = connect(info);
+  fmt::print("commrun/failed = {}\n", store.get("commrun/failed", Deadline(20s)));
+  return 0;
+}
+
+int printCores() {
+  cpu_set_t allowed;
+  sched_getaffinity(0, sizeof(allowed), &allowed);
+  std::set<std::pair<int, int>> cores;
+  for (int cpu = 0; cpu < CPU_SETSIZE; ++cpu) {
+    if (!CPU_ISSET(cpu, &allowed)) continue;
+    const std::string topology = fmt::format("/sys/devices/system/cpu/cpu{}/topology/", cpu);
+    int package = -1;
+    int core = -1;
+    std::ifstream(topology + "physical_package_id") >> package;
+    std::ifstream(topology + "core_id") >> core;
+    cores.emplace(package, core);
+  }
+  std::vector<std::string> names;
+  for (auto [package, core] : cores) names.push_back(fmt::format("{}:{}", package, core));
+  fmt::print("cores={}\n", fmt::join(names, ","));
+  return 0;
+}
+
+int printFreePort() {
+  int fd = socket(AF_INET, SOCK_STREAM, 0);
+  sockaddr_in address{};
+  address.sin_family = AF_INET;
+  address.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+  socklen_t length = sizeof(address);
+  if (bind(fd, reinterpret_cast<sockaddr*>(&address), sizeof(address)) != 0 ||
+      getsockname(fd, reinterpret_cast<sockaddr*>(&address), &length) != 0) {
+    return 1;
+  }
+  fmt::print("{}\n", ntohs(address.sin_port));
+  close(fd);
+  return 0;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  const std::string mode = argc > 1 ? argv[1] : "";
+  try {
+    if (mode == "env") return printEnv();
+    if (mode == "rendezvous") return rendezvous();
+    if (mode == "await-failure" && argc > 2) return awaitFailure(std::atoi(argv[2]));
+    if (mode == "cores") return printCores();
+    if (mode == "free-port") return printFreePort();
+  } catch (const comm::Error& error) {
+    fmt::print(stderr, "commrun_probe {}: {}\n", mode, error.what());
+    return 1;
+  }
+  fmt::print(stderr, "usage: commrun_probe env | rendezvous | await-failure <rank> | cores | free-port\n");
+  return 2;
+}
