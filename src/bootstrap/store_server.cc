@@ -10,6 +10,7 @@
 
 #include <cerrno>
 #include <charconv>
+#include <cstdlib>
 #include <string_view>
 #include <thread>
 #include <unordered_map>
