@@ -18,6 +18,32 @@ constexpr int kAnyRanks = std::numeric_limits<int>::max();
 // from measurements on one node (docs/algorithms.md explains each).
 constexpr Rule kTable[] = {
     {CollectiveKind::kBarrier, kAnyBytes, kAnyRanks, "dissemination"},
+    {CollectiveKind::kBroadcast, 64 * 1024, kAnyRanks, "binomial"},
+    {CollectiveKind::kBroadcast, kAnyBytes, 2, "binomial"},
+    {CollectiveKind::kBroadcast, kAnyBytes, kAnyRanks, "scatter_all_gather"},
+    {CollectiveKind::kAllGather, 256 * 1024, kAnyRanks, "recursive_doubling"},
+    {CollectiveKind::kAllGather, kAnyBytes, kAnyRanks, "ring"},
+    {CollectiveKind::kAllGatherV, 256 * 1024, kAnyRanks, "recursive_doubling"},
+    {CollectiveKind::kAllGatherV, kAnyBytes, kAnyRanks, "ring"},
+    {CollectiveKind::kGather, 64 * 1024, kAnyRanks, "binomial"},
+    {CollectiveKind::kGather, kAnyBytes, kAnyRanks, "linear"},
+    {CollectiveKind::kGatherV, 64 * 1024, kAnyRanks, "binomial"},
+    {CollectiveKind::kGatherV, kAnyBytes, kAnyRanks, "linear"},
+    {CollectiveKind::kScatter, 64 * 1024, kAnyRanks, "binomial"},
+    {CollectiveKind::kScatter, kAnyBytes, kAnyRanks, "linear"},
+    {CollectiveKind::kScatterV, 64 * 1024, kAnyRanks, "binomial"},
+    {CollectiveKind::kScatterV, kAnyBytes, kAnyRanks, "linear"},
+    {CollectiveKind::kAllToAllSingle, kAnyBytes, kAnyRanks, "pairwise"},
+    {CollectiveKind::kAllToAll, kAnyBytes, kAnyRanks, "pairwise"},
+    {CollectiveKind::kAllReduce, 16 * 1024, kAnyRanks, "recursive_doubling"},
+    {CollectiveKind::kAllReduce, 512 * 1024, kAnyRanks, "rabenseifner"},
+    {CollectiveKind::kAllReduce, kAnyBytes, kAnyRanks, "ring"},
+    {CollectiveKind::kReduce, 64 * 1024, kAnyRanks, "binomial"},
+    {CollectiveKind::kReduce, kAnyBytes, kAnyRanks, "reduce_scatter_gather"},
+    {CollectiveKind::kReduceScatter, 128 * 1024, kAnyRanks, "recursive_halving"},
+    {CollectiveKind::kReduceScatter, kAnyBytes, kAnyRanks, "ring"},
+    {CollectiveKind::kReduceScatterV, 128 * 1024, kAnyRanks, "recursive_halving"},
+    {CollectiveKind::kReduceScatterV, kAnyBytes, kAnyRanks, "ring"},
 };
 
 struct AlgorithmList {
@@ -26,9 +52,30 @@ struct AlgorithmList {
 };
 
 constexpr const char* kBarrierAlgorithms[] = {"dissemination"};
+constexpr const char* kBroadcastAlgorithms[] = {"binomial", "scatter_all_gather"};
+constexpr const char* kAllGatherAlgorithms[] = {"recursive_doubling", "bruck", "ring"};
+constexpr const char* kGatherAlgorithms[] = {"binomial", "linear"};
+constexpr const char* kScatterAlgorithms[] = {"binomial", "linear"};
+constexpr const char* kAllToAllAlgorithms[] = {"pairwise"};
+constexpr const char* kAllReduceAlgorithms[] = {"recursive_doubling", "rabenseifner", "ring"};
+constexpr const char* kReduceAlgorithms[] = {"binomial", "reduce_scatter_gather"};
+constexpr const char* kReduceScatterAlgorithms[] = {"recursive_halving", "ring"};
 
 constexpr AlgorithmList kAlgorithms[] = {
     {CollectiveKind::kBarrier, kBarrierAlgorithms},
+    {CollectiveKind::kBroadcast, kBroadcastAlgorithms},
+    {CollectiveKind::kAllGather, kAllGatherAlgorithms},
+    {CollectiveKind::kAllGatherV, kAllGatherAlgorithms},
+    {CollectiveKind::kGather, kGatherAlgorithms},
+    {CollectiveKind::kGatherV, kGatherAlgorithms},
+    {CollectiveKind::kScatter, kScatterAlgorithms},
+    {CollectiveKind::kScatterV, kScatterAlgorithms},
+    {CollectiveKind::kAllToAllSingle, kAllToAllAlgorithms},
+    {CollectiveKind::kAllToAll, kAllToAllAlgorithms},
+    {CollectiveKind::kAllReduce, kAllReduceAlgorithms},
+    {CollectiveKind::kReduce, kReduceAlgorithms},
+    {CollectiveKind::kReduceScatter, kReduceScatterAlgorithms},
+    {CollectiveKind::kReduceScatterV, kReduceScatterAlgorithms},
 };
 
 }  // namespace

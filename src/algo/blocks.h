@@ -1,0 +1,104 @@
+// The blocks of a V-collective: rank r's block is bytes[r] bytes at
+// offsets[r] of the full buffer. Trees rooted anywhere, rings and Bruck move
+// the blocks of a range of ranks counted modulo the group size; blocks that
+// lie back to back in the buffer travel as one message (a "run"), so an even
+// layout costs at most two messages per range (one more where the range wraps
+// past rank n-1), and empty blocks cost none.
+//
+// Sender and receiver derive the same runs from the same layout (every rank
+// knows every rank's size), so the messages of a range match one to one.
+#pragma once
+
+#include <cstddef>
+#include <cstring>
+#include <vector>
+
+#include "core/collective_context.h"
+
+namespace comm::algo {
+
+struct Run {
+  size_t offset;  // in the full buffer
+  size_t bytes;
+};
+
+class BlockLayout {
+ public:
+  BlockLayout(int size, const size_t* bytes, const size_t* offsets) : size_(size), bytes_(bytes), offsets_(offsets) {}
+
+  size_t bytes(int rank) const { return bytes_[rank]; }
+  size_t offset(int rank) const { return offsets_[rank]; }
+
+  // The blocks of ranks first, first+1, ... (count of them, modulo the size).
+  size_t bytesOf(int first, int count) const {
+    size_t total = 0;
+    for (int i = 0; i < count; ++i) total += bytes_[(first + i) % size_];
+    return total;
+  }
+
+  // Calls f(Run) for each non-empty run of adjacent blocks of those ranks, in rank order.
+  template <typename F>
+  void forEachRun(int first, int count, F&& f) const {
+    Run run{0, 0};
+    for (int i = 0; i < count; ++i) {
+      int r = (first + i) % size_;
+      if (bytes_[r] == 0) continue;
+      if (run.bytes > 0 && offsets_[r] == run.offset + run.bytes) {
+        run.bytes += bytes_[r];
+        continue;
+      }
+      if (run.bytes > 0) f(run);
+      run = {offsets_[r], bytes_[r]};
+    }
+    if (run.bytes > 0) f(run);
+  }
+
+ private:
+  int size_;
+  const size_t* bytes_;
+  const size_t* offsets_;
+};
+
+// Copy a rank's own block into place unless it is there already (in place).
+inline void copyBlock(void* to, const void* from, size_t bytes) {
+  if (bytes > 0 && to != from) std::memcpy(to, from, bytes);
+}
+
+// Post the runs of ranks first.. (count of them) of `buffer`, which has the
+// layout's shape, as messages to / from `peer`; receives are added to `posted`.
+inline void sendRuns(core::CollectiveContext& ctx, int peer, uint32_t step, const void* buffer,
+                     const BlockLayout& layout, int first, int count) {
+  layout.forEachRun(first, count, [&](Run run) {
+    ctx.send(peer, step, static_cast<const char*>(buffer) + run.offset, run.bytes);
+  });
+}
+
+inline void recvRuns(core::CollectiveContext& ctx, int peer, uint32_t step, void* buffer, const BlockLayout& layout,
+                     int first, int count, std::vector<core::RequestId>& posted) {
+  layout.forEachRun(first, count, [&](Run run) {
+    posted.push_back(ctx.recv(peer, step, static_cast<char*>(buffer) + run.offset, run.bytes));
+  });
+}
+
+// The same messages as sendRuns/recvRuns, with the blocks packed back to back
+// in `packed` (rank order from `first`) instead of at their offsets: what an
+// inner node of a tree holds for its subtree.
+inline void sendPacked(core::CollectiveContext& ctx, int peer, uint32_t step, const void* packed,
+                       const BlockLayout& layout, int first, int count) {
+  size_t at = 0;
+  layout.forEachRun(first, count, [&](Run run) {
+    ctx.send(peer, step, static_cast<const char*>(packed) + at, run.bytes);
+    at += run.bytes;
+  });
+}
+
+inline void recvPacked(core::CollectiveContext& ctx, int peer, uint32_t step, void* packed, const BlockLayout& layout,
+                       int first, int count, std::vector<core::RequestId>& posted) {
+  size_t at = 0;
+  layout.forEachRun(first, count, [&](Run run) {
+    posted.push_back(ctx.recv(peer, step, static_cast<char*>(packed) + at, run.bytes));
+    at += run.bytes;
+  });
+}
+
+}  // namespace comm::algo

@@ -1,0 +1,14 @@
+#pragma once
+
+#include <cstddef>
+
+#include "core/collective_context.h"
+
+namespace comm::algo {
+
+using core::CollectiveContext;
+
+// The scatterV contract of algo/collectives.h.
+void binomialScatter(CollectiveContext& ctx, const void* in, void* out, const size_t* bytes, const size_t* offsets, int root);
+
+}  // namespace comm::algo
