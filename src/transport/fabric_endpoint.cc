@@ -176,7 +176,7 @@ bool FabricEndpoint::readError(fi_cq_err_entry& entry) {
 std::string FabricEndpoint::describe(const fi_cq_err_entry& entry) const {
   char text[256] = {};
   const char* words = fi_cq_strerror(cq_.get(), entry.prov_errno, entry.err_data, text, sizeof text);
-  const char* generic = fi_strerror(entry.err);
+  const char* generic = fi_strerror(std::abs(entry.err));
   if (words == nullptr || std::strcmp(words, generic) == 0) return generic;
   return fmt::format("{} ({})", words, generic);
 }

@@ -243,8 +243,6 @@ std::pair<FabricTransport::Slot*, const EndpointAddress*> FabricTransport::choos
   }
   if (network != nullptr) {
     if (const EndpointAddress* address = findProvider(offered, network->endpoint->provider())) {
-      if (sameNode) log::warn("fabric: rank {} on this node is reached over {}: shm is not open on both", rank,
-                              network->endpoint->provider());
       return {network, address};
     }
   }
@@ -262,13 +260,20 @@ void FabricTransport::connect(int selfRank, const std::vector<PeerInfo>& peers) 
          peers.size());
   }
   std::vector<Route> routes(peers.size());
+  std::vector<int> withoutShm;
   for (size_t rank = 0; rank < peers.size(); ++rank) {
     int peer = static_cast<int>(rank);
     std::vector<EndpointAddress> offered = decodeAddresses(peers[rank].address, peer);
     auto [slot, address] = chooseSlot(peer, peers[rank].sameNode, offered);
     routes[rank] = {slot, slot->endpoint->insert(address->name, peer)};
+    if (peers[rank].sameNode && slot->endpoint->provider() != kShm) withoutShm.push_back(peer);
   }
   routes_ = std::move(routes);
+  // Without a local shm endpoint the constructor has said so already.
+  if (!withoutShm.empty() && !forced_ && slots_.size() > 1) {
+    log::warn("fabric: ranks {} on this node opened no shm endpoint; reaching them over {}",
+              formatRanks(withoutShm), slots_.back().endpoint->provider());
+  }
   logRoutes();
 }
 
@@ -434,22 +439,24 @@ void FabricTransport::onError(const FabricEndpoint& endpoint, const fi_cq_err_en
     return;
   }
   Request& request = *op->request;
-  if (entry.err == FI_ECANCELED) {
+  // shm (1.17) reports negated codes.
+  const int code = std::abs(entry.err);
+  if (code == FI_ECANCELED) {
     setError(request, COMM_ERR_ABORTED, "fabric: {} rank {} with tag {:#x} was cancelled", direction(*op),
              op->peer, op->tag);
-  } else if (entry.err == FI_ETRUNC && op->kind == OpKind::kRecv) {
+  } else if (code == FI_ETRUNC && op->kind == OpKind::kRecv) {
     // The sender's piece held len + olen bytes; only a piece shorter than a
     // full chunk is its last, so only then is the message size exact.
     size_t pieceBytes = entry.olen != 0 ? entry.len + entry.olen : op->length + 1;
     reportMismatch(*op, pieceBytes, entry.olen != 0 && pieceBytes < chunkOf(op->endpoint));
   } else {
-    comm_status_t status = peerIsGone(entry.err) ? COMM_ERR_REMOTE : COMM_ERR_TRANSPORT;
+    comm_status_t status = peerIsGone(code) ? COMM_ERR_REMOTE : COMM_ERR_TRANSPORT;
     setError(request, status, "fabric: {} rank {} (tag {:#x}, {} bytes) over {} failed: {}", direction(*op),
              op->peer, op->tag, op->total, endpoint.provider(), endpoint.describe(entry));
   }
   OpKind kind = op->kind;
   finish(op);
-  if (kind == OpKind::kRecv && entry.err != FI_ECANCELED && !request.done.load(std::memory_order_relaxed)) {
+  if (kind == OpKind::kRecv && code != FI_ECANCELED && !request.done.load(std::memory_order_relaxed)) {
     cancelPieces(request);
   }
 }
