@@ -104,6 +104,10 @@ std::string formatRanks(const std::vector<int>& ranks) {
   return text;
 }
 
+// The provider's queue is full for now; posting again after progress works.
+// shm (1.17) reports a full receive queue as -FI_ENOMEM.
+bool queueFull(ssize_t rc) { return rc == -FI_EAGAIN || rc == -FI_ENOMEM; }
+
 const char* direction(const FabricOp& op) { return op.kind == OpKind::kSend ? "send to" : "receive from"; }
 
 class FabricTransport final : public Transport {
@@ -338,7 +342,7 @@ void FabricTransport::start(OpKind kind, int peer, uint64_t tag, void* buffer, s
     ssize_t rc = backlog.empty() ? post(*op) : -FI_EAGAIN;
     if (rc == 0) {
       op->state = OpState::kPosted;
-    } else if (rc == -FI_EAGAIN) {
+    } else if (queueFull(rc)) {
       backlog.push(op);
     } else {
       pool_.release(op);
@@ -381,7 +385,8 @@ void FabricTransport::drain(Slot& slot) {
       if (static_cast<size_t>(count) < kCompletionBatch) return;
     } else if (count == -FI_EAVAIL) {
       fi_cq_err_entry error;
-      if (slot.endpoint->readError(error)) onError(*slot.endpoint, error);
+      if (!slot.endpoint->readError(error)) return;
+      onError(*slot.endpoint, error);
     } else if (count == -FI_EAGAIN) {
       return;
     } else {
@@ -395,7 +400,7 @@ void FabricTransport::flush(FabricOpQueue& backlog) {
   while (!backlog.empty()) {
     FabricOp* op = backlog.front();
     ssize_t rc = post(*op);
-    if (rc == -FI_EAGAIN) return;
+    if (queueFull(rc)) return;
     backlog.pop();
     if (rc == 0) {
       op->state = OpState::kPosted;

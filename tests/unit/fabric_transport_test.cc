@@ -468,6 +468,35 @@ void test_auto_all_to_all_local(void**) { allToAll(withProvider(""), true); }
 // ...and peers on "other nodes" over tcp;ofi_rxm.
 void test_auto_all_to_all_remote(void**) { allToAll(withProvider(""), false); }
 
+// Far more operations than the provider queues hold (shm: 1024), posted
+// without progress in between: the overflow waits in the transport's backlog
+// and still matches in order.
+void manyOutstanding(const Options& options) {
+  runRanks(2, [&](Rank& self) {
+    self.connect(options);
+    constexpr int kMessages = 3000;
+    auto sizeOf = [](int i) { return static_cast<size_t>(i % 7 == 0 ? 20000 : 8 + i % 61); };
+    std::vector<std::vector<uint8_t>> buffers;
+    std::vector<Request> requests(kMessages);
+    for (int i = 0; i < kMessages; ++i) {
+      if (self.rank == 0) {
+        buffers.push_back(pattern(sizeOf(i), i));
+        self.transport->send(1, 77, buffers.back().data(), sizeOf(i), requests[i]);
+      } else {
+        buffers.emplace_back(sizeOf(i));
+        self.transport->recv(0, 77, buffers.back().data(), sizeOf(i), requests[i]);
+      }
+    }
+    for (Request& request : requests) waitOk(*self.transport, request);
+    if (self.rank == 1) {
+      for (int i = 0; i < kMessages; ++i) checkPattern(buffers[i], sizeOf(i), i);
+    }
+  });
+}
+
+void test_shm_many_outstanding(void**) { manyOutstanding(withProvider("shm")); }
+void test_tcp_many_outstanding(void**) { manyOutstanding(withProvider("tcp")); }
+
 // Without shm (FI_PROVIDER=^shm excludes it) peers on the node use tcp.
 void test_auto_without_shm(void**) {
   runRanks(2, [&](Rank& self) {
@@ -671,6 +700,8 @@ int main(int argc, char** argv) {
       cmocka_unit_test(test_tcp_all_to_all),
       cmocka_unit_test(test_auto_all_to_all_local),
       cmocka_unit_test(test_auto_all_to_all_remote),
+      cmocka_unit_test(test_shm_many_outstanding),
+      cmocka_unit_test(test_tcp_many_outstanding),
       cmocka_unit_test(test_auto_without_shm),
       cmocka_unit_test(test_shm_threads),
       cmocka_unit_test(test_tcp_threads),
