@@ -194,15 +194,18 @@ FabricTransport::FabricTransport(const Options& options) {
     log::debug("fabric: provider {} carries traffic to every peer", slots_[0].endpoint->provider());
     return;
   }
+  struct Candidate {
+    const char* provider;
+    const char* withoutIt;
+  };
   std::string failures;
-  for (const char* provider : {kShm, kNetwork}) {
+  for (Candidate candidate : {Candidate{kShm, "peers on this node will use tcp"},
+                              Candidate{kNetwork, "only peers on this node are reachable"}}) {
     try {
-      openEndpoint(configFor(provider, options), options);
+      openEndpoint(configFor(candidate.provider, options), options);
     } catch (const Error& error) {
       failures += fmt::format("{}{}", failures.empty() ? "" : "; ", error.what());
-      log::warn("fabric: {} unavailable, {}: {}", provider,
-                provider == kShm ? "peers on this node will use tcp" : "only peers on this node are reachable",
-                error.what());
+      log::warn("fabric: {} unavailable, {}: {}", candidate.provider, candidate.withoutIt, error.what());
     }
   }
   if (slots_.empty()) fail(COMM_ERR_TRANSPORT, "fabric: no provider could be opened: {}", failures);
@@ -252,7 +255,7 @@ std::pair<FabricTransport::Slot*, const EndpointAddress*> FabricTransport::choos
   }
   std::vector<EndpointAddress> mine;
   for (const Slot& slot : slots_) mine.push_back({slot.endpoint->provider(), {}});
-  fail(COMM_ERR_TRANSPORT, "fabric: no provider reaches rank {} on {}: it offers {}, this rank {}", rank,
+  fail(COMM_ERR_TRANSPORT, "fabric: no provider reaches rank {} on {}: it offers {}, this rank offers {}", rank,
        sameNode ? "this node" : "another node", listProviders(offered), listProviders(mine));
 }
 
@@ -325,8 +328,6 @@ void FabricTransport::start(OpKind kind, int peer, uint64_t tag, void* buffer, s
 
   FabricOpQueue& backlog = kind == OpKind::kSend ? slot.sendBacklog : slot.recvBacklog;
   for (size_t piece = 0; piece < pieces; ++piece) {
-    // An earlier piece already failed (a mismatch cancels the rest).
-    if (request.status != COMM_OK) return abandon(request, pieces - piece);
     FabricOp* op = pool_.acquire();
     op->request = &request;
     op->endpoint = slot.endpoint.get();
