@@ -37,8 +37,26 @@ FabricInfo allocateHints(const EndpointConfig& config) {
   hints->domain_attr->threading = FI_THREAD_DOMAIN;
   hints->domain_attr->mr_mode = kToleratedMrModes;
   if (!config.provider.empty()) hints->fabric_attr->prov_name = duplicate(config.provider);
-  if (!config.domain.empty()) hints->domain_attr->name = duplicate(config.domain);
   return hints;
+}
+
+// Layered providers (tcp;ofi_rxm) ignore a domain name hint, so the domain
+// is picked from the list fi_getinfo returns.
+FabricInfo selectDomain(FabricInfo list, const EndpointConfig& config) {
+  if (config.domain.empty()) return list;
+  std::string available;
+  for (const fi_info* info = list.get(); info != nullptr; info = info->next) {
+    if (config.domain == info->domain_attr->name) {
+      FabricInfo chosen(fi_dupinfo(info));
+      if (!chosen) fail(COMM_ERR_NO_MEMORY, "fi_dupinfo: out of memory");
+      return chosen;
+    }
+    if (available.find(info->domain_attr->name) == std::string::npos) {
+      available += fmt::format("{}{}", available.empty() ? "" : ", ", info->domain_attr->name);
+    }
+  }
+  fail(COMM_ERR_TRANSPORT, "fabric: provider {} has no interface {} (it offers {})", config.provider,
+       config.domain, available);
 }
 
 int callGetInfo(const EndpointConfig& config, const fi_info* hints, fi_info** info) {
@@ -65,7 +83,7 @@ FabricInfo FabricEndpoint::getInfo(const EndpointConfig& config) const {
   hints->rx_attr->msg_order = FI_ORDER_SAS;
   fi_info* found = nullptr;
   int rc = callGetInfo(config, hints.get(), &found);
-  if (rc == 0) return FabricInfo(found);
+  if (rc == 0) return selectDomain(FabricInfo(found), config);
   if (rc != -FI_ENODATA) {
     fail(COMM_ERR_TRANSPORT, "fi_getinfo for {} failed: {} ({})", describeConfig(config),
          fi_strerror(-rc), rc);
@@ -81,7 +99,6 @@ FabricInfo FabricEndpoint::getInfo(const EndpointConfig& config) const {
                                FI_MR_PROV_KEY | FI_MR_MMU_NOTIFY | FI_MR_RMA_EVENT |
                                FI_MR_ENDPOINT | FI_MR_HMEM;
   if (!config.provider.empty()) bare->fabric_attr->prov_name = duplicate(config.provider);
-  if (!config.domain.empty()) bare->domain_attr->name = duplicate(config.domain);
   if (callGetInfo(config, bare.get(), &found) != 0) {
     fail(COMM_ERR_TRANSPORT, "fabric: {} offers no reliable tagged endpoint (fi_getinfo: {})",
          describeConfig(config), fi_strerror(FI_ENODATA));

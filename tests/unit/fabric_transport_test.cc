@@ -2,6 +2,8 @@
 // touches libfabric: each case forks its ranks first (libfabric state must not
 // cross fork), the ranks meet through a shared anonymous mapping (barrier and
 // address exchange) and report failures through their exit status.
+#include <arpa/inet.h>
+#include <netinet/in.h>
 #include <setjmp.h>
 #include <signal.h>
 #include <stdarg.h>
@@ -28,6 +30,7 @@
 
 #include "core/deadline.h"
 #include "core/error.h"
+#include "transport/fabric_address.h"
 #include "transport/transport.h"
 
 // Last: cmocka defines a fail() macro that would rewrite comm::fail. Its
@@ -567,6 +570,34 @@ void test_auto_routes(void**) {
   });
 }
 
+// Off a single node tcp binds to the interface COMM_TCP_IFACE names.
+void test_tcp_interface_environment(void**) {
+  runRanks(2, [&](Rank& self) {
+    setenv("COMM_TCP_IFACE", "lo", 1);
+    unsetenv("FI_TCP_IFACE");
+    Options options = withProvider("tcp");
+    options.singleNode = false;
+    self.transport = comm::transport::createFabricTransport(options);
+    std::vector<uint8_t> blob = self.transport->localAddress();
+    std::vector<comm::transport::EndpointAddress> endpoints = comm::transport::decodeAddresses(blob, self.rank);
+    CHECK(endpoints.size() == 1 && endpoints[0].provider == "tcp;ofi_rxm", "{} endpoints", endpoints.size());
+    sockaddr_in address{};
+    CHECK(endpoints[0].name.size() == sizeof address, "address of {} bytes", endpoints[0].name.size());
+    std::memcpy(&address, endpoints[0].name.data(), sizeof address);
+    CHECK(address.sin_family == AF_INET && ntohl(address.sin_addr.s_addr) == INADDR_LOOPBACK,
+          "bound to family {} address {:#x}", address.sin_family, ntohl(address.sin_addr.s_addr));
+    self.transport->connect(self.rank, self.exchange(blob, {true, true}));
+    std::vector<uint8_t> out = pattern(1000, self.rank);
+    std::vector<uint8_t> in(1000);
+    Request sent, received;
+    self.transport->recv(self.peer(), 1, in.data(), in.size(), received);
+    self.transport->send(self.peer(), 1, out.data(), out.size(), sent);
+    waitOk(*self.transport, sent);
+    waitOk(*self.transport, received);
+    checkPattern(in, in.size(), self.peer());
+  });
+}
+
 // FI_PROVIDER forces one provider when Options does not name one.
 void test_fi_provider_environment(void**) {
   runRanks(2, [&](Rank& self) {
@@ -707,6 +738,7 @@ int main(int argc, char** argv) {
       cmocka_unit_test(test_tcp_threads),
       cmocka_unit_test(test_auto_routes),
       cmocka_unit_test(test_fi_provider_environment),
+      cmocka_unit_test(test_tcp_interface_environment),
       cmocka_unit_test(test_shm_over_2GiB),
       cmocka_unit_test(test_shm_performance),
   };
