@@ -137,6 +137,9 @@ class FabricTransport final : public Transport {
   struct Slot {
     std::unique_ptr<FabricEndpoint> endpoint;
     size_t chunk = 0;
+    // Some peer is routed here. Idle endpoints are not progressed: polling
+    // tcp's sockets would tax every progress() of a job that only uses shm.
+    bool used = false;
     FabricOpQueue sendBacklog;
     FabricOpQueue recvBacklog;
   };
@@ -273,6 +276,7 @@ void FabricTransport::connect(int selfRank, const std::vector<PeerInfo>& peers) 
     std::vector<EndpointAddress> offered = decodeAddresses(peers[rank].address, peer);
     auto [slot, address] = chooseSlot(peer, peers[rank].sameNode, offered);
     routes[rank] = {slot, slot->endpoint->insert(address->name, peer)};
+    slot->used = true;
     if (peers[rank].sameNode && slot->endpoint->provider() != kShm) withoutShm.push_back(peer);
   }
   routes_ = std::move(routes);
@@ -370,6 +374,7 @@ ssize_t FabricTransport::post(FabricOp& op) {
 bool FabricTransport::progressLocked() {
   completed_ = false;
   for (Slot& slot : slots_) {
+    if (!slot.used) continue;
     drain(slot);
     flush(slot.sendBacklog);
     flush(slot.recvBacklog);
