@@ -88,24 +88,19 @@ FabricInfo FabricEndpoint::getInfo(const EndpointConfig& config) const {
     fail(COMM_ERR_TRANSPORT, "fi_getinfo for {} failed: {} ({})", describeConfig(config),
          fi_strerror(-rc), rc);
   }
-  // Ask again with only the endpoint type, so the error can say whether the
-  // provider is missing or lacks something this transport needs.
-  FabricInfo bare(fi_allocinfo());
-  if (!bare) fail(COMM_ERR_NO_MEMORY, "fi_allocinfo: out of memory");
-  bare->ep_attr->type = FI_EP_RDM;
-  bare->caps = FI_TAGGED;
-  bare->mode = ~0ULL;
-  bare->domain_attr->mr_mode = FI_MR_LOCAL | FI_MR_RAW | FI_MR_VIRT_ADDR | FI_MR_ALLOCATED |
-                               FI_MR_PROV_KEY | FI_MR_MMU_NOTIFY | FI_MR_RMA_EVENT |
-                               FI_MR_ENDPOINT | FI_MR_HMEM;
-  if (!config.provider.empty()) bare->fabric_attr->prov_name = duplicate(config.provider);
-  if (callGetInfo(config, bare.get(), &found) != 0) {
-    fail(COMM_ERR_TRANSPORT, "fabric: {} offers no reliable tagged endpoint (fi_getinfo: {})",
+  // Ask again without the ordering, threading and registration constraints,
+  // so the error can say whether the provider is missing or lacks one of them.
+  FabricInfo loose = allocateHints(config);
+  loose->mode = ~0ULL;
+  loose->domain_attr->threading = FI_THREAD_UNSPEC;
+  loose->domain_attr->mr_mode |= FI_MR_LOCAL | FI_MR_HMEM | FI_MR_MMU_NOTIFY | FI_MR_RMA_EVENT;
+  if (callGetInfo(config, loose.get(), &found) != 0) {
+    fail(COMM_ERR_TRANSPORT,
+         "fabric: {} offers no reliable endpoint with tagged messages and directed receives (fi_getinfo: {})",
          describeConfig(config), fi_strerror(FI_ENODATA));
   }
   FabricInfo offered(found);
   std::string lacks;
-  if ((offered->caps & kCaps) != kCaps) lacks += " directed receives (FI_DIRECTED_RECV),";
   if ((offered->tx_attr->msg_order & FI_ORDER_SAS) == 0) lacks += " send-after-send ordering,";
   if ((offered->domain_attr->mr_mode & ~kToleratedMrModes) != 0) {
     lacks += fmt::format(" use without registering local buffers (it asks mr_mode {:#x}),",

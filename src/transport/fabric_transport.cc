@@ -30,9 +30,10 @@ constexpr std::chrono::seconds kCancelWait{5};
 constexpr const char* kShm = "shm";
 constexpr const char* kNetwork = "tcp;ofi_rxm";
 
-// "tcp" alone would also resolve to tcp;ofi_rxm; naming it keeps the address
-// blob's provider names identical on every rank. FI_PROVIDER separates
-// layered providers with commas, fi_info's prov_name with semicolons.
+// "tcp" means tcp under rxm, the layering this transport is tested with,
+// rather than whatever RDM flavour of tcp a libfabric version prefers.
+// FI_PROVIDER separates layered providers with commas, prov_name with
+// semicolons.
 std::string normaliseProvider(std::string name) {
   std::replace(name.begin(), name.end(), ',', ';');
   return name == "tcp" ? kNetwork : name;
