@@ -1,0 +1,15 @@
+#pragma once
+
+#include <cstddef>
+
+#include "comm.h"
+#include "core/collective_context.h"
+
+namespace comm::algo {
+
+using core::CollectiveContext;
+
+void reduceScatterGatherReduce(CollectiveContext& ctx, const void* in, void* out, size_t count, comm_dtype_t dtype,
+                               comm_op_t op, int root);
+
+}  // namespace comm::algo

@@ -1,0 +1,49 @@
+#include "algo/reduce_scatter/fold.h"
+
+#include <bit>
+#include <vector>
+
+#include "algo/reduce_scatter/pipeline.h"
+#include "core/dtype.h"
+#include "reduce/reduce.h"
+
+namespace comm::algo {
+
+Fold::Fold(int size, int rank)
+    : participants_(static_cast<int>(std::bit_floor(static_cast<unsigned>(size)))),
+      extra_(size - participants_),
+      newRank_(rank - extra_) {
+  if (rank < 2 * extra_) {
+    partner_ = rank ^ 1;
+    newRank_ = rank % 2 == 1 ? rank / 2 : -1;
+  }
+}
+
+Blocks Fold::participantBlocks(const Blocks& rankBlocks) const {
+  std::vector<size_t> counts(participants_);
+  for (int i = 0; i < participants_; ++i) counts[i] = rankBlocks.span(firstRankOf(i), rankOf(i) + 1);
+  return Blocks::fromCounts(counts.data(), participants_);
+}
+
+void handOver(CollectiveContext& ctx, const Fold& fold, const void* in, size_t inBytes, void* result,
+              size_t resultBytes, uint32_t foldStep, uint32_t unfoldStep) {
+  // The result may land where `in` is still being read: wait for the sends first.
+  waitEach(ctx, sendChunks(ctx, fold.partner(), foldStep, in, inBytes));
+  ctx.wait(ctx.recv(fold.partner(), unfoldStep, result, resultBytes));
+}
+
+void combineFolded(CollectiveContext& ctx, const Fold& fold, const void* in, void* acc, size_t count,
+                   comm_dtype_t dtype, comm_op_t op, uint32_t foldStep) {
+  size_t elementSize = dtypeSize(dtype);
+  size_t bytes = count * elementSize;
+  // In place the partner's data needs a landing area of its own.
+  std::vector<char> spare(acc == in ? bytes : 0);
+  char* landing = acc == in ? spare.data() : static_cast<char*>(acc);
+  auto* mine = static_cast<const char*>(in);
+  auto* out = static_cast<char*>(acc);
+  receiveChunks(ctx, fold.partner(), foldStep, landing, bytes, [&](size_t offset, size_t size) {
+    reduce::combine(out + offset, landing + offset, mine + offset, size / elementSize, dtype, op);
+  });
+}
+
+}  // namespace comm::algo

@@ -1,0 +1,39 @@
+#include "algo/reduce_scatter/pipeline.h"
+
+#include <algorithm>
+
+namespace comm::algo {
+
+std::vector<RequestId> sendChunks(CollectiveContext& ctx, int peer, uint32_t step, const void* data, size_t bytes) {
+  std::vector<RequestId> ids;
+  auto* p = static_cast<const char*>(data);
+  for (size_t offset = 0; offset < bytes; offset += kChunkBytes) {
+    ids.push_back(ctx.send(peer, step, p + offset, std::min(kChunkBytes, bytes - offset)));
+  }
+  return ids;
+}
+
+std::vector<RequestId> postReceiveChunks(CollectiveContext& ctx, int peer, uint32_t step, void* data, size_t bytes) {
+  std::vector<RequestId> ids;
+  auto* p = static_cast<char*>(data);
+  for (size_t offset = 0; offset < bytes; offset += kChunkBytes) {
+    ids.push_back(ctx.recv(peer, step, p + offset, std::min(kChunkBytes, bytes - offset)));
+  }
+  return ids;
+}
+
+void receiveChunks(CollectiveContext& ctx, int peer, uint32_t step, void* data, size_t bytes,
+                   const ChunkFn& onChunk) {
+  std::vector<RequestId> ids = postReceiveChunks(ctx, peer, step, data, bytes);
+  for (size_t i = 0; i < ids.size(); ++i) {
+    ctx.wait(ids[i]);
+    size_t offset = i * kChunkBytes;
+    onChunk(offset, std::min(kChunkBytes, bytes - offset));
+  }
+}
+
+void waitEach(CollectiveContext& ctx, const std::vector<RequestId>& ids) {
+  for (RequestId id : ids) ctx.wait(id);
+}
+
+}  // namespace comm::algo
