@@ -72,9 +72,9 @@ CASE(gather_size, "comm_gather", COMM_ERR_INVALID_ARGUMENT, "elements", comm_gat
 CASE(scatter_root, "comm_scatter", COMM_ERR_INVALID_ARGUMENT, "root", comm_scatter(world, f32x4, f32x4, 9, NULL))
 CASE(scatter_null_out, "comm_scatter", COMM_ERR_INVALID_ARGUMENT, "out", comm_scatter(world, f32x4, NULL, 0, NULL))
 CASE(a2a_single_splits, "comm_all_to_all_single", COMM_ERR_INVALID_ARGUMENT, "negative",
-     comm_all_to_all_single(world, f32x4, f32x8, NULL, negative_counts, NULL))
+     comm_all_to_all_single(world, f32x4, g32x4, NULL, negative_counts, NULL))
 CASE(a2a_single_sum, "comm_all_to_all_single", COMM_ERR_INVALID_ARGUMENT, "add up",
-     comm_all_to_all_single(world, f32x4, f32x3, counts1, NULL, NULL))
+     comm_all_to_all_single(world, f32x4, g32x3, counts1, NULL, NULL))
 CASE(a2a_list_count, "comm_all_to_all", COMM_ERR_INVALID_ARGUMENT, "nins", comm_all_to_all(world, 2, NULL, 1, NULL, NULL))
 CASE(a2a_list_dtypes, "comm_all_to_all", COMM_ERR_INVALID_ARGUMENT, "bytes",
      comm_all_to_all(world, 1, (const comm_tensor_t *const[]){f32x4}, 1, (comm_tensor_t *const[]){f32x3}, NULL))

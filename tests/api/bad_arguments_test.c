@@ -11,8 +11,8 @@
 #include "comm.h"
 
 static comm_t *world;
-static comm_tensor_t *f32x4, *i32x4, *f32x3, *f32x8, *scalar, *f32x4_shifted;
-static float fdata[8];
+static comm_tensor_t *f32x4, *i32x4, *f32x3, *f32x8, *scalar, *f32x4_shifted, *g32x4, *g32x3;
+static float fdata[8], gdata[8];
 static int32_t idata[4];
 static int64_t counts1[1] = {4};
 static int64_t negative_counts[1] = {-1};
@@ -112,6 +112,8 @@ static int setup(void **state) {
   comm_tensor_create(&f32x8, fdata, COMM_FLOAT32, 1, &eight);
   comm_tensor_create(&scalar, fdata, COMM_FLOAT32, 0, NULL);
   comm_tensor_create(&f32x4_shifted, fdata + 1, COMM_FLOAT32, 1, &four);
+  comm_tensor_create(&g32x4, gdata, COMM_FLOAT32, 1, &four);
+  comm_tensor_create(&g32x3, gdata, COMM_FLOAT32, 1, &three);
   return 0;
 }
 
@@ -123,6 +125,8 @@ static int teardown(void **state) {
   comm_tensor_destroy(f32x8);
   comm_tensor_destroy(scalar);
   comm_tensor_destroy(f32x4_shifted);
+  comm_tensor_destroy(g32x4);
+  comm_tensor_destroy(g32x3);
   return comm_destroy(world) == COMM_OK ? 0 : -1;
 }
 
