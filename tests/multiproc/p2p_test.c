@@ -200,7 +200,8 @@ static void a_message_of_the_wrong_size_is_a_mismatch(void **state) {
   OK(comm_handle_destroy(h));
   comm_tensor_destroy(ts);
   comm_tensor_destroy(tb);
-  OK(comm_barrier(world, NULL));
+  /* It runs last: tcp;ofi_rxm drops the connection of a truncated message,
+   * so over tcp the pair cannot talk afterwards (docs/limitations). */
 }
 
 static void *abort_later(void *group) {
@@ -262,8 +263,8 @@ int main(void) {
       cmocka_unit_test(same_tag_messages_arrive_in_order),
       cmocka_unit_test(batches_in_opposite_orders_complete),
       cmocka_unit_test(empty_messages_and_blocking_pairs),
-      cmocka_unit_test(a_message_of_the_wrong_size_is_a_mismatch),
       cmocka_unit_test(abort_from_another_thread_unblocks_a_wait),
+      cmocka_unit_test(a_message_of_the_wrong_size_is_a_mismatch),
   };
   int failed = cmocka_run_group_tests(tests, NULL, NULL);
   comm_destroy(world);
