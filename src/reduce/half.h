@@ -75,9 +75,13 @@ struct BFloat16 {
   static void narrow(const float* in, uint16_t* out, size_t count);
 };
 
+// The instruction sets float16 conversion can use, fastest first.
+enum class Float16Isa { kAvx512, kF16c, kScalar };
+
 // One implementation of bulk float16 <-> float32 conversion. All of them give
 // bit-identical results.
 struct Float16Converter {
+  Float16Isa isa;
   const char* name;
   void (*widen)(const uint16_t* in, float* out, size_t count);
   void (*narrow)(const float* in, uint16_t* out, size_t count);
@@ -87,7 +91,8 @@ struct Float16Converter {
 // portable scalar code.
 std::span<const Float16Converter> float16Converters();
 
-// The one Float16::widen/narrow use: the first of float16Converters().
+// The one Float16::widen/narrow and the float16 combine kernels use: the
+// first of float16Converters().
 const Float16Converter& float16Converter();
 
 }  // namespace comm::reduce

@@ -1,14 +1,15 @@
 // Array loops of the combine kernels, one instantiation per (element type,
-// op). Each loop is compiled for AVX-512, AVX2 and baseline x86-64 and picked
-// by the CPU once at load time (an ifunc), so the hot loops are plain
-// restrict-qualified code that the compiler vectorises.
+// op). The plain loops are compiled for AVX-512, AVX2 and baseline x86-64 and
+// picked by the CPU once at load time (an ifunc), so the hot loops are
+// restrict-qualified code that the compiler vectorises. float16 has loops
+// written with F16C / AVX-512 conversions, picked by float16Converter().
 #pragma once
 
-#include <algorithm>
 #include <cstddef>
 #include <cstdint>
 
 #include "reduce/half.h"
+#include "reduce/half_x86.h"
 
 namespace comm::reduce {
 
@@ -47,25 +48,46 @@ void combineArrays(void* out, const void* a, const void* b, size_t count) {
   }
 }
 
-// Float16 and BFloat16 (`Format`): widen a block of each input to float32,
-// combine there, narrow back. Blocks are small enough to stay in L1, and a
-// block of out is written only after both input blocks were read, so exact
-// aliasing is safe.
+// A 16-bit float `Format` op: widen, apply `Op` in float32, round once.
 template <class Format, class Op>
-void combineHalfArrays(void* out, const void* a, const void* b, size_t count) {
-  constexpr size_t kBlock = 512;
-  float x[kBlock];
-  float y[kBlock];
-  auto* o = static_cast<uint16_t*>(out);
-  auto* pa = static_cast<const uint16_t*>(a);
-  auto* pb = static_cast<const uint16_t*>(b);
-  for (size_t done = 0; done < count; done += kBlock) {
-    size_t n = std::min(kBlock, count - done);
-    Format::widen(pa + done, x, n);
-    Format::widen(pb + done, y, n);
-    combineInPlace<float, Op>(x, y, n);
-    Format::narrow(x, o + done, n);
+struct InFloat32 {
+  static uint16_t apply(uint16_t a, uint16_t b) {
+    return Format::fromFloat(Op::apply(Format::toFloat(a), Format::toFloat(b)));
   }
+};
+
+// float16 with hardware conversion: Op runs on the float32 vectors in
+// registers; the tail goes to the portable loop, which rounds identically.
+// Each vector of both inputs is loaded before the output vector is stored, so
+// exact aliasing is safe.
+template <class Op>
+[[gnu::target("avx,f16c")]] void combineFloat16F16c(void* out, const void* a, const void* b, size_t count) {
+  auto* o = static_cast<uint16_t*>(out);
+  auto* x = static_cast<const uint16_t*>(a);
+  auto* y = static_cast<const uint16_t*>(b);
+  size_t i = 0;
+  for (; i + 8 <= count; i += 8) x86::narrow8(Op::apply(x86::widen8(x + i), x86::widen8(y + i)), o + i);
+  combineArrays<uint16_t, InFloat32<Float16, Op>>(o + i, x + i, y + i, count - i);
+}
+
+template <class Op>
+[[gnu::target("avx512f")]] void combineFloat16Avx512(void* out, const void* a, const void* b, size_t count) {
+  auto* o = static_cast<uint16_t*>(out);
+  auto* x = static_cast<const uint16_t*>(a);
+  auto* y = static_cast<const uint16_t*>(b);
+  size_t i = 0;
+  for (; i + 16 <= count; i += 16) x86::narrow16(Op::apply(x86::widen16(x + i), x86::widen16(y + i)), o + i);
+  combineArrays<uint16_t, InFloat32<Float16, Op>>(o + i, x + i, y + i, count - i);
+}
+
+template <class Op>
+CombineFn float16Kernel(Float16Isa isa) {
+  switch (isa) {
+    case Float16Isa::kAvx512: return combineFloat16Avx512<Op>;
+    case Float16Isa::kF16c: return combineFloat16F16c<Op>;
+    case Float16Isa::kScalar: break;
+  }
+  return combineArrays<uint16_t, InFloat32<Float16, Op>>;
 }
 
 }  // namespace comm::reduce

@@ -9,6 +9,7 @@
 #include <cstdint>
 #include <limits>
 #include <type_traits>
+#include <utility>
 
 namespace comm::reduce {
 
@@ -19,24 +20,49 @@ namespace comm::reduce {
 template <std::integral T>
 using WrapType = std::conditional_t<(sizeof(T) < sizeof(unsigned)), unsigned, std::make_unsigned_t<T>>;
 
+// Float ops take float32/float64 scalars and GCC vectors of them (__m256,
+// __m512), so that one definition serves the scalar code, the vectoriser and
+// the hand-written SIMD loops alike.
+template <class T>
+struct FloatTraits {};
+
 template <std::floating_point T>
-using FloatBits = std::conditional_t<sizeof(T) == sizeof(uint32_t), uint32_t, uint64_t>;
+struct FloatTraits<T> {
+  using Element = T;
+  using Bits = std::conditional_t<sizeof(T) == sizeof(uint32_t), uint32_t, uint64_t>;
+};
+
+template <class V>
+  requires(!std::is_pointer_v<V> && !std::is_array_v<V> && requires(V v) { v[0]; } &&
+           std::floating_point<std::remove_cvref_t<decltype(std::declval<V&>()[0])>>)
+struct FloatTraits<V> {
+  using Element = std::remove_cvref_t<decltype(std::declval<V&>()[0])>;
+  using Bits [[gnu::vector_size(sizeof(V))]] = typename FloatTraits<Element>::Bits;
+};
+
+template <class T>
+concept FloatLike = requires { typename FloatTraits<T>::Bits; };
+
+// The integer (vector) of the same size as T, for bit-level work.
+template <FloatLike T>
+using FloatBits = typename FloatTraits<T>::Bits;
 
 // The quiet bit of a NaN: the top bit of the fraction.
-template <std::floating_point T>
-constexpr FloatBits<T> kQuietBit = FloatBits<T>{1} << (std::numeric_limits<T>::digits - 2);
+template <FloatLike T>
+constexpr auto kQuietBit = FloatBits<typename FloatTraits<T>::Element>{1}
+                           << (std::numeric_limits<typename FloatTraits<T>::Element>::digits - 2);
 
 struct Sum {
   template <std::integral T>
   static T apply(T a, T b) { return T(WrapType<T>(a) + WrapType<T>(b)); }
-  template <std::floating_point T>
+  template <FloatLike T>
   static T apply(T a, T b) { return a + b; }
 };
 
 struct Prod {
   template <std::integral T>
   static T apply(T a, T b) { return T(WrapType<T>(a) * WrapType<T>(b)); }
-  template <std::floating_point T>
+  template <FloatLike T>
   static T apply(T a, T b) { return a * b; }
 };
 
@@ -48,7 +74,7 @@ struct Prod {
 struct Min {
   template <std::integral T>
   static T apply(T a, T b) { return b < a ? b : a; }
-  template <std::floating_point T>
+  template <FloatLike T>
   static T apply(T a, T b) {
     FloatBits<T> x = std::bit_cast<FloatBits<T>>(a), y = std::bit_cast<FloatBits<T>>(b);
     T tie = std::bit_cast<T>(a == b ? (x | y) : (x | y | kQuietBit<T>));
@@ -60,7 +86,7 @@ struct Min {
 struct Max {
   template <std::integral T>
   static T apply(T a, T b) { return a < b ? b : a; }
-  template <std::floating_point T>
+  template <FloatLike T>
   static T apply(T a, T b) {
     FloatBits<T> x = std::bit_cast<FloatBits<T>>(a), y = std::bit_cast<FloatBits<T>>(b);
     T tie = std::bit_cast<T>(a == b ? (x & y) : (x | y | kQuietBit<T>));

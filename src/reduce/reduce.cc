@@ -1,6 +1,7 @@
 // combine() and supported(): one table of kernels indexed by (dtype, op), so
 // a call costs a bounds check and one indirect call. An empty entry is an op
-// the dtype does not define.
+// the dtype does not define. The table is built on first use, when the
+// float16 row can be picked for this CPU.
 #include "reduce/reduce.h"
 
 #include <array>
@@ -18,14 +19,15 @@ constexpr size_t kDtypeCount = COMM_BOOL + 1;
 constexpr size_t kOpCount = COMM_OP_BXOR + 1;
 
 using Row = std::array<CombineFn, kOpCount>;
+using Table = std::array<Row, kDtypeCount>;
 
 // Rows list the ops in comm_op_t order: sum, prod, min, max, avg, band, bor,
 // bxor. AVG combines like SUM; finishAverage divides at the end.
 template <class T>
 constexpr Row integerRow() {
-  return {combineArrays<T, Sum>,    combineArrays<T, Prod>,  combineArrays<T, Min>,
-          combineArrays<T, Max>,    combineArrays<T, Sum>,   combineArrays<T, BitAnd>,
-          combineArrays<T, BitOr>,  combineArrays<T, BitXor>};
+  return {combineArrays<T, Sum>,   combineArrays<T, Prod>, combineArrays<T, Min>,
+          combineArrays<T, Max>,   combineArrays<T, Sum>,  combineArrays<T, BitAnd>,
+          combineArrays<T, BitOr>, combineArrays<T, BitXor>};
 }
 
 template <class T>
@@ -34,10 +36,16 @@ constexpr Row floatRow() {
           combineArrays<T, Max>, combineArrays<T, Sum>,  nullptr, nullptr, nullptr};
 }
 
-template <class Format>
-constexpr Row halfRow() {
-  return {combineHalfArrays<Format, Sum>, combineHalfArrays<Format, Prod>, combineHalfArrays<Format, Min>,
-          combineHalfArrays<Format, Max>, combineHalfArrays<Format, Sum>,  nullptr, nullptr, nullptr};
+constexpr Row bfloat16Row() {
+  using Bits = uint16_t;
+  return {combineArrays<Bits, InFloat32<BFloat16, Sum>>, combineArrays<Bits, InFloat32<BFloat16, Prod>>,
+          combineArrays<Bits, InFloat32<BFloat16, Min>>, combineArrays<Bits, InFloat32<BFloat16, Max>>,
+          combineArrays<Bits, InFloat32<BFloat16, Sum>>, nullptr, nullptr, nullptr};
+}
+
+Row float16Row(Float16Isa isa) {
+  return {float16Kernel<Sum>(isa), float16Kernel<Prod>(isa), float16Kernel<Min>(isa),
+          float16Kernel<Max>(isa), float16Kernel<Sum>(isa),  nullptr, nullptr, nullptr};
 }
 
 // bool: sum, max, avg and bor are "or"; prod, min and band are "and".
@@ -49,18 +57,22 @@ constexpr Row boolRow() {
 }
 
 // In comm_dtype_t order.
-constexpr std::array<Row, kDtypeCount> kCombine = {
-    integerRow<int8_t>(),   integerRow<uint8_t>(),    integerRow<int16_t>(), integerRow<uint16_t>(),
-    integerRow<int32_t>(),  integerRow<uint32_t>(),   integerRow<int64_t>(), integerRow<uint64_t>(),
-    halfRow<Float16>(),     halfRow<BFloat16>(),      floatRow<float>(),     floatRow<double>(),
-    boolRow()};
+const Table& kernels() {
+  static const Table table = {
+      integerRow<int8_t>(),  integerRow<uint8_t>(),  integerRow<int16_t>(),
+      integerRow<uint16_t>(), integerRow<int32_t>(), integerRow<uint32_t>(),
+      integerRow<int64_t>(), integerRow<uint64_t>(), float16Row(float16Converter().isa),
+      bfloat16Row(),         floatRow<float>(),      floatRow<double>(),
+      boolRow()};
+  return table;
+}
 
 }  // namespace
 
 bool supported(comm_dtype_t dtype, comm_op_t op) {
   auto d = static_cast<size_t>(dtype);
   auto o = static_cast<size_t>(op);
-  return d < kCombine.size() && o < kOpCount && kCombine[d][o] != nullptr;
+  return d < kDtypeCount && o < kOpCount && kernels()[d][o] != nullptr;
 }
 
 void combine(void* out, const void* a, const void* b, size_t count, comm_dtype_t dtype, comm_op_t op) {
@@ -69,7 +81,7 @@ void combine(void* out, const void* a, const void* b, size_t count, comm_dtype_t
          "reduce::combine: op {} ({}) is not defined for dtype {} ({})", opName(op), int(op), dtypeName(dtype),
          int(dtype));
   }
-  kCombine[dtype][op](out, a, b, count);
+  kernels()[dtype][op](out, a, b, count);
 }
 
 }  // namespace comm::reduce
