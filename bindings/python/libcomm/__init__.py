@@ -1,0 +1,25 @@
+"""libcomm: collective communication for Python, with the API of
+``mindspore.communication`` and its ``comm_func`` (2.6) on numpy arrays.
+
+    import libcomm as comm
+    comm.init()
+    out, _ = comm.all_reduce(np.ones(4, np.float32))
+
+Run a script on N ranks with ``commrun -n N python3 script.py`` (torchrun,
+msrun, srun and mpirun work too).
+"""
+
+from . import _comm_swig as _c
+from .arrays import bfloat16, from_dlpack
+from .comm_func import *  # noqa: F401,F403
+from .comm_func import __all__ as _comm_func_all
+from .errors import *  # noqa: F401,F403
+from .errors import __all__ as _errors_all
+from .management import *  # noqa: F401,F403
+from .management import __all__ as _management_all
+from .ops import ReduceOp
+
+#: Version of the C library actually loaded ("MAJOR.MINOR.PATCH").
+__version__ = _c.comm_version_string()
+
+__all__ = ["ReduceOp", "bfloat16", "from_dlpack", "__version__", *_management_all, *_comm_func_all, *_errors_all]

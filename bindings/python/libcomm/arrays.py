@@ -1,0 +1,131 @@
+"""Arrays in: any numpy array, buffer-protocol object or ``__dlpack__`` object
+becomes a C-contiguous numpy array over the same memory (a copy only when
+the input is not C-contiguous or not in native byte order) plus the
+comm_dtype_t the C library is told.
+
+numpy has no bfloat16, so bfloat16 data travels in uint16 arrays: it comes
+from a DLPack producer that says bfloat16 (torch.bfloat16), or from any
+2-byte array passed with ``dtype=libcomm.bfloat16``. Results of bfloat16
+calls are uint16 arrays holding the bfloat16 bits
+(``torch.from_numpy(out).view(torch.bfloat16)`` turns one back).
+"""
+
+import numpy as np
+
+from . import _comm_swig as _c
+
+__all__ = ["bfloat16", "as_tensor", "from_dlpack"]
+
+#: Pass as ``dtype=`` to read 2-byte elements as bfloat16.
+bfloat16 = "bfloat16"
+
+_CODES = {
+    np.dtype(np.int8): _c.COMM_INT8,
+    np.dtype(np.uint8): _c.COMM_UINT8,
+    np.dtype(np.int16): _c.COMM_INT16,
+    np.dtype(np.uint16): _c.COMM_UINT16,
+    np.dtype(np.int32): _c.COMM_INT32,
+    np.dtype(np.uint32): _c.COMM_UINT32,
+    np.dtype(np.int64): _c.COMM_INT64,
+    np.dtype(np.uint64): _c.COMM_UINT64,
+    np.dtype(np.longlong): _c.COMM_INT64,
+    np.dtype(np.ulonglong): _c.COMM_UINT64,
+    np.dtype(np.float16): _c.COMM_FLOAT16,
+    np.dtype(np.float32): _c.COMM_FLOAT32,
+    np.dtype(np.float64): _c.COMM_FLOAT64,
+    np.dtype(np.bool_): _c.COMM_BOOL,
+}
+
+# DLPack (type code, bits) -> (numpy dtype of the view, comm dtype).
+_DL_INT, _DL_UINT, _DL_FLOAT, _DL_BFLOAT, _DL_BOOL = 0, 1, 2, 4, 6
+_DLPACK_TYPES = {
+    (_DL_BFLOAT, 16): (np.dtype(np.uint16), _c.COMM_BFLOAT16),
+    (_DL_BOOL, 8): (np.dtype(np.bool_), _c.COMM_BOOL),
+}
+for _dtype in _CODES:
+    _kind = {"i": _DL_INT, "u": _DL_UINT, "f": _DL_FLOAT}.get(_dtype.kind)
+    if _kind is not None:
+        _DLPACK_TYPES[(_kind, _dtype.itemsize * 8)] = (_dtype, _CODES[_dtype])
+
+_DL_CPU, _DL_CUDA_HOST = 1, 3
+
+
+class _DLPackView:
+    """Exposes a DLPack tensor to numpy and keeps its capsule (its owner) alive."""
+
+    __slots__ = ("capsule", "__array_interface__")
+
+    def __init__(self, capsule, interface):
+        self.capsule = capsule
+        self.__array_interface__ = interface
+
+
+def from_dlpack(obj):
+    """(numpy view of ``obj.__dlpack__()``, comm dtype), without copying."""
+    capsule = obj.__dlpack__()
+    address, shape, strides, code, bits, lanes, device, _ = _c.dlpack_describe(capsule)
+    if device not in (_DL_CPU, _DL_CUDA_HOST):
+        raise TypeError(f"a tensor in DLPack device type {device} memory; libcomm's Python binding takes host memory")
+    try:
+        dtype, comm_dtype = _DLPACK_TYPES[(code, bits)]
+    except KeyError:
+        raise TypeError(f"DLPack dtype (code {code}, {bits} bits) has no comm dtype") from None
+    if lanes != 1:
+        raise TypeError(f"DLPack dtype with {lanes} lanes has no comm dtype")
+    if 0 in shape:
+        return np.empty(shape, dtype), comm_dtype
+    interface = {
+        "version": 3,
+        "data": (address, True),
+        "shape": shape,
+        "typestr": dtype.str,
+        "strides": None if strides is None else tuple(s * dtype.itemsize for s in strides),
+    }
+    return np.asarray(_DLPackView(capsule, interface)), comm_dtype
+
+
+def _numpy_view(obj):
+    """(ndarray over obj's memory, comm dtype or None to derive from the array)."""
+    if isinstance(obj, np.ndarray):
+        return obj, None
+    if hasattr(obj, "__dlpack__"):
+        return from_dlpack(obj)
+    try:
+        return np.asarray(memoryview(obj)), None
+    except TypeError:
+        raise TypeError(
+            f"expected an array (numpy, buffer protocol or __dlpack__), got {type(obj).__name__}") from None
+
+
+def _explicit(array, dtype):
+    """Reinterpret ``array``'s memory as ``dtype``: (array, comm dtype)."""
+    if str(dtype).rsplit(".", 1)[-1] == bfloat16:  # also torch.bfloat16
+        view, code = np.dtype(np.uint16), _c.COMM_BFLOAT16
+    else:
+        try:
+            view = np.dtype(dtype)
+        except TypeError:
+            raise TypeError(f"dtype {dtype!r} is neither a numpy dtype nor libcomm.bfloat16") from None
+        code = _code(view)
+    if view != array.dtype:
+        array = array.view(view)
+    return array, code
+
+
+def _code(dtype):
+    try:
+        return _CODES[dtype]
+    except KeyError:
+        raise TypeError(f"dtype {dtype} has no comm dtype") from None
+
+
+def as_tensor(obj, dtype=None):
+    """The pair (C-contiguous ndarray, comm dtype) the C wrapper takes for ``obj``."""
+    array, code = _numpy_view(obj)
+    if not array.flags.c_contiguous:
+        array = np.ascontiguousarray(array)
+    if not array.dtype.isnative:
+        array = array.astype(array.dtype.newbyteorder("="))
+    if dtype is not None:
+        return _explicit(array, dtype)
+    return array, _code(array.dtype) if code is None else code

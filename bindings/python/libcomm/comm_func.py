@@ -1,0 +1,403 @@
+"""The functions of ``mindspore.communication.comm_func`` (2.6) on arrays.
+
+Same names, parameters, defaults and return shapes. ``src``, ``dst`` and
+``peer`` are world ranks; groups are names. Inputs are never modified;
+results are new numpy arrays. Every function taking arrays also takes a
+keyword-only ``dtype`` that reinterprets their memory (``dtype=libcomm.bfloat16``
+for bfloat16 data in uint16 arrays). Blocking calls release the GIL while
+they wait.
+
+Beyond comm_func: AVG and the bitwise reduce ops, tags in batches,
+``all_gather_into_tensor_uneven`` / ``reduce_scatter_tensor_uneven``, and
+``CommHandle.wait(timeout=...)`` / ``CommHandle.is_completed()``.
+"""
+
+import numbers
+
+import numpy as np
+
+from . import _comm_swig as _c
+from .arrays import as_tensor
+from .handle import CommHandle
+from .management import WORLD_COMM_GROUP, group_of
+from .ops import ReduceOp, op_code
+
+__all__ = [
+    "CommHandle",
+    "all_reduce",
+    "all_gather_into_tensor",
+    "all_gather_into_tensor_uneven",
+    "reduce_scatter_tensor",
+    "reduce_scatter_tensor_uneven",
+    "reduce",
+    "broadcast",
+    "scatter_tensor",
+    "gather_into_tensor",
+    "barrier",
+    "send",
+    "recv",
+    "isend",
+    "irecv",
+    "P2POp",
+    "batch_isend_irecv",
+    "all_to_all_with_output_shape",
+    "all_to_all_single_with_output_shape",
+]
+
+
+# --- helpers ------------------------------------------------------------------
+# A "tensor" below is the pair (ndarray, comm dtype) the C wrapper takes.
+
+
+def _input(obj, dtype, call):
+    try:
+        return as_tensor(obj, dtype)
+    except TypeError as error:
+        raise TypeError(f"For {call}, {error}") from None
+
+
+def _new(shape, like):
+    """A new tensor of ``shape`` with the dtype of tensor ``like``."""
+    return np.empty(shape, like[0].dtype), like[1]
+
+
+def _start(function, args, async_op, result):
+    """Call ``function(*args, handle)``: (result, CommHandle or None).
+
+    The handle keeps ``args`` (and so every array of the call) alive until
+    the operation completes.
+    """
+    if async_op:
+        return result, CommHandle(function(*args, True), args)
+    function(*args, False)
+    return result, None
+
+
+def _rows(shape):
+    return shape[0] if shape else 1
+
+
+def _stacked_shape(shape, blocks):
+    """The shape of ``blocks`` arrays of ``shape`` concatenated along dim 0."""
+    return (blocks * _rows(shape),) + shape[1:]
+
+
+def _split_shape(shape, blocks, call):
+    """The shape of one of ``blocks`` equal dim-0 blocks of ``shape``."""
+    if _rows(shape) % blocks:
+        raise ValueError(f"For {call}, dim 0 of the input ({_rows(shape)}) must divide by the group size {blocks}")
+    return (_rows(shape) // blocks,) + shape[1:]
+
+
+def _root_output(group, root, shape, like):
+    """The output tensor on ``root``; None (the C call's NULL) elsewhere."""
+    return _new(shape, like) if group.rank == root else None
+
+
+def _root_result(out, like):
+    """``out``'s array on the root, comm_func's meaningless [0] elsewhere."""
+    return out[0] if out is not None else np.zeros(1, like[0].dtype)
+
+
+def _tag(tag, call):
+    if not isinstance(tag, numbers.Integral):
+        raise TypeError(f"For {call}, tag must be int, not {type(tag).__name__}")
+    if not 0 <= tag <= _c.COMM_TAG_MAX:
+        raise ValueError(f"For {call}, tag {tag} is outside 0..{_c.COMM_TAG_MAX}")
+    return int(tag)
+
+
+def _shape_of(spec, call):
+    """An output shape given as a tuple/list of ints or as an array (its shape)."""
+    if isinstance(spec, (tuple, list)):
+        for extent in spec:
+            if not isinstance(extent, numbers.Integral):
+                raise TypeError(f"For {call}, a shape holds int, not {type(extent).__name__}")
+        return tuple(int(extent) for extent in spec)
+    shape = getattr(spec, "shape", None)
+    if shape is None:
+        raise TypeError(f"For {call}, an output shape is a tuple, a list or an array, not {type(spec).__name__}")
+    return tuple(shape)
+
+
+def _split_sizes(sizes, blocks, rows, what, call):
+    """Row counts per rank as the C call takes them. None or empty ``sizes``
+    mean an even split of ``rows`` (checked unless ``rows`` is None) and give
+    None; else ``blocks`` ints adding up to ``rows`` (when given), as a tuple."""
+    if sizes is not None and not isinstance(sizes, (tuple, list)):
+        raise TypeError(f"For {call}, {what}_split_sizes must be a tuple or list, not {type(sizes).__name__}")
+    if not sizes:
+        if rows is not None and rows % blocks:
+            raise ValueError(f"For {call}, {what} shape at dim 0 ({rows}) must divide by the group size {blocks}")
+        return None
+    for size in sizes:
+        if not isinstance(size, numbers.Integral):
+            raise TypeError(f"For {call}, {what}_split_sizes holds int, not {type(size).__name__}")
+    if len(sizes) != blocks:
+        raise ValueError(f"For {call}, {what}_split_sizes has {len(sizes)} entries for a group of {blocks}")
+    if rows is not None and sum(sizes) != rows:
+        raise ValueError(f"For {call}, {what}_split_sizes adds up to {sum(sizes)} rows, not {rows}")
+    return tuple(int(size) for size in sizes)
+
+
+# --- collectives -----------------------------------------------------------------
+
+
+def all_reduce(tensor, op=ReduceOp.SUM, group=WORLD_COMM_GROUP, async_op=False, *, dtype=None):
+    """``op`` over ``tensor`` of every rank of ``group``: (result, handle or None)."""
+    call = "all_reduce"
+    comm = group_of(group, call).comm
+    src = _input(tensor, dtype, call)
+    out = _new(src[0].shape, src)
+    return _start(_c.comm_all_reduce, (comm, src, out, op_code(op, call)), async_op, out[0])
+
+
+def all_gather_into_tensor(tensor, group=WORLD_COMM_GROUP, async_op=False, *, dtype=None):
+    """Every rank's ``tensor`` concatenated along dim 0 in rank order: (result, handle or None)."""
+    call = "all_gather_into_tensor"
+    g = group_of(group, call)
+    src = _input(tensor, dtype, call)
+    out = _new(_stacked_shape(src[0].shape, g.size), src)
+    return _start(_c.comm_all_gather, (g.comm, src, out), async_op, out[0])
+
+
+def all_gather_into_tensor_uneven(tensor, output_split_sizes=None, group=WORLD_COMM_GROUP, async_op=False, *,
+                                  dtype=None):
+    """Like all_gather_into_tensor, rank r contributing output_split_sizes[r]
+    rows (the same list on every rank; None: equal)."""
+    call = "all_gather_into_tensor_uneven"
+    g = group_of(group, call)
+    src = _input(tensor, dtype, call)
+    shape = src[0].shape
+    counts = _split_sizes(output_split_sizes, g.size, None, "output", call) or (_rows(shape),) * g.size
+    if counts[g.rank] != _rows(shape):
+        raise ValueError(f"For {call}, output_split_sizes[{g.rank}] is {counts[g.rank]} but this rank's input "
+                         f"has {_rows(shape)} rows")
+    out = _new((sum(counts),) + shape[1:], src)
+    return _start(_c.comm_all_gather_v, (g.comm, src, out, counts), async_op, out[0])
+
+
+def reduce_scatter_tensor(tensor, op=ReduceOp.SUM, group=WORLD_COMM_GROUP, async_op=False, *, dtype=None):
+    """``op`` over every rank's ``tensor``; rank r gets the r-th of the group
+    size's equal dim-0 blocks: (result, handle or None)."""
+    call = "reduce_scatter_tensor"
+    g = group_of(group, call)
+    src = _input(tensor, dtype, call)
+    out = _new(_split_shape(src[0].shape, g.size, call), src)
+    return _start(_c.comm_reduce_scatter, (g.comm, src, out, op_code(op, call)), async_op, out[0])
+
+
+def reduce_scatter_tensor_uneven(tensor, input_split_sizes=None, op=ReduceOp.SUM, group=WORLD_COMM_GROUP,
+                                 async_op=False, *, dtype=None):
+    """Like reduce_scatter_tensor, rank r getting input_split_sizes[r] rows
+    (the same list on every rank; None: equal)."""
+    call = "reduce_scatter_tensor_uneven"
+    g = group_of(group, call)
+    src = _input(tensor, dtype, call)
+    shape = src[0].shape
+    counts = _split_sizes(input_split_sizes, g.size, _rows(shape), "input", call)
+    counts = counts or (_rows(shape) // g.size,) * g.size
+    out = _new((counts[g.rank],) + shape[1:], src)
+    return _start(_c.comm_reduce_scatter_v, (g.comm, src, out, counts, op_code(op, call)), async_op, out[0])
+
+
+def reduce(tensor, dst, op=ReduceOp.SUM, group=WORLD_COMM_GROUP, *, dtype=None):
+    """``op`` over every rank's ``tensor``, on world rank ``dst``; the other
+    ranks get an array of shape [1] with no meaning, as in comm_func."""
+    call = "reduce"
+    g = group_of(group, call)
+    root = g.group_rank(dst, "dst", call)
+    src = _input(tensor, dtype, call)
+    out = _root_output(g, root, src[0].shape, src)
+    _c.comm_reduce(g.comm, src, out, op_code(op, call), root, False)
+    return _root_result(out, src)
+
+
+def broadcast(tensor, src=0, group=WORLD_COMM_GROUP, *, dtype=None):
+    """World rank ``src``'s ``tensor`` on every rank (elsewhere ``tensor``
+    only gives shape and dtype)."""
+    call = "broadcast"
+    g = group_of(group, call)
+    root = g.group_rank(src, "src", call)
+    data = _input(tensor, dtype, call)
+    out = _new(data[0].shape, data)
+    _c.comm_broadcast(g.comm, data if g.rank == root else None, out, root, False)
+    return out[0]
+
+
+def scatter_tensor(tensor, src=0, group=WORLD_COMM_GROUP, *, dtype=None):
+    """Rank r gets the r-th of the group size's equal dim-0 blocks of world
+    rank ``src``'s ``tensor`` (elsewhere ``tensor`` only gives shape and dtype)."""
+    call = "scatter_tensor"
+    g = group_of(group, call)
+    root = g.group_rank(src, "src", call)
+    data = _input(tensor, dtype, call)
+    out = _new(_split_shape(data[0].shape, g.size, call), data)
+    _c.comm_scatter(g.comm, data if g.rank == root else None, out, root, False)
+    return out[0]
+
+
+def gather_into_tensor(tensor, dst=0, group=WORLD_COMM_GROUP, *, dtype=None):
+    """Every rank's ``tensor`` concatenated along dim 0, on world rank
+    ``dst``; the other ranks get an array of shape [1] with no meaning."""
+    call = "gather_into_tensor"
+    g = group_of(group, call)
+    root = g.group_rank(dst, "dst", call)
+    data = _input(tensor, dtype, call)
+    out = _root_output(g, root, _stacked_shape(data[0].shape, g.size), data)
+    _c.comm_gather(g.comm, data, out, root, False)
+    return _root_result(out, data)
+
+
+def barrier(group=WORLD_COMM_GROUP):
+    """Return once every rank of ``group`` has called barrier."""
+    _c.comm_barrier(group_of(group, "barrier").comm, False)
+
+
+def all_to_all_with_output_shape(output_shape_list, input_tensor_list, group=None, async_op=False, *, dtype=None):
+    """Send input_tensor_list[p] to rank p and receive from rank p an array of
+    output_shape_list[p] (a shape or an array giving one): (tuple of
+    results, handle or None). Inputs share one dtype, which outputs take."""
+    call = "all_to_all_with_output_shape"
+    for name, value in (("input_tensor_list", input_tensor_list), ("output_shape_list", output_shape_list)):
+        if not isinstance(value, (list, tuple)):
+            raise TypeError(f"For {call}, {name} must be a list or tuple, not {type(value).__name__}")
+    g = group_of(group, call)
+    ins = [_input(t, dtype, call) for t in input_tensor_list]
+    if len({code for _, code in ins}) > 1:
+        names = ", ".join(sorted({_c.comm_dtype_name(code) for _, code in ins}))
+        raise TypeError(f"For {call}, all_to_all input dtype must be the same, but got {names}")
+    if len(ins) != g.size or len(output_shape_list) != g.size:
+        raise ValueError(f"For {call}, input_tensor_list has {len(ins)} entries and output_shape_list "
+                         f"{len(output_shape_list)}; the group has {g.size} ranks")
+    outs = [_new(_shape_of(shape, call), ins[0]) for shape in output_shape_list]
+    return _start(_c.comm_all_to_all, (g.comm, ins, outs), async_op, tuple(out[0] for out in outs))
+
+
+def all_to_all_single_with_output_shape(output_shape, tensor, output_split_sizes=None, input_split_sizes=None,
+                                        group=None, async_op=False, *, dtype=None):
+    """Send rows of ``tensor`` (input_split_sizes[p] of them, or an equal
+    share) to each rank p and gather what every rank sends here into an
+    array of ``output_shape``: (result, handle or None)."""
+    call = "all_to_all_single_with_output_shape"
+    g = group_of(group, call)
+    src = _input(tensor, dtype, call)
+    shape = _shape_of(output_shape, call)
+    in_splits = _split_sizes(input_split_sizes, g.size, _rows(src[0].shape), "input", call)
+    out_splits = _split_sizes(output_split_sizes, g.size, _rows(shape), "output", call)
+    out = _new(shape, src)
+    return _start(_c.comm_all_to_all_single, (g.comm, src, out, out_splits, in_splits), async_op, out[0])
+
+
+# --- point-to-point -------------------------------------------------------------
+
+
+def _send(tensor, dst, group, tag, dtype, async_op, call):
+    g = group_of(group, call)
+    args = (g.comm, _input(tensor, dtype, call), g.group_rank(dst, "dst", call), _tag(tag, call))
+    return _start(_c.comm_send, args, async_op, None)[1]
+
+
+def _recv(tensor, src, group, tag, dtype, async_op, call):
+    g = group_of(group, call)
+    template = _input(tensor, dtype, call)
+    out = _new(template[0].shape, template)
+    args = (g.comm, out, g.group_rank(src, "src", call), _tag(tag, call))
+    return _start(_c.comm_recv, args, async_op, out[0])
+
+
+def send(tensor, dst=0, group=WORLD_COMM_GROUP, tag=0, *, dtype=None):
+    """Send ``tensor`` to world rank ``dst``; returns once it is on its way."""
+    _send(tensor, dst, group, tag, dtype, False, "send")
+
+
+def recv(tensor, src=0, group=WORLD_COMM_GROUP, tag=0, *, dtype=None):
+    """Receive from world rank ``src`` a new array shaped like ``tensor``."""
+    return _recv(tensor, src, group, tag, dtype, False, "recv")[0]
+
+
+def isend(tensor, dst=0, group=WORLD_COMM_GROUP, tag=0, *, dtype=None):
+    """Start sending ``tensor`` to world rank ``dst``: its CommHandle."""
+    return _send(tensor, dst, group, tag, dtype, True, "isend")
+
+
+def irecv(tensor, src=0, group=WORLD_COMM_GROUP, tag=0, *, dtype=None):
+    """Start receiving from world rank ``src``: (array shaped like ``tensor``,
+    filled once the CommHandle is waited for; the handle)."""
+    return _recv(tensor, src, group, tag, dtype, True, "irecv")
+
+
+class P2POp:
+    """One entry of batch_isend_irecv: ``op`` is "isend" / "irecv" (or the
+    functions), ``peer`` a world rank. An irecv may give a shape (tuple or
+    list) for ``tensor`` with ``recv_dtype``. Tags are supported."""
+
+    __slots__ = ("op", "tensor", "peer", "group", "tag", "recv_dtype", "_spec")
+
+    def __init__(self, op, tensor, peer, group=None, tag=0, *, recv_dtype=None):
+        call = "P2POp"
+        name = op if isinstance(op, str) else getattr(op, "__name__", None)
+        if name not in ("isend", "irecv"):
+            raise TypeError(f"For {call}, op must be 'isend', 'irecv' or those functions, not {op!r}")
+        if not isinstance(peer, numbers.Integral):
+            raise TypeError(f"For {call}, peer must be int, not {type(peer).__name__}")
+        if group is not None and not isinstance(group, str):
+            raise TypeError(f"For {call}, group must be str, not {type(group).__name__}")
+        if recv_dtype is not None:
+            recv_dtype = _recv_dtype(recv_dtype, call)
+        if isinstance(tensor, (tuple, list)):
+            if name != "irecv":
+                raise TypeError(f"For {call}, an isend needs an array, not a shape")
+            if recv_dtype is None:
+                raise ValueError(f"For {call}, an irecv given a shape needs recv_dtype")
+            self._spec = as_tensor(np.empty(_shape_of(tensor, call), recv_dtype[0]), recv_dtype[1])
+        else:
+            self._spec = _input(tensor, None, call)
+        self.op, self.tensor, self.peer, self.group = name, tensor, peer, group
+        self.tag = _tag(tag, call)
+        self.recv_dtype = recv_dtype
+
+
+def _recv_dtype(dtype, call):
+    """(numpy dtype, dtype argument for as_tensor) of a recv_dtype."""
+    if str(dtype).rsplit(".", 1)[-1] == "bfloat16":
+        return np.dtype(np.uint16), dtype
+    try:
+        return np.dtype(dtype), None
+    except TypeError:
+        raise TypeError(f"For {call}, recv_dtype {dtype!r} is not a numpy dtype") from None
+
+
+def batch_isend_irecv(p2p_op_list):
+    """Run the sends and receives of ``p2p_op_list`` (P2POps of one group)
+    together, without deadlock whatever the order; operations with the same
+    peer match in list order. Returns one array per op: the received array
+    for an irecv, a meaningless 0-d array for an isend."""
+    call = "batch_isend_irecv"
+    if not isinstance(p2p_op_list, list):
+        raise TypeError(f"For {call}, p2p_op_list must be a list, not {type(p2p_op_list).__name__}")
+    if not p2p_op_list:
+        raise TypeError(f"For {call}, p2p_op_list can not be an empty list")
+    for p2p in p2p_op_list:
+        if not isinstance(p2p, P2POp):
+            raise TypeError(f"For {call}, p2p_op_list must hold P2POp, not {type(p2p).__name__}")
+    groups = {WORLD_COMM_GROUP if p2p.group is None else p2p.group for p2p in p2p_op_list}
+    if len(groups) > 1:
+        raise ValueError(f"For {call}, the P2POps use several groups ({', '.join(sorted(groups))}); use one")
+    g = group_of(groups.pop(), call)
+    results = []
+    batch = _c.comm_batch_create()
+    try:
+        for p2p in p2p_op_list:
+            peer = g.group_rank(p2p.peer, "peer", call)
+            if p2p.op == "isend":
+                _c.comm_batch_add_send(batch, p2p._spec, peer, p2p.tag)
+                results.append(np.zeros((), p2p._spec[0].dtype))
+            else:
+                out = _new(p2p._spec[0].shape, p2p._spec)
+                _c.comm_batch_add_recv(batch, out, peer, p2p.tag)
+                results.append(out[0])
+        _c.comm_batch_start(g.comm, batch, False)
+    finally:
+        _c.comm_batch_destroy(batch)
+    return tuple(results)

@@ -1,0 +1,194 @@
+"""init, release and groups, as in ``mindspore.communication``.
+
+Groups are names. Ranks given to and returned by these functions are world
+ranks unless the name says "group rank".
+"""
+
+import atexit
+import numbers
+
+from . import _comm_swig as _c
+
+__all__ = [
+    "WORLD_COMM_GROUP",
+    "GlobalComm",
+    "init",
+    "release",
+    "abort",
+    "get_rank",
+    "get_local_rank",
+    "get_group_size",
+    "get_local_rank_size",
+    "create_group",
+    "destroy_group",
+    "get_world_rank_from_group_rank",
+    "get_group_rank_from_world_rank",
+]
+
+#: The name of the group of every rank (the C library's world communicator).
+WORLD_COMM_GROUP = "world"
+
+# MindSpore's world group names per backend, accepted so scripts that spell
+# them out run unchanged.
+_WORLD_ALIASES = ("hccl_world_group", "nccl_world_group", "mccl_world_group")
+_BACKENDS = (None, "comm", "hccl", "nccl", "mccl")
+
+
+class GlobalComm:
+    """MindSpore's ``GlobalComm``, as far as scripts read it."""
+
+    WORLD_COMM_GROUP = WORLD_COMM_GROUP
+    INITED = False
+
+
+class Group:
+    """A named communicator and what the Python layer asks of it per call."""
+
+    __slots__ = ("name", "comm", "rank", "size", "group_ranks")
+
+    def __init__(self, name, comm):
+        self.name = name
+        self.comm = comm
+        self.rank = _c.comm_rank(comm)
+        self.size = _c.comm_size(comm)
+        # world rank -> group rank, so peers translate without a C call.
+        self.group_ranks = {_c.comm_rank_to_world(comm, r): r for r in range(self.size)}
+
+    def group_rank(self, world_rank, what, call):
+        """The group rank of ``world_rank`` (an int argument named ``what`` of ``call``)."""
+        if not isinstance(world_rank, numbers.Integral):
+            raise TypeError(f"For {call}, {what} must be int, not {type(world_rank).__name__}")
+        try:
+            return self.group_ranks[world_rank]
+        except KeyError:
+            raise ValueError(f"For {call}, {what} {world_rank} is not a world rank in group '{self.name}'") from None
+
+
+_groups = {}  # name -> Group; the world is there under every name it has
+
+
+def group_of(group, call):
+    """The Group named ``group`` (None means the world)."""
+    try:
+        return _groups[WORLD_COMM_GROUP if group is None else group]
+    except (KeyError, TypeError):
+        pass
+    if not isinstance(group, str):
+        raise TypeError(f"For {call}, group must be str, not {type(group).__name__}")
+    if not _groups:
+        raise RuntimeError(f"For {call}, libcomm is not initialized; call libcomm.init() first")
+    raise ValueError(f"For {call}, group '{group}' does not exist; create_group() makes it")
+
+
+def _check_group_name(group, call):
+    if not isinstance(group, str):
+        raise TypeError(f"For {call}, group must be str, not {type(group).__name__}")
+
+
+def init(backend_name=None):
+    """Join the world: every rank calls it once, under commrun, torchrun,
+    msrun, srun or mpirun. ``backend_name`` is accepted for compatibility
+    (MindSpore's names or "comm"); there is one backend. Calling it again
+    does nothing.
+    """
+    if backend_name is not None and not isinstance(backend_name, str):
+        raise TypeError(f"For init, backend_name must be str, not {type(backend_name).__name__}")
+    if backend_name not in _BACKENDS:
+        raise RuntimeError(f"For init, backend '{backend_name}' is unknown; use one of {_BACKENDS[1:]} or None")
+    if _groups:
+        return
+    world = Group(WORLD_COMM_GROUP, _c.comm_init(None))
+    for name in (WORLD_COMM_GROUP, *_WORLD_ALIASES):
+        _groups[name] = world
+    GlobalComm.INITED = True
+
+
+def release():
+    """Leave the world: destroy every group, then the world communicator.
+    Waits for this rank's pending operations. Not collective."""
+    world = _groups.get(WORLD_COMM_GROUP)
+    if world is None:
+        return
+    for group in {g for g in _groups.values() if g is not world}:
+        _c.comm_destroy(group.comm)
+    _groups.clear()
+    GlobalComm.INITED = False
+    _c.comm_destroy(world.comm)
+
+
+atexit.register(release)
+
+
+def abort(group=WORLD_COMM_GROUP):
+    """Make every pending and future wait on ``group`` (on every group, for
+    the world) fail with CommAbortedError. Callable from any thread while
+    another waits; the group must still be destroyed (release() for the
+    world)."""
+    _c.comm_abort(group_of(group, "abort").comm)
+
+
+def get_rank(group=WORLD_COMM_GROUP):
+    """This process's rank in ``group``."""
+    return group_of(group, "get_rank").rank
+
+
+def get_group_size(group=WORLD_COMM_GROUP):
+    """The number of ranks in ``group``."""
+    return group_of(group, "get_group_size").size
+
+
+def get_local_rank(group=WORLD_COMM_GROUP):
+    """This process's rank among the ranks of ``group`` on its node."""
+    return _c.comm_local_rank(group_of(group, "get_local_rank").comm)
+
+
+def get_local_rank_size(group=WORLD_COMM_GROUP):
+    """The number of ranks of ``group`` on this node."""
+    return _c.comm_local_size(group_of(group, "get_local_rank_size").comm)
+
+
+def create_group(group, rank_ids):
+    """Make group ``group`` of the world ranks ``rank_ids`` (group rank i is
+    rank_ids[i]). Called by the member ranks only, all with the same list."""
+    call = "create_group"
+    _check_group_name(group, call)
+    if not isinstance(rank_ids, list):
+        raise TypeError(f"For {call}, rank_ids must be a list, not {type(rank_ids).__name__}")
+    for rank in rank_ids:
+        if not isinstance(rank, numbers.Integral):
+            raise TypeError(f"For {call}, rank_ids must hold int, not {type(rank).__name__}")
+    if len(set(rank_ids)) != len(rank_ids):
+        raise ValueError(f"For {call}, rank_ids {rank_ids} holds a rank twice")
+    if len(rank_ids) < 2:
+        raise ValueError(f"For {call}, rank_ids {rank_ids} must hold at least 2 ranks")
+    world = group_of(WORLD_COMM_GROUP, call)
+    if group in _groups:
+        raise ValueError(f"For {call}, group '{group}' exists already")
+    _groups[group] = Group(group, _c.comm_group_create(world.comm, [int(r) for r in rank_ids], group))
+
+
+def destroy_group(group):
+    """Destroy group ``group``; its name may then be used again. Not collective."""
+    call = "destroy_group"
+    _check_group_name(group, call)
+    target = group_of(group, call)
+    if target is _groups[WORLD_COMM_GROUP]:
+        raise ValueError(f"For {call}, the world group cannot be destroyed; release() leaves the world")
+    del _groups[group]
+    _c.comm_destroy(target.comm)
+
+
+def get_world_rank_from_group_rank(group, group_rank_id):
+    """The world rank of rank ``group_rank_id`` of ``group``."""
+    call = "get_world_rank_from_group_rank"
+    _check_group_name(group, call)
+    if not isinstance(group_rank_id, numbers.Integral):
+        raise TypeError(f"For {call}, group_rank_id must be int, not {type(group_rank_id).__name__}")
+    return _c.comm_rank_to_world(group_of(group, call).comm, int(group_rank_id))
+
+
+def get_group_rank_from_world_rank(world_rank_id, group):
+    """The rank in ``group`` of world rank ``world_rank_id``."""
+    call = "get_group_rank_from_world_rank"
+    _check_group_name(group, call)
+    return group_of(group, call).group_rank(world_rank_id, "world_rank_id", call)

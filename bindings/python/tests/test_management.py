@@ -1,0 +1,89 @@
+"""init, ranks and groups by name."""
+
+import os
+
+import numpy as np
+import pytest
+
+import libcomm as comm
+from reference import assert_same
+
+
+def test_world(rank, size):
+    assert comm.get_rank() == int(os.environ["COMM_RANK"])
+    assert comm.get_group_size() == int(os.environ["COMM_WORLD_SIZE"])
+    assert comm.get_local_rank() == int(os.environ["COMM_LOCAL_RANK"])
+    assert comm.get_local_rank_size() == int(os.environ["COMM_LOCAL_WORLD_SIZE"])
+    assert comm.get_rank(comm.WORLD_COMM_GROUP) == rank
+    assert comm.WORLD_COMM_GROUP == "world"
+    comm.init()  # a second init changes nothing
+    assert comm.get_group_size() == size
+    assert comm.GlobalComm.INITED
+
+
+def test_group_of_every_other_rank(rank, size):
+    members = list(range(0, size, 2)) if size > 2 else [1, 0]
+    name = "every-other"
+    if rank in members:
+        comm.create_group(name, members)
+        me = members.index(rank)
+        assert comm.get_rank(name) == me
+        assert comm.get_group_size(name) == len(members)
+        assert comm.get_local_rank_size(name) == len(members)
+        assert 0 <= comm.get_local_rank(name) < len(members)
+        for group_rank, world_rank in enumerate(members):
+            assert comm.get_world_rank_from_group_rank(name, group_rank) == world_rank
+            assert comm.get_group_rank_from_world_rank(world_rank, name) == group_rank
+        out, _ = comm.all_reduce(np.array([rank], np.int64), group=name)
+        assert_same(out, np.array([sum(members)], np.int64))
+        # src/dst are world ranks even in a group
+        out = comm.broadcast(np.array([rank * 3]), src=members[-1], group=name)
+        assert_same(out, np.array([members[-1] * 3]))
+        out = comm.gather_into_tensor(np.array([rank]), dst=members[-1], group=name)
+        if rank == members[-1]:
+            assert_same(out, np.array(members))
+        comm.barrier(name)
+        comm.destroy_group(name)
+        with pytest.raises(ValueError, match=name):
+            comm.get_rank(name)
+    comm.barrier()
+
+
+def test_destroyed_name_can_be_used_again(rank, size):
+    members = [size - 1, 0]
+    if rank in members:
+        for round_ in range(2):
+            comm.create_group("again", members)
+            out, _ = comm.all_reduce(np.array([round_ + 1]), group="again")
+            assert_same(out, np.array([2 * (round_ + 1)]))
+            comm.destroy_group("again")
+    comm.barrier()
+
+
+def test_create_group_checks(rank, size):
+    with pytest.raises(ValueError):
+        comm.create_group("one", [0])
+    with pytest.raises(ValueError):
+        comm.create_group("dup", [0, 0])
+    with pytest.raises(TypeError):
+        comm.create_group(5, [0, 1])
+    with pytest.raises(TypeError):
+        comm.create_group("tuple", (0, 1))
+    with pytest.raises(ValueError):
+        comm.create_group(comm.WORLD_COMM_GROUP, [0, 1])
+    with pytest.raises(ValueError):
+        comm.destroy_group(comm.WORLD_COMM_GROUP)
+    with pytest.raises(ValueError, match="no-such-group"):
+        comm.destroy_group("no-such-group")
+    with pytest.raises(ValueError):
+        comm.get_group_rank_from_world_rank(size, comm.WORLD_COMM_GROUP)
+    with pytest.raises(TypeError):
+        comm.get_group_rank_from_world_rank("0", comm.WORLD_COMM_GROUP)
+
+
+def test_init_checks_backend_name():
+    with pytest.raises(TypeError):
+        comm.init(3)
+    with pytest.raises(RuntimeError):
+        comm.init("gloo")
+    comm.init("hccl")
