@@ -73,7 +73,9 @@ std::shared_ptr<World> World::create(const Settings& settings) {
   if (seconds <= 0) fail(COMM_ERR_INVALID_ARGUMENT, "COMM_TIMEOUT={} must be a positive number of seconds", seconds);
   world->timeout_ = std::chrono::seconds(seconds);
   world->parseAlgorithmOverrides();
+  // Init as a whole, not each step, is bounded by the timeout.
   Deadline deadline(world->timeout_);
+  world->initDeadline_ = deadline;
 
   if (world->size_ > 1) {
     if (!launch.storeHostedByLauncher && world->rank_ == 0) {
@@ -91,6 +93,7 @@ std::shared_ptr<World> World::create(const Settings& settings) {
   world->connectTransport();
   world->progress_ = std::make_unique<ProgressThread>(*world->transport_);
   world->logSettings();
+  world->initDeadline_.reset();
   return world;
 }
 
@@ -120,14 +123,19 @@ const std::string& World::algorithmOverride(std::string_view collective) const {
   return it == algorithmOverrides_.end() ? none : it->second;
 }
 
+Deadline World::storeDeadline() const {
+  // During init every store call shares init's deadline; afterwards each gets the timeout.
+  return initDeadline_ ? *initDeadline_ : Deadline(timeout_);
+}
+
 void World::storeSet(const std::string& key, const std::string& value) {
   std::lock_guard lock(storeMutex_);
-  store_->set(key, value, Deadline(timeout_));
+  store_->set(key, value, storeDeadline());
 }
 
 std::string World::storeGet(const std::string& key) {
   std::lock_guard lock(storeMutex_);
-  return store_->get(key, Deadline(timeout_));
+  return store_->get(key, storeDeadline());
 }
 
 void World::meetPeers() {

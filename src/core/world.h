@@ -67,6 +67,7 @@ class World {
   void meetPeers();
   void connectTransport();
   void logSettings() const;
+  Deadline storeDeadline() const;
 
   void parseAlgorithmOverrides();
 
@@ -78,6 +79,7 @@ class World {
   int localSize_ = 1;
   std::string launcher_;
   std::chrono::milliseconds timeout_{600000};
+  std::optional<Deadline> initDeadline_;
   std::unique_ptr<bootstrap::StoreServer> storeServer_;
   std::unique_ptr<bootstrap::StoreClient> store_;
   std::mutex storeMutex_;
