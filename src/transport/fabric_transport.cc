@@ -324,7 +324,8 @@ void FabricTransport::start(OpKind kind, int peer, uint64_t tag, void* buffer, s
                             Request& request) {
   const Route& route = routeTo(peer);
   Slot& slot = *route.slot;
-  const size_t pieces = size / slot.chunk + 1;
+  // Most messages fit one chunk; skip the 64-bit division for them.
+  const size_t pieces = size < slot.chunk ? 1 : size / slot.chunk + 1;
   request.status = COMM_OK;
   request.error.clear();
   request.bytes = 0;
