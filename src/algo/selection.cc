@@ -40,9 +40,9 @@ constexpr Rule kTable[] = {
     {CollectiveKind::kAllReduce, kAnyBytes, kAnyRanks, "ring"},
     {CollectiveKind::kReduce, 64 * 1024, kAnyRanks, "binomial"},
     {CollectiveKind::kReduce, kAnyBytes, kAnyRanks, "reduce_scatter_gather"},
-    {CollectiveKind::kReduceScatter, 128 * 1024, kAnyRanks, "recursive_halving"},
+    {CollectiveKind::kReduceScatter, 64 * 1024, kAnyRanks, "recursive_halving"},
     {CollectiveKind::kReduceScatter, kAnyBytes, kAnyRanks, "ring"},
-    {CollectiveKind::kReduceScatterV, 128 * 1024, kAnyRanks, "recursive_halving"},
+    {CollectiveKind::kReduceScatterV, 64 * 1024, kAnyRanks, "recursive_halving"},
     {CollectiveKind::kReduceScatterV, kAnyBytes, kAnyRanks, "ring"},
 };
 

@@ -345,13 +345,10 @@ static void all_reduce_body(comm_dtype_t d, comm_op_t op, int64_t count) {
   all_reduce_case(d, op, count, kInPlace);
 }
 
+/* Root 0 with a separate output, root size-1 in place. */
 static void reduce_body(comm_dtype_t d, comm_op_t op, int64_t count) {
   reduce_case(d, op, count, 0, kSeparate);
   reduce_case(d, op, count, size - 1, kInPlace);
-  if (size > 1) {
-    reduce_case(d, op, count, size - 1, kSeparate);
-    reduce_case(d, op, count, 0, kInPlace);
-  }
 }
 
 static int64_t per_rank(int64_t count) { return count == kLargeCount ? count / size + 1 : count; }
