@@ -121,6 +121,10 @@ def _code(dtype):
 
 def as_tensor(obj, dtype=None):
     """The pair (C-contiguous ndarray, comm dtype) the C wrapper takes for ``obj``."""
+    if dtype is None and obj.__class__ is np.ndarray:  # the common case, kept short
+        code = _CODES.get(obj.dtype)
+        if code is not None and obj.flags.c_contiguous:
+            return obj, code
     array, code = _numpy_view(obj)
     if not array.flags.c_contiguous:
         array = np.ascontiguousarray(array)
