@@ -242,21 +242,24 @@ Options withProvider(const char* provider, size_t maxChunkBytes = 0) {
   return options;
 }
 
-// Both ranks send to each other at once, for every size; data verified.
+// Both ranks send to each other at once, for every size, then to
+// themselves; data verified.
 void exchangeSizes(const Options& options, size_t largest = 64 * kMiB) {
   runRanks(2, [&](Rank& self) {
     self.connect(options);
-    for (size_t size : {size_t{0}, size_t{1}, size_t{4096}, kMiB + 3, largest}) {
-      std::vector<uint8_t> out = pattern(size, self.rank);
-      std::vector<uint8_t> in(size, 0);
-      Request sent, received;
-      uint64_t tag = 0x1000 + size;
-      self.transport->recv(self.peer(), tag, in.data(), size, received);
-      self.transport->send(self.peer(), tag, out.data(), size, sent);
-      waitOk(*self.transport, sent);
-      waitOk(*self.transport, received);
-      CHECK(received.bytes == size, "received {} bytes of {}", received.bytes, size);
-      checkPattern(in, size, self.peer());
+    for (int to : {self.peer(), self.rank}) {
+      for (size_t size : {size_t{0}, size_t{1}, size_t{4096}, kMiB + 3, largest}) {
+        std::vector<uint8_t> out = pattern(size, self.rank);
+        std::vector<uint8_t> in(size, 0);
+        Request sent, received;
+        uint64_t tag = 0x1000 + size;
+        self.transport->recv(to, tag, in.data(), size, received);
+        self.transport->send(to, tag, out.data(), size, sent);
+        waitOk(*self.transport, sent);
+        waitOk(*self.transport, received);
+        CHECK(received.bytes == size, "received {} bytes of {} from rank {}", received.bytes, size, to);
+        checkPattern(in, size, to);
+      }
     }
   });
 }
