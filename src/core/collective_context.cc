@@ -50,18 +50,30 @@ CollectiveContext::~CollectiveContext() {
   if (!pending_.empty()) comm_.abandon(std::move(requests_), pending_);
 }
 
-RequestId CollectiveContext::send(int peer, uint32_t step, const void* data, size_t size) {
+RequestId CollectiveContext::post(bool isRecv, int peer, uint32_t step, void* data, size_t size) {
   transport::Request& request = requests_.emplace_back();
-  comm_.send(peer, tags::make(comm_.id(), tags::Kind::kCollective, sequence_, step), data, size, request);
-  pending_.push_back({&request, peer, false});
+  uint64_t tag = tags::make(comm_.id(), tags::Kind::kCollective, sequence_, step);
+  try {
+    if (isRecv) {
+      comm_.recv(peer, tag, data, size, request);
+    } else {
+      comm_.send(peer, tag, data, size, request);
+    }
+  } catch (...) {
+    requests_.pop_back();
+    releaseAll();
+    throw;
+  }
+  pending_.push_back({&request, peer, isRecv});
   return pending_.size() - 1;
 }
 
+RequestId CollectiveContext::send(int peer, uint32_t step, const void* data, size_t size) {
+  return post(false, peer, step, const_cast<void*>(data), size);
+}
+
 RequestId CollectiveContext::recv(int peer, uint32_t step, void* data, size_t size) {
-  transport::Request& request = requests_.emplace_back();
-  comm_.recv(peer, tags::make(comm_.id(), tags::Kind::kCollective, sequence_, step), data, size, request);
-  pending_.push_back({&request, peer, true});
-  return pending_.size() - 1;
+  return post(true, peer, step, data, size);
 }
 
 void CollectiveContext::checkSignature() {
@@ -85,13 +97,27 @@ void CollectiveContext::waitFor(std::vector<Pending> pending) {
   };
   std::function<void()> check = [this] { checkSignature(); };
   try {
-    comm_.waitAll(pending, comm_.deadline(), what, signatureChecked_ ? nullptr : &check);
-  } catch (const Error& e) {
-    // A size or tag confusion usually means the ranks disagree: say so if the signature shows it.
+    try {
+      comm_.waitAll(pending, comm_.deadline(), what, signatureChecked_ ? nullptr : &check);
+    } catch (const Error&) {
+      // A size or tag confusion usually means the ranks disagree: say so if the signature shows it.
+      checkSignature();
+      throw;
+    }
     checkSignature();
+  } catch (...) {
+    releaseAll();
     throw;
   }
-  checkSignature();
+}
+
+void CollectiveContext::releaseAll() {
+  // Before the exception unwinds the algorithm's scratch buffers, no receive
+  // may still point into them.
+  comm_.abandon(std::move(requests_), pending_);
+  pending_.clear();
+  requests_.clear();
+  signatureChecked_ = true;
 }
 
 void CollectiveContext::wait(RequestId id) {

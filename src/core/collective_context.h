@@ -83,7 +83,10 @@ class CollectiveContext {
   void finish();
 
  private:
+  RequestId post(bool isRecv, int peer, uint32_t step, void* data, size_t size);
   void waitFor(std::vector<Pending> pending);
+  // Withdraw every receive and settle every send now (a failure is unwinding).
+  void releaseAll();
   void checkSignature();
 
   Communicator& comm_;
