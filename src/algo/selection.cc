@@ -18,7 +18,7 @@ constexpr int kAnyRanks = std::numeric_limits<int>::max();
 // from measurements on one node (docs/algorithms.md explains each).
 constexpr Rule kTable[] = {
     {CollectiveKind::kBarrier, kAnyBytes, kAnyRanks, "dissemination"},
-    {CollectiveKind::kBroadcast, 64 * 1024, kAnyRanks, "binomial"},
+    {CollectiveKind::kBroadcast, 128 * 1024, kAnyRanks, "binomial"},
     {CollectiveKind::kBroadcast, kAnyBytes, 2, "binomial"},
     {CollectiveKind::kBroadcast, kAnyBytes, kAnyRanks, "scatter_all_gather"},
     {CollectiveKind::kAllGather, 256 * 1024, kAnyRanks, "recursive_doubling"},

@@ -1,0 +1,377 @@
+/* Communicators made from the world, through commrun at any rank count, over
+ * shm or tcp: comm_group_create (a group without world rank 0, two disjoint
+ * groups working at once, rank translation both ways), comm_split (order by
+ * key, ties by parent rank, COMM_UNDEFINED), collectives on those groups
+ * checked by value, names; and mismatch detection: ranks that disagree on the
+ * collective, dtype, count, op or root get COMM_ERR_MISMATCH (at least one of
+ * them, with a message naming both sides), nobody waits for the timeout, and
+ * the communicator goes on working. The mismatch cases run when the program
+ * is given the argument "mismatch" (their own CTest entries), the rest
+ * without it. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include <cmocka.h>
+
+#include "comm.h"
+#include "data_patterns.h"
+
+static comm_t *world;
+static int rank, size;
+
+static double now_seconds(void) {
+  struct timespec t;
+  clock_gettime(CLOCK_MONOTONIC, &t);
+  return (double)t.tv_sec + (double)t.tv_nsec / 1e9;
+}
+
+/* all_gather of one int per rank of `comm` into `out` (its size entries). */
+static void gather_ints(comm_t *comm, int value, int *out) {
+  int n;
+  OK(comm_size(&n, comm));
+  comm_tensor_t *ti = tensor(&value, COMM_INT32, 1, 1), *to = tensor(out, COMM_INT32, n, 1);
+  OK(comm_all_gather(comm, ti, to, NULL));
+  comm_tensor_destroy(ti);
+  comm_tensor_destroy(to);
+}
+
+/* Check that `comm` holds the world ranks `members` in that order, that
+ * translation works both ways, and that collectives on it move the right data. */
+static void check_group(comm_t *comm, const int *members, int n, int salt) {
+  int grank, gsize;
+  OK(comm_rank(&grank, comm));
+  OK(comm_size(&gsize, comm));
+  assert_int_equal(gsize, n);
+  assert_int_equal(members[grank], rank);
+  for (int g = 0; g < n; ++g) {
+    int w, back;
+    OK(comm_rank_to_world(&w, comm, g));
+    assert_int_equal(w, members[g]);
+    OK(comm_rank_from_world(&back, comm, w));
+    assert_int_equal(back, g);
+  }
+  for (int w = 0; w < size; ++w) {
+    int in_group = 0;
+    for (int g = 0; g < n; ++g) in_group |= members[g] == w;
+    int g;
+    OK(comm_rank_from_world(&g, comm, w));
+    if (!in_group) assert_int_equal(g, -1);
+  }
+  int bad;
+  assert_int_equal(comm_rank_to_world(&bad, comm, n), COMM_ERR_INVALID_ARGUMENT);
+
+  /* all_gather: every member's world rank, in group order. */
+  int seen[64];
+  assert_true(n <= 64);
+  gather_ints(comm, rank * 100 + salt, seen);
+  for (int g = 0; g < n; ++g) assert_int_equal(seen[g], members[g] * 100 + salt);
+
+  /* broadcast from the last group rank, whose data names it and the salt. */
+  enum { kBytes = 5000 };
+  uint8_t *data = guarded(kBytes);
+  int root = n - 1;
+  if (grank == root) fill(data, kBytes, members[root], salt);
+  comm_tensor_t *t = tensor(data, COMM_UINT8, kBytes, 1);
+  OK(comm_broadcast(comm, t, t, root, NULL));
+  expect_pattern(data, kBytes, members[root], salt, "broadcast on a group");
+  expect_guard(data, kBytes, "broadcast on a group");
+  comm_tensor_destroy(t);
+  free(data);
+
+  /* gather_v with uneven row counts (group rank g sends g % 3 rows) to group rank 0. */
+  int64_t counts[64];
+  size_t offsets[64], total = 0;
+  enum { kRow = 4 };
+  for (int g = 0; g < n; ++g) {
+    counts[g] = g % 3;
+    offsets[g] = total;
+    total += (size_t)counts[g] * kRow;
+  }
+  uint8_t *mine = guarded((size_t)counts[grank] * kRow), *all = guarded(total);
+  fill(mine, (size_t)counts[grank] * kRow, rank, salt + 1);
+  comm_tensor_t *ti = tensor(mine, COMM_UINT8, counts[grank], kRow);
+  comm_tensor_t *to = grank == 0 ? tensor(all, COMM_UINT8, (int64_t)(total / kRow), kRow) : NULL;
+  OK(comm_gather_v(comm, ti, to, counts, 0, NULL));
+  if (grank == 0) {
+    for (int g = 0; g < n; ++g) {
+      expect_pattern(all + offsets[g], (size_t)counts[g] * kRow, members[g], salt + 1, "gather_v on a group");
+    }
+  }
+  comm_tensor_destroy(ti);
+  comm_tensor_destroy(to);
+  free(mine);
+  free(all);
+  OK(comm_barrier(comm, NULL));
+}
+
+/* --------------------------------------------------------------- groups */
+
+static void group_without_world_rank_0(void **state) {
+  (void)state;
+  if (size < 2) skip();
+  /* World ranks size-1 .. 1: group rank g is world rank size-1-g. */
+  int members[64];
+  for (int g = 0; g < size - 1; ++g) members[g] = size - 1 - g;
+  if (rank != 0) {
+    comm_t *group = NULL;
+    OK(comm_group_create(&group, world, size - 1, members, "without-0"));
+    const char *name = NULL;
+    OK(comm_name(&name, group));
+    assert_string_equal(name, "without-0");
+    check_group(group, members, size - 1, 1);
+    OK(comm_destroy(group));
+  } else {
+    comm_t *group = NULL;
+    assert_int_equal(comm_group_create(&group, world, size - 1, members, NULL), COMM_ERR_INVALID_USAGE);
+    assert_null(group);
+  }
+  OK(comm_barrier(world, NULL));
+}
+
+static void two_disjoint_groups_at_once(void **state) {
+  (void)state;
+  /* Even and odd world ranks, each group busy with its own data at the same time. */
+  int members[64], n = 0;
+  for (int w = rank % 2; w < size; w += 2) members[n++] = w;
+  comm_t *group = NULL;
+  OK(comm_group_create(&group, world, n, members, rank % 2 ? "odds" : "evens"));
+  const char *name = NULL;
+  OK(comm_name(&name, group));
+  assert_string_equal(name, rank % 2 ? "odds" : "evens");
+  check_group(group, members, n, 10 + rank % 2);
+
+  /* Asynchronous all_to_all on both groups at once, data naming the group. */
+  int grank;
+  OK(comm_rank(&grank, group));
+  int32_t in[64], out[64];
+  for (int g = 0; g < n; ++g) in[g] = (rank % 2) * 100000 + grank * 100 + g;
+  comm_tensor_t *ti = tensor(in, COMM_INT32, n, 1), *to = tensor(out, COMM_INT32, n, 1);
+  comm_handle_t *h = NULL;
+  OK(comm_all_to_all_single(group, ti, to, NULL, NULL, &h));
+  OK(comm_handle_wait(h, COMM_TIMEOUT_DEFAULT));
+  OK(comm_handle_destroy(h));
+  for (int g = 0; g < n; ++g) assert_int_equal(out[g], (rank % 2) * 100000 + g * 100 + grank);
+  comm_tensor_destroy(ti);
+  comm_tensor_destroy(to);
+  OK(comm_destroy(group));
+  OK(comm_barrier(world, NULL));
+}
+
+static void generated_and_world_names(void **state) {
+  (void)state;
+  const char *name = NULL;
+  OK(comm_name(&name, world));
+  assert_string_equal(name, "world");
+  int everyone[64];
+  for (int w = 0; w < size; ++w) everyone[w] = w;
+  comm_t *a = NULL, *b = NULL;
+  OK(comm_group_create(&a, world, size, everyone, NULL));
+  OK(comm_group_create(&b, world, size, everyone, NULL));
+  const char *na = NULL, *nb = NULL;
+  OK(comm_name(&na, a));
+  OK(comm_name(&nb, b));
+  assert_true(strlen(na) > 0);
+  assert_string_not_equal(na, "world");
+  assert_string_not_equal(na, nb);
+  /* Two groups of the same members are still two communicators: traffic stays apart. */
+  int seen_a[64], seen_b[64];
+  comm_handle_t *h = NULL;
+  int va = rank + 1000, vb = rank + 2000;
+  comm_tensor_t *ta = tensor(&va, COMM_INT32, 1, 1), *tsa = tensor(seen_a, COMM_INT32, size, 1);
+  OK(comm_all_gather(a, ta, tsa, &h));
+  gather_ints(b, vb, seen_b);
+  OK(comm_handle_wait(h, COMM_TIMEOUT_DEFAULT));
+  OK(comm_handle_destroy(h));
+  for (int w = 0; w < size; ++w) {
+    assert_int_equal(seen_a[w], w + 1000);
+    assert_int_equal(seen_b[w], w + 2000);
+  }
+  comm_tensor_destroy(ta);
+  comm_tensor_destroy(tsa);
+  OK(comm_destroy(b));
+  OK(comm_destroy(a));
+}
+
+/* ---------------------------------------------------------------- split */
+
+static void split_orders_by_key_then_parent_rank(void **state) {
+  (void)state;
+  /* Colour = parity; key = -rank, so each half comes out in reverse order. */
+  comm_t *half = NULL;
+  OK(comm_split(&half, world, rank % 2, -rank, rank % 2 ? "split-odd" : "split-even"));
+  assert_non_null(half);
+  int members[64], n = 0;
+  for (int w = size - 1; w >= 0; --w) {
+    if (w % 2 == rank % 2) members[n++] = w;
+  }
+  const char *name = NULL;
+  OK(comm_name(&name, half));
+  assert_string_equal(name, rank % 2 ? "split-odd" : "split-even");
+  check_group(half, members, n, 20 + rank % 2);
+  OK(comm_destroy(half));
+
+  /* Equal keys keep the parent's order; world rank 0, alone with key 1, goes last. */
+  comm_t *all = NULL;
+  OK(comm_split(&all, world, 7, rank == 0 ? 1 : 0, NULL));
+  n = 0;
+  for (int w = 1; w < size; ++w) members[n++] = w;
+  members[n++] = 0;
+  check_group(all, members, n, 30);
+  OK(comm_destroy(all));
+}
+
+static void split_with_undefined_colour(void **state) {
+  (void)state;
+  /* World rank 1 joins nothing; the rest split by rank / 3. */
+  int color = rank == 1 ? COMM_UNDEFINED : rank / 3;
+  comm_t *part = NULL;
+  OK(comm_split(&part, world, color, 0, NULL));
+  if (color == COMM_UNDEFINED) {
+    assert_null(part);
+  } else {
+    assert_non_null(part);
+    int members[64], n = 0;
+    for (int w = 0; w < size; ++w) {
+      if (w != 1 && w / 3 == color) members[n++] = w;
+    }
+    check_group(part, members, n, 40 + color);
+    OK(comm_destroy(part));
+  }
+  /* A negative colour other than COMM_UNDEFINED is refused before anything is published. */
+  comm_t *never = NULL;
+  assert_int_equal(comm_split(&never, world, -5, 0, NULL), COMM_ERR_INVALID_ARGUMENT);
+  assert_null(never);
+  OK(comm_barrier(world, NULL));
+}
+
+/* ------------------------------------------------------------- mismatch */
+
+/* One rank (the last) calls something other than the rest. */
+typedef comm_status_t (*call_fn)(int deviant);
+
+/* Runs `call` on every rank, then checks: each rank got OK or MISMATCH, at
+ * least one got MISMATCH with a message naming both sides ("vs rank"), no
+ * rank waited anywhere near the timeout, and the world still runs a barrier
+ * and an all_reduce correctly. */
+static void expect_mismatch(call_fn call, const char *what) {
+  if (size < 2) skip();
+  OK(comm_barrier(world, NULL));
+  double start = now_seconds();
+  comm_status_t status = call(rank == size - 1);
+  double took = now_seconds() - start;
+  int named = status == COMM_ERR_MISMATCH && strstr(comm_last_error(), "vs rank") != NULL;
+  if (status != COMM_OK) print_message("rank %d, %s: %s\n", rank, what, comm_last_error());
+  assert_true(status == COMM_OK || status == COMM_ERR_MISMATCH);
+  if (took > 10) fail_msg("%s: rank %d waited %.1f s for a collective its peers disagreed on", what, rank, took);
+
+  OK(comm_barrier(world, NULL));
+  int32_t mine = rank + 1, sum = 0;
+  comm_tensor_t *ti = tensor(&mine, COMM_INT32, 1, 1), *to = tensor(&sum, COMM_INT32, 1, 1);
+  OK(comm_all_reduce(world, ti, to, COMM_OP_SUM, NULL));
+  assert_int_equal(sum, size * (size + 1) / 2);
+  comm_tensor_destroy(ti);
+  comm_tensor_destroy(to);
+  int named_on[64];
+  gather_ints(world, named, named_on);
+  int any = 0;
+  for (int r = 0; r < size; ++r) any |= named_on[r];
+  if (!any) fail_msg("%s: no rank reported a mismatch naming both sides", what);
+}
+
+static comm_status_t broadcast_of(comm_dtype_t dtype, int64_t count, int root) {
+  double data[16] = {0};
+  comm_tensor_t *t = tensor(data, dtype, count, 1);
+  comm_status_t status = comm_broadcast(world, t, t, root, NULL);
+  comm_tensor_destroy(t);
+  return status;
+}
+
+static comm_status_t all_gather_of(comm_dtype_t dtype, int64_t count) {
+  double in[16] = {0}, out[16 * 64];
+  comm_tensor_t *ti = tensor(in, dtype, count, 1), *to = tensor(out, dtype, count * size, 1);
+  comm_status_t status = comm_all_gather(world, ti, to, NULL);
+  comm_tensor_destroy(ti);
+  comm_tensor_destroy(to);
+  return status;
+}
+
+static comm_status_t different_collective(int deviant) {
+  return deviant ? all_gather_of(COMM_FLOAT32, 4) : broadcast_of(COMM_FLOAT32, 4, 0);
+}
+
+static comm_status_t different_dtype(int deviant) { return all_gather_of(deviant ? COMM_INT32 : COMM_FLOAT32, 4); }
+
+static comm_status_t different_count(int deviant) { return broadcast_of(COMM_FLOAT32, deviant ? 8 : 7, 0); }
+
+static comm_status_t different_root(int deviant) { return broadcast_of(COMM_FLOAT32, 4, deviant ? 0 : size - 1); }
+
+static comm_status_t different_op(int deviant) {
+  float in[4] = {1, 2, 3, 4}, out[4];
+  comm_tensor_t *ti = tensor(in, COMM_FLOAT32, 4, 1), *to = tensor(out, COMM_FLOAT32, 4, 1);
+  comm_status_t status = comm_all_reduce(world, ti, to, deviant ? COMM_OP_MAX : COMM_OP_SUM, NULL);
+  comm_tensor_destroy(ti);
+  comm_tensor_destroy(to);
+  return status;
+}
+
+static void mismatched_collective(void **state) {
+  (void)state;
+  expect_mismatch(different_collective, "broadcast vs all_gather");
+}
+
+static void mismatched_dtype(void **state) {
+  (void)state;
+  expect_mismatch(different_dtype, "float32 vs int32");
+}
+
+static void mismatched_count(void **state) {
+  (void)state;
+  expect_mismatch(different_count, "7 vs 8 elements");
+}
+
+static void mismatched_op(void **state) {
+  (void)state;
+  expect_mismatch(different_op, "sum vs max");
+}
+
+static void mismatched_root(void **state) {
+  (void)state;
+  expect_mismatch(different_root, "root size-1 vs 0");
+}
+
+int main(int argc, char **argv) {
+  if (comm_init(&world, NULL) != COMM_OK) {
+    fprintf(stderr, "comm_init: %s\n", comm_last_error());
+    return 1;
+  }
+  comm_rank(&rank, world);
+  comm_size(&size, world);
+  if (size > 64) {
+    fprintf(stderr, "groups_test handles at most 64 ranks\n");
+    return 1;
+  }
+  const struct CMUnitTest groups[] = {
+      cmocka_unit_test(group_without_world_rank_0),
+      cmocka_unit_test(two_disjoint_groups_at_once),
+      cmocka_unit_test(generated_and_world_names),
+      cmocka_unit_test(split_orders_by_key_then_parent_rank),
+      cmocka_unit_test(split_with_undefined_colour),
+  };
+  const struct CMUnitTest mismatches[] = {
+      cmocka_unit_test(mismatched_collective),
+      cmocka_unit_test(mismatched_dtype),
+      cmocka_unit_test(mismatched_count),
+      cmocka_unit_test(mismatched_op),
+      cmocka_unit_test(mismatched_root),
+  };
+  int failed = argc > 1 && strcmp(argv[1], "mismatch") == 0 ? cmocka_run_group_tests(mismatches, NULL, NULL)
+                                                              : cmocka_run_group_tests(groups, NULL, NULL);
+  comm_destroy(world);
+  return failed;
+}
