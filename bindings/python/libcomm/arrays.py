@@ -98,7 +98,8 @@ def _numpy_view(obj):
 
 
 def _explicit(array, dtype):
-    """Reinterpret ``array``'s memory as ``dtype``: (array, comm dtype)."""
+    """Reinterpret ``array``'s memory as ``dtype`` (same element size, or raw
+    bytes): (array, comm dtype)."""
     if str(dtype).rsplit(".", 1)[-1] == bfloat16:  # also torch.bfloat16
         view, code = np.dtype(np.uint16), _c.COMM_BFLOAT16
     else:
@@ -107,6 +108,11 @@ def _explicit(array, dtype):
         except TypeError:
             raise TypeError(f"dtype {dtype!r} is neither a numpy dtype nor libcomm.bfloat16") from None
         code = _code(view)
+    if view.itemsize != array.dtype.itemsize and array.dtype.itemsize != 1:
+        # Reading float32 data "as bfloat16" would be a silent mistake; only
+        # raw bytes change their element size.
+        raise TypeError(f"dtype {dtype} has {view.itemsize}-byte elements but the array's {array.dtype} has "
+                        f"{array.dtype.itemsize}; convert the values first")
     if view != array.dtype:
         array = array.view(view)
     return array, code

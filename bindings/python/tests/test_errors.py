@@ -80,6 +80,14 @@ def test_c_layer_invalid_argument_carries_the_message():
     assert caught.value.status == C.COMM_ERR_INVALID_ARGUMENT
 
 
+def test_c_layer_invalid_usage(rank, size):
+    # Through the raw SWIG layer: only members may create a group.
+    world = comm.management.group_of(None, "test").comm
+    others = [r for r in range(size) if r != rank]
+    with pytest.raises(comm.CommInvalidUsageError, match="comm_group_create"):
+        C.comm_group_create(world, others, "without-me")
+
+
 def test_every_status_has_its_class():
     expected = {
         C.COMM_ERR_INVALID_ARGUMENT: comm.CommInvalidArgumentError,
@@ -135,3 +143,10 @@ def test_aborted_group(rank, size):
         comm.destroy_group(name)
     out, _ = comm.all_reduce(np.ones(1))  # the world is unaffected
     np.testing.assert_array_equal(out, [size])
+
+
+def test_dtype_argument_checks():
+    with pytest.raises(TypeError):
+        comm.all_reduce(np.ones(2, np.float32), dtype=comm.bfloat16)  # 4-byte values are not bfloat16 bits
+    with pytest.raises(TypeError):
+        comm.all_reduce(np.ones(2, np.float32), dtype="no-such-dtype")
