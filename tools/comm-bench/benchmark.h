@@ -1,0 +1,39 @@
+// Measures one collective at one size, dtype and op: warm-up, timed
+// iterations (each timed on its own; the row shows the median), a checked
+// run, and the aggregation over ranks. Every rank runs the same sequence.
+#pragma once
+
+#include <optional>
+
+#include "buffer.h"
+#include "collectives.h"
+#include "options.h"
+#include "result.h"
+#include "values.h"
+
+namespace commbench {
+
+class Benchmark {
+ public:
+  Benchmark(comm_t* world, const Collective& collective, const Options& options);
+
+  Row measure(size_t bytes, comm_dtype_t dtype, std::optional<comm_op_t> op);
+
+ private:
+  std::optional<Measurement> measurePlacement(const Geometry& geometry, const Workload& workload, Placement placement,
+                                              int iterations);
+  void prepareData(const Views& views, const Geometry& geometry, const Workload& workload);
+  int64_t countWrongOutput(const Views& views, const Geometry& geometry, const Workload& workload);
+  Measurement aggregate(double medianUs, std::optional<int64_t> wrong);
+  void* address(const View& view, comm_dtype_t dtype) const;
+
+  comm_t* world_;
+  const Collective& collective_;
+  const Options& options_;
+  int rank_ = 0;
+  int ranks_ = 1;
+  AlignedBuffer send_;
+  AlignedBuffer recv_;
+};
+
+}  // namespace commbench
