@@ -1,0 +1,3 @@
+module libcomm.org/comm
+
+go 1.19

@@ -1,0 +1,189 @@
+package comm
+
+import (
+	"math"
+	"reflect"
+	"unsafe"
+
+	"libcomm.org/comm/internal/capi"
+)
+
+// Op is a reduction operator, the C library's comm_op_t.
+type Op int
+
+// The reduction operators.
+const (
+	Sum  Op = 0
+	Prod Op = 1
+	Min  Op = 2
+	Max  Op = 3
+	Avg  Op = 4 // the sum divided by the number of ranks; integers truncate toward zero
+	BAnd Op = 5 // bitwise and: integer and bool elements only
+	BOr  Op = 6 // bitwise or: integer and bool elements only
+	BXor Op = 7 // bitwise exclusive or: integer and bool elements only
+)
+
+// String is the C library's name of the op ("sum").
+func (op Op) String() string {
+	return capi.Comm_op_name(capi.Enum_SS_comm_op(op))
+}
+
+// Numeric is the element types comm moves: Go's integers, floats and bool,
+// types defined on them, and Float16 and BFloat16. int and uint travel as
+// 64-bit integers (on 64-bit platforms).
+type Numeric interface {
+	~int8 | ~uint8 | ~int16 | ~uint16 | ~int32 | ~uint32 | ~int64 | ~uint64 |
+		~int | ~uint | ~float32 | ~float64 | ~bool
+}
+
+// Float16 is an IEEE 754 half-precision number, stored as its bits.
+type Float16 uint16
+
+// BFloat16 is a bfloat16 number (the top half of a float32), stored as its bits.
+type BFloat16 uint16
+
+// Float32 is f's value.
+func (f Float16) Float32() float32 {
+	sign := uint32(f&0x8000) << 16
+	exponent := uint32(f>>10) & 0x1f
+	mantissa := uint32(f) & 0x3ff
+	switch {
+	case exponent == 0x1f: // infinity, NaN
+		return math.Float32frombits(sign | 0x7f800000 | mantissa<<13)
+	case exponent != 0:
+		return math.Float32frombits(sign | (exponent+127-15)<<23 | mantissa<<13)
+	default: // zero, subnormal: mantissa x 2^-24
+		value := float32(mantissa) / (1 << 24)
+		if sign != 0 {
+			return -value
+		}
+		return value
+	}
+}
+
+// Float16Of is v rounded to the nearest Float16 (ties to even).
+func Float16Of(v float32) Float16 {
+	bits := math.Float32bits(v)
+	sign := uint16(bits>>16) & 0x8000
+	exponent := int(bits>>23&0xff) - 127 + 15
+	mantissa := bits & 0x7fffff
+	switch {
+	case bits&0x7fffffff > 0x7f800000: // NaN: keep it quiet
+		return Float16(sign | 0x7e00)
+	case exponent >= 0x1f: // too large, or infinity
+		return Float16(sign | 0x7c00)
+	case exponent <= 0: // subnormal or zero in float16
+		if exponent < -10 {
+			return Float16(sign)
+		}
+		mantissa |= 0x800000
+		shift := uint(14 - exponent)
+		half := mantissa >> shift
+		rest := mantissa & (1<<shift - 1)
+		if middle := uint32(1) << (shift - 1); rest > middle || rest == middle && half&1 == 1 {
+			half++
+		}
+		return Float16(sign | uint16(half))
+	}
+	half := uint32(exponent)<<10 | mantissa>>13
+	if rest := mantissa & 0x1fff; rest > 0x1000 || rest == 0x1000 && half&1 == 1 {
+		half++ // may carry into the exponent, up to infinity: still right
+	}
+	return Float16(sign | uint16(half))
+}
+
+// Float32 is b's value.
+func (b BFloat16) Float32() float32 {
+	return math.Float32frombits(uint32(b) << 16)
+}
+
+// BFloat16Of is v rounded to the nearest BFloat16 (ties to even).
+func BFloat16Of(v float32) BFloat16 {
+	bits := math.Float32bits(v)
+	if bits&0x7fffffff > 0x7f800000 {
+		return BFloat16(bits>>16 | 0x40) // quiet NaN
+	}
+	bits += 0x7fff + (bits>>16)&1
+	return BFloat16(bits >> 16)
+}
+
+// dtypeOf is the C dtype of elements of type T.
+func dtypeOf[T Numeric]() capi.Enum_SS_comm_dtype {
+	var zero T
+	switch any(zero).(type) {
+	case Float16:
+		return capi.COMM_FLOAT16
+	case BFloat16:
+		return capi.COMM_BFLOAT16
+	}
+	switch reflect.TypeOf(zero).Kind() {
+	case reflect.Int8:
+		return capi.COMM_INT8
+	case reflect.Uint8:
+		return capi.COMM_UINT8
+	case reflect.Int16:
+		return capi.COMM_INT16
+	case reflect.Uint16:
+		return capi.COMM_UINT16
+	case reflect.Int32:
+		return capi.COMM_INT32
+	case reflect.Uint32:
+		return capi.COMM_UINT32
+	case reflect.Int64:
+		return capi.COMM_INT64
+	case reflect.Uint64:
+		return capi.COMM_UINT64
+	case reflect.Int:
+		if unsafe.Sizeof(zero) == 4 {
+			return capi.COMM_INT32
+		}
+		return capi.COMM_INT64
+	case reflect.Uint:
+		if unsafe.Sizeof(zero) == 4 {
+			return capi.COMM_UINT32
+		}
+		return capi.COMM_UINT64
+	case reflect.Float32:
+		return capi.COMM_FLOAT32
+	case reflect.Float64:
+		return capi.COMM_FLOAT64
+	default: // reflect.Bool, the last type Numeric allows
+		return capi.COMM_BOOL
+	}
+}
+
+// view is a slice as the C library sees it: a one-dimensional tensor over
+// the slice's memory. The unsafe.Pointer keeps that memory alive as long as
+// the view is.
+type view struct {
+	data    unsafe.Pointer
+	count   int64
+	dtype   capi.Enum_SS_comm_dtype
+	present bool // false: NULL, for the arguments the C call allows to be absent
+}
+
+func viewOf[T Numeric](s []T) view {
+	v := view{count: int64(len(s)), dtype: dtypeOf[T](), present: true}
+	if len(s) > 0 {
+		v.data = unsafe.Pointer(&s[0])
+	}
+	return v
+}
+
+// optionalViewOf is NULL for a nil slice (an output off the root, say).
+func optionalViewOf[T Numeric](s []T) view {
+	if s == nil {
+		return view{dtype: dtypeOf[T]()}
+	}
+	return viewOf(s)
+}
+
+// describe makes the C descriptor of v (0 for an absent view); call it
+// inside locked.
+func (v *view) describe(out *uintptr) error {
+	if !v.present {
+		return nil
+	}
+	shape := v.count
+	return check(capi.Comm_tensor_create(out, v.data, v.dtype, 1, &shape))
+}

@@ -1,0 +1,226 @@
+package org.libcomm;
+
+import static org.junit.jupiter.api.Assertions.assertArrayEquals;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertInstanceOf;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.nio.ByteBuffer;
+import java.nio.ByteOrder;
+import java.time.Duration;
+import java.util.Set;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.function.Executable;
+
+/**
+ * Misuse gives exceptions, never a crash: IllegalArgumentException for what
+ * Java can see, CommException (by status) for what the C library reports,
+ * INVALID_USAGE for closed objects; and the failure subclasses for
+ * timeouts, aborts and mismatches.
+ */
+class ErrorsTest {
+  private static Communicator world;
+  private static int rank;
+  private static int size;
+
+  @BeforeAll
+  static void join() {
+    world = World.get();
+    rank = world.rank();
+    size = world.size();
+  }
+
+  private static void assertClosed(Executable call) {
+    CommException error = assertThrows(CommException.class, call);
+    assertEquals(Status.INVALID_USAGE, error.status());
+    assertTrue(error.getMessage().contains("closed"), error.getMessage());
+  }
+
+  @Test
+  void argumentsJavaCanCheck() {
+    Tensor four = Tensor.allocate(DType.FLOAT32, 4);
+    Tensor five = Tensor.allocate(DType.FLOAT32, 5);
+    Tensor ints = Tensor.allocate(DType.INT32, 4);
+    assertThrows(IllegalArgumentException.class, () -> world.allReduce(four, five, ReduceOp.SUM));
+    assertThrows(IllegalArgumentException.class, () -> world.allReduce(four, ints, ReduceOp.SUM));
+    assertThrows(IllegalArgumentException.class, () -> world.broadcast(four, size));
+    assertThrows(IllegalArgumentException.class, () -> world.reduce(four, four, ReduceOp.SUM, -1));
+    assertThrows(IllegalArgumentException.class, () -> world.send(four, size, 0));
+    assertThrows(IllegalArgumentException.class, () -> world.recv(four, 0, -1));
+    assertThrows(IllegalArgumentException.class, () -> world.allGather(four, four));
+    assertThrows(IllegalArgumentException.class, () -> world.allGatherV(four, four, new long[size + 1]));
+    assertThrows(IllegalArgumentException.class, () -> world.scatterV(four, four, new long[] {-1}, 0));
+    assertThrows(IllegalArgumentException.class, () -> world.allToAll(new Tensor[size + 1], new Tensor[size]));
+    assertThrows(IllegalArgumentException.class, () -> world.allToAllSingle(four, four, new long[1], null));
+    assertThrows(IllegalArgumentException.class, () -> world.reduceScatter(new float[4 * size + 1], ReduceOp.SUM));
+    assertThrows(IllegalArgumentException.class, () -> world.createGroup(new int[] {0, size}));
+    assertThrows(IllegalArgumentException.class, () -> world.split(-2, 0));
+    assertThrows(IllegalArgumentException.class, () -> world.setTimeout(Duration.ZERO));
+    assertThrows(IllegalArgumentException.class, () -> new Batch().send(four, 0, -3));
+    assertThrows(NullPointerException.class, () -> world.allReduce(null, four, ReduceOp.SUM));
+    assertThrows(NullPointerException.class, () -> world.allReduce((int[]) null, ReduceOp.SUM));
+    assertThrows(IllegalArgumentException.class, () -> world.batch(new Batch().recv(four, size)));
+  }
+
+  @Test
+  void tensorsNeedDirectNativeOrderBuffersOfTheRightSize() {
+    assertThrows(IllegalArgumentException.class, () -> Tensor.of(ByteBuffer.allocate(16), DType.FLOAT32));
+    ByteBuffer bigEndian = ByteBuffer.allocateDirect(16).order(ByteOrder.BIG_ENDIAN);
+    if (ByteOrder.nativeOrder() != ByteOrder.BIG_ENDIAN) {
+      IllegalArgumentException error =
+          assertThrows(IllegalArgumentException.class, () -> Tensor.of(bigEndian, DType.FLOAT32));
+      assertTrue(error.getMessage().contains("nativeOrder"), error.getMessage());
+    }
+    Tensor.of(bigEndian, DType.UINT8); // single bytes have no order
+    ByteBuffer direct = ByteBuffer.allocateDirect(16).order(ByteOrder.nativeOrder());
+    assertThrows(IllegalArgumentException.class, () -> Tensor.of(direct, DType.FLOAT32, 5));
+    assertThrows(IllegalArgumentException.class, () -> Tensor.of(direct, DType.FLOAT64, 1, 3));
+    assertThrows(IllegalArgumentException.class, () -> Tensor.of(direct.duplicate().position(1), DType.INT32));
+    assertThrows(IllegalArgumentException.class, () -> Tensor.allocate(DType.INT8, 1, 1, 1, 1, 1, 1, 1, 1, 1));
+    assertThrows(IllegalArgumentException.class, () -> Tensor.allocate(DType.INT8, 2, -1));
+    assertThrows(IllegalArgumentException.class, () -> Tensor.allocate(DType.INT64, 1L << 31));
+    assertThrows(IllegalArgumentException.class, () -> Tensor.allocate(DType.INT8, 4).reshape(3));
+    assertThrows(IllegalStateException.class, () -> Tensor.allocate(DType.INT8, 4).toFloatArray());
+  }
+
+  @Test
+  void tensorsDescribeTheirBuffer() {
+    ByteBuffer direct = ByteBuffer.allocateDirect(64).order(ByteOrder.nativeOrder());
+    direct.position(8);
+    Tensor matrix = Tensor.of(direct, DType.FLOAT64, 2, 3);
+    assertEquals(2, matrix.ndim());
+    assertArrayEquals(new long[] {2, 3}, matrix.shape());
+    assertEquals(6, matrix.numel());
+    assertEquals(48, matrix.nbytes());
+    assertEquals(2, matrix.rows());
+    assertEquals(DType.FLOAT64, matrix.dtype());
+    matrix.buffer().asDoubleBuffer().put(0, 4.5); // the tensor starts at the buffer's position
+    assertEquals(4.5, direct.getDouble(8));
+    assertEquals(7, Tensor.of(direct, DType.FLOAT64).numel()); // the remaining 56 bytes
+    Tensor scalar = Tensor.allocate(DType.INT16);
+    assertEquals(0, scalar.ndim());
+    assertEquals(1, scalar.numel());
+    assertEquals(1, scalar.rows());
+    assertArrayEquals(new long[] {1, 6}, matrix.reshape(1, 6).shape());
+    assertArrayEquals(new float[] {1, 2}, Tensor.copyOf(new float[] {1, 2}).toFloatArray());
+    assertEquals(DType.INT8, Tensor.copyOf(new byte[] {1}).dtype());
+    for (DType dtype : DType.values()) {
+      assertEquals(CommNative.comm_dtype_size(dtype.code()), dtype.size(), dtype.name());
+    }
+  }
+
+  @Test
+  void failuresTheCLibraryReports() {
+    Tensor floats = Tensor.allocate(DType.FLOAT32, 4);
+    CommException unsupported =
+        assertThrows(CommException.class, () -> world.allReduce(floats, floats, ReduceOp.BXOR));
+    assertTrue(Set.of(Status.NOT_SUPPORTED, Status.INVALID_ARGUMENT).contains(unsupported.status()));
+    assertTrue(unsupported.getMessage().startsWith("comm_all_reduce"), unsupported.getMessage());
+
+    // Splits that do not add up to the rows: only C sees the sums.
+    long[] splits = new long[size];
+    splits[0] = size + 1;
+    CommException badSplits = assertThrows(CommException.class,
+        () -> world.allToAllSingle(Tensor.allocate(DType.INT8, size), Tensor.allocate(DType.INT8, size), splits,
+            splits));
+    assertEquals(Status.INVALID_ARGUMENT, badSplits.status());
+    world.barrier();
+  }
+
+  @Test
+  void closedCommunicatorsAndHandlesThrow() {
+    Communicator group = world.split(0, rank).orElseThrow();
+    Handle done = group.barrierAsync();
+    done.await();
+    Handle unwaited = group.barrierAsync();
+    group.close();
+    Tensor data = Tensor.allocate(DType.INT32, 1);
+    assertClosed(group::barrier);
+    assertClosed(() -> group.allReduce(data, ReduceOp.SUM));
+    assertClosed(() -> group.allReduceAsync(data, ReduceOp.SUM));
+    assertClosed(() -> group.send(data, 0));
+    assertClosed(() -> group.split(0, 0));
+    assertClosed(group::rank);
+    assertClosed(group::abort);
+    assertClosed(group::timeout);
+    assertClosed(() -> group.allReduce(new float[1], ReduceOp.SUM));
+    assertClosed(unwaited::await); // closing the communicator closed it
+    assertTrue(done.isDone()); // it completed before: its outcome stays
+    done.await();
+    done.close();
+    assertClosed(done::isDone);
+    assertClosed(done::await);
+    assertTrue(group.toString().contains("closed"));
+  }
+
+  @Test
+  void aWaitThatRunsOutLeavesTheOperationRunning() {
+    Tensor got = Tensor.allocate(DType.INT64, 1);
+    Handle receive = world.recvAsync(got, (rank + size - 1) % size, 20);
+    CommTimeoutException ranOut =
+        assertThrows(CommTimeoutException.class, () -> receive.await(Duration.ofMillis(20)));
+    assertEquals(Status.TIMEOUT, ranOut.status());
+    assertFalse(receive.isDone());
+    world.barrier(); // every rank has seen its wait run out: now send
+    world.send(Tensor.copyOf(new long[] {rank + 40}), (rank + 1) % size, 20);
+    receive.await();
+    assertTrue(receive.isDone());
+    assertEquals((rank + size - 1) % size + 40, got.toLongArray()[0]);
+  }
+
+  @Test
+  void anOperationPastItsDeadlineFailsWithATimeout() {
+    try (Communicator group = world.split(0, rank).orElseThrow()) {
+      group.setTimeout(Duration.ofMillis(300));
+      long start = System.nanoTime();
+      CommTimeoutException error = assertThrows(CommTimeoutException.class,
+          () -> group.recv(Tensor.allocate(DType.INT8, 1), (rank + 1) % size, 21));
+      assertTrue(System.nanoTime() - start < Duration.ofSeconds(20).toNanos());
+      assertFalse(error.getMessage().isEmpty());
+    }
+    world.barrier();
+  }
+
+  @Test
+  void abortFromAnotherThreadEndsAWait() throws InterruptedException {
+    try (Communicator group = world.split(0, rank).orElseThrow()) {
+      Thread aborter = new Thread(() -> {
+        try {
+          Thread.sleep(200);
+        } catch (InterruptedException stop) {
+          return;
+        }
+        group.abort();
+      });
+      aborter.start();
+      CommException error = assertThrows(CommException.class,
+          () -> group.recv(Tensor.allocate(DType.INT8, 1), (rank + 1) % size, 22));
+      assertInstanceOf(CommAbortedException.class, error, error.getMessage());
+      assertThrows(CommAbortedException.class, group::barrier);
+      aborter.join();
+    }
+    world.barrier();
+  }
+
+  @Test
+  void ranksThatDisagreeGetAMismatch() {
+    Tensor in = Data.filled(DType.FLOAT32, rank, 0, 4);
+    Tensor out = Tensor.allocate(DType.FLOAT32, 4);
+    int named = 0;
+    try {
+      world.allReduce(in, out, rank == size - 1 ? ReduceOp.MAX : ReduceOp.SUM);
+    } catch (CommMismatchException mismatch) {
+      assertEquals(Status.MISMATCH, mismatch.status());
+      named = 1;
+    }
+    int[] anyone = {named};
+    world.allReduce(anyone, ReduceOp.MAX);
+    assertEquals(1, anyone[0], "no rank reported the mismatch");
+    int[] stillWorks = {1};
+    world.allReduce(stillWorks, ReduceOp.SUM);
+    assertEquals(size, stillWorks[0]);
+  }
+}

@@ -1,0 +1,122 @@
+package org.libcomm;
+
+import static org.junit.jupiter.api.Assertions.assertArrayEquals;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.time.Duration;
+import java.util.Optional;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+
+/** The world's queries, split, createGroup, rank translation and closing order. */
+class GroupsTest {
+  private static Communicator world;
+  private static int rank;
+  private static int size;
+
+  @BeforeAll
+  static void join() {
+    world = World.get();
+    rank = world.rank();
+    size = world.size();
+  }
+
+  @Test
+  void worldQueries() {
+    assertEquals(Integer.parseInt(System.getenv("COMM_RANK")), rank);
+    assertEquals(Integer.parseInt(System.getenv("COMM_WORLD_SIZE")), size);
+    assertEquals(rank, world.localRank()); // commrun starts every rank on this node
+    assertEquals(size, world.localSize());
+    assertEquals("world", world.name());
+    assertEquals(rank, world.toWorldRank(rank));
+    assertEquals(size - 1, world.fromWorldRank(size - 1));
+    assertTrue(Communicator.version().matches("\\d+\\.\\d+\\.\\d+"), Communicator.version());
+    assertEquals(-1, Communicator.UNDEFINED);
+    assertEquals(Integer.MAX_VALUE, Communicator.TAG_MAX);
+    assertTrue(world.toString().contains("world"));
+  }
+
+  @Test
+  void splitByParityOrderedByKey() {
+    // Key -rank: the group orders its ranks backwards.
+    try (Communicator half = world.split(rank % 2, -rank, "parity").orElseThrow()) {
+      int members = (size - rank % 2 + 1) / 2;
+      assertEquals(members, half.size());
+      assertEquals(members - 1 - rank / 2, half.rank());
+      assertEquals(rank, half.toWorldRank(half.rank()));
+      assertEquals(-1, half.fromWorldRank(rank % 2 == 0 ? 1 : 0));
+      assertEquals("parity", half.name());
+
+      long[] sum = {rank};
+      half.allReduce(sum, ReduceOp.SUM);
+      long expected = 0;
+      for (int r = rank % 2; r < size; r += 2) {
+        expected += r;
+      }
+      assertEquals(expected, sum[0]);
+    }
+    world.barrier();
+  }
+
+  @Test
+  void splitWithUndefinedJoinsNothing() {
+    Optional<Communicator> rest = world.split(rank == 0 ? Communicator.UNDEFINED : 0, 0);
+    assertEquals(rank != 0, rest.isPresent());
+    rest.ifPresent(group -> {
+      try (group) {
+        assertEquals(size - 1, group.size());
+        assertEquals(rank - 1, group.rank());
+        int[] ranks = {group.rank()};
+        group.broadcast(ranks, group.size() - 1);
+        assertArrayEquals(new int[] {size - 2}, ranks);
+      }
+    });
+    world.barrier();
+  }
+
+  @Test
+  void createGroupWithoutWorldRankZero() {
+    int[] members = new int[size - 1];
+    for (int i = 0; i < members.length; ++i) {
+      members[i] = size - 1 - i; // reversed: group rank i is world rank size-1-i
+    }
+    if (rank != 0) {
+      try (Communicator group = world.createGroup(members, "no-zero")) {
+        assertEquals(size - 1, group.size());
+        assertEquals(size - 1 - rank, group.rank());
+        assertEquals(size - 1, group.toWorldRank(0));
+        assertEquals(-1, group.fromWorldRank(0));
+        assertEquals("no-zero", group.name());
+        double[] value = {rank};
+        group.allReduce(value, ReduceOp.MAX);
+        assertArrayEquals(new double[] {size - 1}, value);
+      }
+    }
+    world.barrier();
+  }
+
+  @Test
+  void closingAParentClosesItsGroupsAndHandles() {
+    Communicator parent = world.split(0, rank).orElseThrow();
+    Communicator child = parent.split(0, rank).orElseThrow();
+    Handle pending = child.barrierAsync();
+    pending.await();
+    parent.close();
+    assertTrue(parent.isClosed());
+    assertTrue(child.isClosed());
+    child.close(); // idempotent
+    parent.close();
+    world.barrier();
+  }
+
+  @Test
+  void timeoutsPerCommunicator() {
+    try (Communicator group = world.split(0, rank).orElseThrow()) {
+      group.setTimeout(Duration.ofMillis(12_345));
+      assertEquals(Duration.ofMillis(12_345), group.timeout());
+      assertFalse(world.timeout().isZero());
+    }
+  }
+}
