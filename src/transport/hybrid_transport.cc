@@ -1,0 +1,148 @@
+// Routes each peer to the direct shared-memory transport or to the libfabric
+// one and speaks for both: one address blob, one progress(), one cancel().
+#include "transport/hybrid_transport.h"
+
+#include <cstdlib>
+#include <cstring>
+
+#include <fmt/ranges.h>
+
+#include "core/error.h"
+#include "core/log.h"
+
+namespace comm::transport {
+namespace {
+
+constexpr uint8_t kBlobVersion = 1;
+
+// The blob: version, the shared-memory part's length (4 bytes), that part,
+// then the fabric part. Either part may be empty: that transport is absent.
+struct Parts {
+  std::vector<uint8_t> shm;
+  std::vector<uint8_t> fabric;
+};
+
+std::vector<uint8_t> combine(const Parts& parts) {
+  std::vector<uint8_t> blob;
+  blob.reserve(1 + sizeof(uint32_t) + parts.shm.size() + parts.fabric.size());
+  blob.push_back(kBlobVersion);
+  const auto length = static_cast<uint32_t>(parts.shm.size());
+  const auto* bytes = reinterpret_cast<const uint8_t*>(&length);
+  blob.insert(blob.end(), bytes, bytes + sizeof length);
+  blob.insert(blob.end(), parts.shm.begin(), parts.shm.end());
+  blob.insert(blob.end(), parts.fabric.begin(), parts.fabric.end());
+  return blob;
+}
+
+Parts split(const std::vector<uint8_t>& blob, int rank) {
+  constexpr size_t kFixed = 1 + sizeof(uint32_t);
+  uint32_t length = 0;
+  if (blob.size() >= kFixed) std::memcpy(&length, blob.data() + 1, sizeof length);
+  if (blob.size() < kFixed || blob[0] != kBlobVersion || blob.size() - kFixed < length) {
+    fail(COMM_ERR_TRANSPORT, "transport: rank {}'s address ({} bytes, format {}) is not one this rank understands",
+         rank, blob.size(), blob.empty() ? 0 : blob[0]);
+  }
+  auto shmEnd = blob.begin() + kFixed + length;
+  return {{blob.begin() + kFixed, shmEnd}, {shmEnd, blob.end()}};
+}
+
+// A provider forced on every peer that is not shared memory (tcp, verbs...)
+// leaves no room for the direct path.
+bool forcesOtherProvider(const Options& options) {
+  std::string forced = options.provider;
+  if (forced.empty()) {
+    const char* environment = std::getenv("FI_PROVIDER");
+    // "^a,b" excludes libfabric providers rather than naming one.
+    if (environment != nullptr && *environment != '^') forced = environment;
+  }
+  return !forced.empty() && forced != "shm";
+}
+
+class HybridTransport final : public Transport {
+ public:
+  HybridTransport(const Options& options, const ShmOptions& shm);
+
+  std::vector<uint8_t> localAddress() const override {
+    return combine({shm_ ? shm_->localAddress() : std::vector<uint8_t>{},
+                    fabric_ ? fabric_->localAddress() : std::vector<uint8_t>{}});
+  }
+  void connect(int selfRank, const std::vector<PeerInfo>& peers) override;
+  void send(int peer, uint64_t tag, const void* data, size_t size, Request& request) override {
+    routeTo(peer).send(peer, tag, data, size, request);
+  }
+  void recv(int peer, uint64_t tag, void* data, size_t size, Request& request) override {
+    routeTo(peer).recv(peer, tag, data, size, request);
+  }
+  void cancel(Request& request) override {
+    // Each leaves alone what is not its own.
+    if (shm_) shm_->cancel(request);
+    if (fabric_ && fabricUsed_ && !request.done.load(std::memory_order_acquire)) fabric_->cancel(request);
+  }
+  bool progress() override {
+    bool completed = shm_ && shm_->progress();
+    if (fabricUsed_) completed = fabric_->progress() || completed;
+    return completed;
+  }
+  std::string providerFor(int peer) const override {
+    Transport& route = routeTo(peer);
+    return &route == shm_.get() ? kShmDirectProvider : route.providerFor(peer);
+  }
+
+ private:
+  Transport& routeTo(int peer) const {
+    if (peer < 0 || static_cast<size_t>(peer) >= routes_.size()) {
+      fail(COMM_ERR_INVALID_ARGUMENT, "transport: no route to rank {} ({} ranks connected)", peer, routes_.size());
+    }
+    return *routes_[peer];
+  }
+
+  std::unique_ptr<Transport> shm_;
+  std::unique_ptr<Transport> fabric_;
+  std::vector<Transport*> routes_;
+  bool fabricUsed_ = false;
+};
+
+HybridTransport::HybridTransport(const Options& options, const ShmOptions& shm) {
+  if (shm.mode != ShmMode::kOff && !forcesOtherProvider(options)) shm_ = createShmTransport(shm);
+  // On a single node the direct path reaches everyone; libfabric would only
+  // open endpoints (and shared memory of its own) that nobody uses.
+  if (!shm_ || !options.singleNode) fabric_ = createFabricTransport(options);
+}
+
+void HybridTransport::connect(int selfRank, const std::vector<PeerInfo>& peers) {
+  if (!routes_.empty()) fail(COMM_ERR_INVALID_USAGE, "transport: connect called twice");
+  std::vector<PeerInfo> direct(peers.size());
+  std::vector<PeerInfo> fabric(peers.size());
+  std::vector<int> directRanks;
+  std::vector<int> fabricRanks;
+  for (size_t rank = 0; rank < peers.size(); ++rank) {
+    Parts parts = split(peers[rank].address, static_cast<int>(rank));
+    const bool isDirect = shm_ && peers[rank].sameNode && !parts.shm.empty();
+    (isDirect ? directRanks : fabricRanks).push_back(static_cast<int>(rank));
+    if (!isDirect && (!fabric_ || parts.fabric.empty())) {
+      fail(COMM_ERR_TRANSPORT,
+           "transport: no way to reach rank {}: {} over shared memory and {} over libfabric (do COMM_SHM and "
+           "COMM_PROVIDER agree on all ranks?)",
+           rank, peers[rank].sameNode ? "it offers nothing" : "it is on another node",
+           fabric_ ? "it offers nothing" : "this rank opened nothing");
+    }
+    direct[rank] = {std::move(parts.shm), isDirect};
+    fabric[rank] = {std::move(parts.fabric), peers[rank].sameNode};
+  }
+  if (shm_) shm_->connect(selfRank, direct);
+  fabricUsed_ = !fabricRanks.empty();
+  if (fabricUsed_) fabric_->connect(selfRank, fabric);
+  routes_.resize(peers.size());
+  for (int rank : directRanks) routes_[rank] = shm_.get();
+  for (int rank : fabricRanks) routes_[rank] = fabric_.get();
+  if (!directRanks.empty()) log::info("transport: ranks {} over {}", fmt::join(directRanks, ","), kShmDirectProvider);
+  if (fabricUsed_) log::info("transport: ranks {} over libfabric", fmt::join(fabricRanks, ","));
+}
+
+}  // namespace
+
+std::unique_ptr<Transport> createTransport(const Options& options, const ShmOptions& shm) {
+  return std::make_unique<HybridTransport>(options, shm);
+}
+
+}  // namespace comm::transport

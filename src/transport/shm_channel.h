@@ -1,0 +1,120 @@
+// One direction between two ranks on a node: a single-producer /
+// single-consumer ring of fixed-size slots in shared memory. The producer
+// fills a slot and then stamps its sequence (release); the consumer polls the
+// stamp of the next slot (acquire), so a small message costs the consumer one
+// cache line: stamp, header and the first bytes of payload share it. The
+// consumer hands slots back through `consumed`, on a line of its own, which
+// the producer rereads only when its cached copy says the ring is full.
+#pragma once
+
+#include <atomic>
+#include <cstddef>
+#include <cstdint>
+
+namespace comm::transport {
+
+inline constexpr size_t kShmCacheLine = 64;
+inline constexpr size_t kShmSlotBytes = 16384;
+
+enum class ShmKind : uint32_t {
+  kEager = 1,     // tag, size, payload: the whole message
+  kRequestToSend, // tag, size, ShmRendezvous payload: a message too large for a slot
+  kClearToSend,   // token = the sender's operation, ShmClearToSend payload: stream it
+  kChunk,         // token = the receiver's operation, size, payload: the next piece
+  kFinish,        // token = the sender's operation, status: the receiver has it
+};
+
+struct ShmSlot {
+  std::atomic<uint64_t> sequence;  // position + 1 once the producer has filled the slot
+  uint64_t tagOrToken;             // the message's tag, or the operation a control message is about
+  uint64_t size;
+  ShmKind kind;
+  int32_t status;
+};
+static_assert(sizeof(ShmSlot) == 32 && std::atomic<uint64_t>::is_always_lock_free);
+
+// The largest message (or chunk) one slot carries.
+inline constexpr size_t kShmSlotPayload = kShmSlotBytes - sizeof(ShmSlot);
+
+struct ShmRendezvous {
+  uint64_t senderToken;  // echoed in kClearToSend / kFinish
+  uint64_t address;      // the message in the sender's address space
+};
+
+struct ShmClearToSend {
+  uint64_t receiverToken;  // carried by every kChunk of the message
+};
+
+// What the consumer writes; alone on its cache lines (two, so the adjacent
+// line prefetcher does not pair it with the first slot).
+struct alignas(2 * kShmCacheLine) ShmRingControl {
+  std::atomic<uint64_t> consumed;
+};
+
+// Bytes one ring of `slots` slots takes in a segment.
+constexpr size_t shmRingBytes(uint32_t slots) { return sizeof(ShmRingControl) + size_t{slots} * kShmSlotBytes; }
+
+inline char* shmPayload(ShmSlot* slot) { return reinterpret_cast<char*>(slot + 1); }
+inline const char* shmPayload(const ShmSlot* slot) { return reinterpret_cast<const char*>(slot + 1); }
+
+// A ring's layout as this process maps it. `slots` is a power of two.
+class ShmRing {
+ public:
+  ShmRing() = default;
+  ShmRing(void* ring, uint32_t slots)
+      : control_(static_cast<ShmRingControl*>(ring)),
+        slots_(static_cast<char*>(ring) + sizeof(ShmRingControl)),
+        mask_(slots - 1) {}
+
+ protected:
+  ShmSlot* slot(uint64_t position) const {
+    return reinterpret_cast<ShmSlot*>(slots_ + (position & mask_) * kShmSlotBytes);
+  }
+
+  ShmRingControl* control_ = nullptr;
+  char* slots_ = nullptr;
+  uint64_t mask_ = 0;
+};
+
+class ShmProducer : public ShmRing {
+ public:
+  using ShmRing::ShmRing;
+
+  // The next free slot, or nullptr while the ring is full. Fill it, then publish().
+  ShmSlot* claim() {
+    if (position_ - consumedSeen_ > mask_) {
+      consumedSeen_ = control_->consumed.load(std::memory_order_acquire);
+      if (position_ - consumedSeen_ > mask_) return nullptr;
+    }
+    return slot(position_);
+  }
+  void publish(ShmSlot* filled) {
+    ++position_;
+    filled->sequence.store(position_, std::memory_order_release);
+  }
+
+ private:
+  uint64_t position_ = 0;
+  uint64_t consumedSeen_ = 0;
+};
+
+class ShmConsumer : public ShmRing {
+ public:
+  using ShmRing::ShmRing;
+
+  // The oldest filled slot, or nullptr while the ring is empty.
+  const ShmSlot* peek() const {
+    ShmSlot* next = slot(position_);
+    return next->sequence.load(std::memory_order_acquire) == position_ + 1 ? next : nullptr;
+  }
+  // Gives the slot peek() returned back to the producer.
+  void release() {
+    ++position_;
+    control_->consumed.store(position_, std::memory_order_release);
+  }
+
+ private:
+  uint64_t position_ = 0;
+};
+
+}  // namespace comm::transport

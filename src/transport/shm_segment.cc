@@ -1,0 +1,163 @@
+#include "transport/shm_segment.h"
+
+#include <dirent.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstring>
+#include <fstream>
+#include <thread>
+#include <utility>
+
+#include "core/deadline.h"
+#include "core/error.h"
+#include "core/log.h"
+
+namespace comm::transport {
+namespace {
+
+constexpr const char* kPrefix = "comm.";
+// How long open() sleeps between looks at a segment its creator has not
+// finished yet (creators are in the same phase of startup: milliseconds).
+constexpr auto kOpenPoll = std::chrono::microseconds(200);
+
+unsigned long pidNamespace() {
+  struct stat ns {};
+  return stat("/proc/self/ns/pid", &ns) == 0 ? ns.st_ino : 0;
+}
+
+// Gone, or a zombie its parent has not reaped yet.
+bool processExited(pid_t pid) {
+  if (kill(pid, 0) != 0) return errno == ESRCH;
+  std::ifstream stat(fmt::format("/proc/{}/stat", pid));
+  std::string line;
+  std::getline(stat, line);
+  size_t end = line.rfind(") ");
+  return end != std::string::npos && end + 2 < line.size() && (line[end + 2] == 'Z' || line[end + 2] == 'X');
+}
+
+class FileDescriptor {
+ public:
+  explicit FileDescriptor(int fd) : fd_(fd) {}
+  FileDescriptor(const FileDescriptor&) = delete;
+  FileDescriptor& operator=(const FileDescriptor&) = delete;
+  ~FileDescriptor() {
+    if (fd_ >= 0) close(fd_);
+  }
+  int get() const { return fd_; }
+
+ private:
+  int fd_;
+};
+
+void* mapShared(int fd, size_t bytes, const std::string& name) {
+  // Populated now: the rings' pages are touched on the latency path otherwise.
+  void* data = mmap(nullptr, bytes, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_POPULATE, fd, 0);
+  if (data == MAP_FAILED) {
+    fail(COMM_ERR_TRANSPORT, "shm: mmap of {} bytes of {} failed: {}", bytes, name, std::strerror(errno));
+  }
+  return data;
+}
+
+}  // namespace
+
+ShmSegment::ShmSegment(ShmSegment&& other) noexcept
+    : name_(std::move(other.name_)),
+      data_(std::exchange(other.data_, nullptr)),
+      size_(std::exchange(other.size_, 0)),
+      creator_(std::exchange(other.creator_, false)),
+      linked_(std::exchange(other.linked_, false)) {}
+
+ShmSegment& ShmSegment::operator=(ShmSegment&& other) noexcept {
+  if (this != &other) {
+    release();
+    name_ = std::move(other.name_);
+    data_ = std::exchange(other.data_, nullptr);
+    size_ = std::exchange(other.size_, 0);
+    creator_ = std::exchange(other.creator_, false);
+    linked_ = std::exchange(other.linked_, false);
+  }
+  return *this;
+}
+
+ShmSegment::~ShmSegment() { release(); }
+
+void ShmSegment::release() noexcept {
+  // Peers that never came to map it cannot remove it: the creator does.
+  if (creator_) unlink();
+  if (data_ != nullptr) munmap(data_, size_);
+  data_ = nullptr;
+}
+
+void ShmSegment::unlink() {
+  // Another rank may have removed it already: ENOENT is no failure.
+  if (linked_) shm_unlink(name_.c_str());
+  linked_ = false;
+}
+
+ShmSegment ShmSegment::create(const std::string& name, size_t bytes) {
+  FileDescriptor fd(shm_open(name.c_str(), O_RDWR | O_CREAT | O_EXCL, 0600));
+  if (fd.get() < 0) fail(COMM_ERR_TRANSPORT, "shm: shm_open({}) failed: {}", name, std::strerror(errno));
+  // From here on the name exists: the segment object owns it.
+  ShmSegment segment(name, nullptr, 0, true);
+  if (ftruncate(fd.get(), static_cast<off_t>(bytes)) != 0) {
+    fail(COMM_ERR_TRANSPORT, "shm: sizing {} to {} bytes failed: {}", name, bytes, std::strerror(errno));
+  }
+  segment.data_ = mapShared(fd.get(), bytes, name);
+  segment.size_ = bytes;
+  return segment;
+}
+
+ShmSegment ShmSegment::open(const std::string& name, size_t bytes, pid_t creator, const std::string& owner,
+                            std::chrono::milliseconds timeout) {
+  Deadline deadline(timeout);
+  for (;;) {
+    FileDescriptor fd(shm_open(name.c_str(), O_RDWR, 0));
+    if (fd.get() < 0 && errno != ENOENT) {
+      fail(COMM_ERR_TRANSPORT, "shm: shm_open({}) of {} failed: {}", name, owner, std::strerror(errno));
+    }
+    struct stat status {};
+    if (fd.get() >= 0 && fstat(fd.get(), &status) == 0 && static_cast<size_t>(status.st_size) >= bytes) {
+      return ShmSegment(name, mapShared(fd.get(), bytes, name), bytes, false);
+    }
+    if (processExited(creator)) {
+      fail(COMM_ERR_REMOTE, "shm: {} (pid {}) exited before its shared memory {} was ready", owner, creator, name);
+    }
+    if (deadline.expired()) {
+      fail(COMM_ERR_TIMEOUT, "shm: {} (pid {}) did not create its shared memory {} within {} ms", owner, creator,
+           name, timeout.count());
+    }
+    std::this_thread::sleep_for(kOpenPoll);
+  }
+}
+
+std::string shmSegmentName(pid_t pid, uint64_t nonce) {
+  return fmt::format("/{}{}.{}.{:016x}", kPrefix, pidNamespace(), pid, nonce);
+}
+
+void sweepAbandonedSegments() {
+  DIR* directory = opendir("/dev/shm");
+  if (directory == nullptr) return;
+  const std::string mine = fmt::format("{}{}.", kPrefix, pidNamespace());
+  while (dirent* entry = readdir(directory)) {
+    std::string_view name = entry->d_name;
+    if (!name.starts_with(mine)) continue;
+    std::string_view rest = name.substr(mine.size());
+    pid_t pid = 0;
+    size_t digits = 0;
+    for (; digits < rest.size() && rest[digits] >= '0' && rest[digits] <= '9'; ++digits) {
+      pid = pid * 10 + (rest[digits] - '0');
+    }
+    if (digits == 0 || digits == rest.size() || rest[digits] != '.' || !processExited(pid)) continue;
+    if (shm_unlink(fmt::format("/{}", name).c_str()) == 0) {
+      log::info("shm: removed {} left behind by pid {}, which exited before unlinking it", name, pid);
+    }
+  }
+  closedir(directory);
+}
+
+}  // namespace comm::transport

@@ -1,0 +1,63 @@
+// A POSIX shared-memory segment (shm_open + mmap) that ranks on one node map
+// to talk without the kernel. The name only serves to find the segment: it is
+// unlinked as soon as every rank that needs it has mapped it, so a job killed
+// later leaves nothing in /dev/shm; a job killed before that leaves a name
+// that carries its creator's pid, and sweepAbandonedSegments removes it.
+#pragma once
+
+#include <sys/types.h>
+
+#include <chrono>
+#include <cstddef>
+#include <string>
+
+namespace comm::transport {
+
+class ShmSegment {
+ public:
+  ShmSegment() = default;
+  ShmSegment(ShmSegment&& other) noexcept;
+  ShmSegment& operator=(ShmSegment&& other) noexcept;
+  ShmSegment(const ShmSegment&) = delete;
+  ShmSegment& operator=(const ShmSegment&) = delete;
+  // Unmaps; the creator also removes the name if nobody has.
+  ~ShmSegment();
+
+  // A new zero-filled segment of `bytes` under `name` (which must not exist);
+  // throws comm::Error (COMM_ERR_TRANSPORT) naming the call and the cause.
+  static ShmSegment create(const std::string& name, size_t bytes);
+  // Maps the segment another process created once it has reached `bytes`.
+  // Polls while the name is missing or the segment is still shorter, and
+  // throws COMM_ERR_REMOTE as soon as `creator` has exited or
+  // COMM_ERR_TIMEOUT once `timeout` has passed, naming `owner` ("rank 3").
+  static ShmSegment open(const std::string& name, size_t bytes, pid_t creator, const std::string& owner,
+                         std::chrono::milliseconds timeout);
+
+  void* data() const { return data_; }
+  size_t size() const { return size_; }
+  const std::string& name() const { return name_; }
+  // Removes the name (whoever maps the segment last does, creator or not);
+  // the mappings stay valid. Only the first call has an effect.
+  void unlink();
+
+ private:
+  ShmSegment(std::string name, void* data, size_t size, bool creator)
+      : name_(std::move(name)), data_(data), size_(size), creator_(creator), linked_(true) {}
+  void release() noexcept;
+
+  std::string name_;
+  void* data_ = nullptr;
+  size_t size_ = 0;
+  bool creator_ = false;
+  bool linked_ = false;  // the name may still exist as far as this process knows
+};
+
+// "/comm.<pid namespace>.<pid>.<nonce>": unique on the node, and tells a
+// later job whether its creator still lives.
+std::string shmSegmentName(pid_t pid, uint64_t nonce);
+
+// Unlinks the segments of this pid namespace whose creator has exited (a
+// job killed while starting up). Never fails; what it cannot remove it leaves.
+void sweepAbandonedSegments();
+
+}  // namespace comm::transport

@@ -1,0 +1,677 @@
+// The direct shared-memory transport (see shm_transport.h). Every call and
+// progress() run under mutex_, except the Cross-Memory Attach copies of large
+// messages, which run with it released so other threads keep the rings
+// moving meanwhile. The eager path takes no syscall and allocates nothing: a
+// send copies into the receiver's ring, progress() copies out of this rank's.
+#include "transport/shm_transport.h"
+
+#include <unistd.h>
+
+#include <algorithm>
+#include <atomic>
+#include <cerrno>
+#include <cstring>
+#include <deque>
+#include <mutex>
+#include <random>
+#include <thread>
+
+#include <fmt/ranges.h>
+
+#include "core/error.h"
+#include "core/log.h"
+#include "transport/shm_channel.h"
+#include "transport/shm_cross_memory.h"
+#include "transport/shm_op.h"
+#include "transport/shm_segment.h"
+
+namespace comm::transport {
+namespace {
+
+constexpr uint8_t kAddressVersion = 1;
+// Rings shrink (to no fewer than kMinSlots slots) when a node has so many
+// ranks that kMaxSlots would take more than kNodeBudget for all pairs.
+constexpr uint32_t kMaxSlots = 16;
+constexpr uint32_t kMinSlots = 4;
+constexpr size_t kNodeBudget = size_t{64} << 20;
+// Cross-Memory Attach copies a message in pieces of this size, dropping the
+// lock between them: another thread may take the next piece, and a cancel
+// waits for one piece at most.
+constexpr size_t kCopyPiece = size_t{8} << 20;
+// How long cancel() sleeps while a piece it must wait for is being copied.
+constexpr auto kCopyWait = std::chrono::microseconds(50);
+
+// The per-node header at the start of every segment; the rings follow.
+struct alignas(2 * kShmCacheLine) SegmentHeader {
+  // Ranks that have mapped the segment; the one that completes the count
+  // removes its name.
+  std::atomic<uint32_t> mapped;
+};
+
+uint32_t slotsPerRing(size_t localRanks) {
+  size_t fit = kNodeBudget / (localRanks * localRanks * kShmSlotBytes);
+  uint32_t slots = kMaxSlots;
+  while (slots > kMinSlots && slots > fit) slots /= 2;
+  return slots;
+}
+
+size_t segmentBytes(size_t localRanks, uint32_t slots) {
+  return sizeof(SegmentHeader) + localRanks * shmRingBytes(slots);
+}
+
+void* ringIn(const ShmSegment& segment, size_t index, uint32_t slots) {
+  return static_cast<char*>(segment.data()) + sizeof(SegmentHeader) + index * shmRingBytes(slots);
+}
+
+// What a rank publishes: where its segment is and how to probe it for
+// Cross-Memory Attach.
+struct ShmAddress {
+  pid_t pid = 0;
+  uint64_t nonce = 0;
+  uint64_t probe = 0;  // address of `nonce` in that process
+  std::string segment;
+};
+
+template <typename T>
+void put(std::vector<uint8_t>& blob, T value) {
+  const auto* bytes = reinterpret_cast<const uint8_t*>(&value);
+  blob.insert(blob.end(), bytes, bytes + sizeof value);
+}
+
+std::vector<uint8_t> encodeAddress(const ShmAddress& address) {
+  std::vector<uint8_t> blob{kAddressVersion};
+  put(blob, static_cast<int32_t>(address.pid));
+  put(blob, address.nonce);
+  put(blob, address.probe);
+  blob.insert(blob.end(), address.segment.begin(), address.segment.end());
+  return blob;
+}
+
+ShmAddress decodeAddress(const std::vector<uint8_t>& blob, int rank) {
+  constexpr size_t kFixed = 1 + sizeof(int32_t) + 2 * sizeof(uint64_t);
+  if (blob.size() <= kFixed || blob[0] != kAddressVersion) {
+    fail(COMM_ERR_TRANSPORT, "shm: rank {}'s address ({} bytes, format {}) is not one this rank understands", rank,
+         blob.size(), blob.empty() ? 0 : blob[0]);
+  }
+  ShmAddress address;
+  int32_t pid = 0;
+  const uint8_t* at = blob.data() + 1;
+  std::memcpy(&pid, at, sizeof pid);
+  std::memcpy(&address.nonce, at + sizeof pid, sizeof address.nonce);
+  std::memcpy(&address.probe, at + sizeof pid + sizeof address.nonce, sizeof address.probe);
+  address.pid = pid;
+  address.segment.assign(blob.begin() + kFixed, blob.end());
+  return address;
+}
+
+uint64_t randomNonce() {
+  std::random_device device;
+  return uint64_t{device()} << 32 | device();
+}
+
+class ShmTransport final : public Transport {
+ public:
+  explicit ShmTransport(const ShmOptions& options);
+
+  std::vector<uint8_t> localAddress() const override {
+    return encodeAddress({pid_, nonce_, reinterpret_cast<uint64_t>(&nonce_), segmentName_});
+  }
+  void connect(int selfRank, const std::vector<PeerInfo>& peers) override;
+  void send(int peer, uint64_t tag, const void* data, size_t size, Request& request) override;
+  void recv(int peer, uint64_t tag, void* data, size_t size, Request& request) override;
+  void cancel(Request& request) override;
+  bool progress() override;
+  std::string providerFor(int peer) const override {
+    std::lock_guard lock(mutex_);
+    peerFor(peer, "route to");
+    return kShmDirectProvider;
+  }
+
+ private:
+  // A control message waiting for room in a full ring.
+  struct Reply {
+    ShmKind kind;
+    uint64_t token;
+    uint64_t receiverToken;
+    int32_t status;
+  };
+
+  // Everything about one rank on the node, this one included.
+  struct Peer {
+    int rank = -1;
+    pid_t pid = 0;
+    bool crossMemory = false;  // its memory is readable by Cross-Memory Attach
+    bool active = false;       // in active_: progress() polls its ring
+    ShmProducer out;           // this rank -> peer, in the peer's segment
+    ShmConsumer in;            // peer -> this rank, in this rank's segment
+    ShmList<ShmOp> posted;     // receives, in posting order
+    ShmList<ShmArrival> unexpected;
+    ShmList<ShmOp> backlog;    // sends waiting for ring space, in posting order
+    ShmList<ShmOp> streaming;  // sends cleared to stream, in clearing order
+    ShmList<ShmOp> receiving;  // receives taking chunks
+    std::deque<Reply> replies;
+  };
+
+  Peer& peerFor(int rank, const char* what) const;
+  void activate(Peer& peer);
+  ShmOp* newOp(Request& request, int peer, uint64_t tag, const void* buffer, size_t size, ShmOpState state);
+
+  void drain(Peer& peer);
+  void onEager(Peer& peer, const ShmSlot& slot);
+  void onRequestToSend(Peer& peer, const ShmSlot& slot);
+  void onChunk(Peer& peer, const ShmSlot& slot);
+  void onFinish(Peer& peer, const ShmSlot& slot);
+  void match(Peer& peer, ShmOp* receive, size_t size, uint64_t senderToken, uint64_t address);
+  void deliver(Peer& peer, Request& request, uint64_t tag, void* buffer, size_t size, const char* data,
+               size_t arrived);
+
+  void pump(Peer& peer);
+  bool postSend(Peer& peer, ShmOp* op);
+  void reply(Peer& peer, ShmKind kind, uint64_t token, uint64_t receiverToken, int32_t status);
+  static void write(ShmProducer& ring, ShmSlot* slot, const Reply& reply);
+
+  bool copy(std::unique_lock<std::mutex>& lock);
+  void finishCopy(ShmOp* op);
+  ShmOp* findCancellable(const Request& request);
+
+  void complete(Request& request, comm_status_t status = COMM_OK) {
+    if (request.status == COMM_OK) request.status = status;
+    request.done.store(true, std::memory_order_release);
+    ++completions_;
+  }
+  template <typename... Args>
+  static void setError(Request& request, comm_status_t status, fmt::format_string<Args...> format,
+                       Args&&... args) {
+    if (request.status != COMM_OK) return;
+    request.status = status;
+    request.error = fmt::format(format, std::forward<Args>(args)...);
+  }
+  static void reset(Request& request) {
+    request.status = COMM_OK;
+    request.error.clear();
+    request.bytes = 0;
+    request.parts = 0;
+    request.done.store(false, std::memory_order_relaxed);
+  }
+
+  mutable std::mutex mutex_;
+  const ShmOptions options_;
+  const pid_t pid_;
+  const uint64_t nonce_;  // peers read it to probe Cross-Memory Attach
+  const std::string segmentName_;
+  ShmSegment own_;
+  std::vector<ShmSegment> mapped_;
+  mutable std::vector<Peer> peers_;  // by world rank; rank < 0 for peers elsewhere
+  std::vector<Peer*> local_;
+  std::vector<Peer*> active_;
+  size_t sweep_ = 0;
+  ShmList<ShmOp> copies_;
+  ShmPool<ShmOp> ops_;
+  ShmPool<ShmArrival> arrivals_;
+  uint64_t completions_ = 0;
+};
+
+ShmTransport::ShmTransport(const ShmOptions& options)
+    : options_(options), pid_(getpid()), nonce_(randomNonce()), segmentName_(shmSegmentName(pid_, nonce_)) {
+  if (options.mode == ShmMode::kOff) fail(COMM_ERR_INVALID_USAGE, "shm: direct transport created with shm off");
+}
+
+void ShmTransport::connect(int selfRank, const std::vector<PeerInfo>& peers) {
+  std::lock_guard lock(mutex_);
+  if (!peers_.empty()) fail(COMM_ERR_INVALID_USAGE, "shm: connect called twice");
+  if (selfRank < 0 || static_cast<size_t>(selfRank) >= peers.size() || peers[selfRank].address.empty()) {
+    fail(COMM_ERR_INVALID_ARGUMENT, "shm: rank {} is not a rank of this node in a world of {}", selfRank,
+         peers.size());
+  }
+  std::vector<int> ranks;
+  std::vector<ShmAddress> addresses(peers.size());
+  for (size_t rank = 0; rank < peers.size(); ++rank) {
+    if (!peers[rank].sameNode || peers[rank].address.empty()) continue;
+    addresses[rank] = decodeAddress(peers[rank].address, static_cast<int>(rank));
+    ranks.push_back(static_cast<int>(rank));
+  }
+  // Every rank of the node computes the same list, so the index of a rank in
+  // it names its ring in every segment.
+  const size_t count = ranks.size();
+  const size_t self = std::find(ranks.begin(), ranks.end(), selfRank) - ranks.begin();
+  const uint32_t slots = slotsPerRing(count);
+  const size_t bytes = segmentBytes(count, slots);
+
+  sweepAbandonedSegments();
+  own_ = ShmSegment::create(segmentName_, bytes);
+  mapped_.reserve(count);
+  peers_.resize(peers.size());
+  std::vector<int> withoutCrossMemory;
+  for (size_t index = 0; index < count; ++index) {
+    const int rank = ranks[index];
+    const ShmAddress& address = addresses[rank];
+    ShmSegment* theirs = &own_;
+    if (index != self) {
+      theirs = &mapped_.emplace_back(ShmSegment::open(address.segment, bytes, address.pid,
+                                                      fmt::format("rank {}", rank), options_.connectTimeout));
+    }
+    auto* header = static_cast<SegmentHeader*>(theirs->data());
+    if (header->mapped.fetch_add(1, std::memory_order_acq_rel) + 1 == count) theirs->unlink();
+
+    Peer& peer = peers_[rank];
+    peer.rank = rank;
+    peer.pid = address.pid;
+    peer.out = ShmProducer(ringIn(*theirs, self, slots), slots);
+    peer.in = ShmConsumer(ringIn(own_, index, slots), slots);
+    if (options_.mode == ShmMode::kOn) {
+      int refused = probeCrossMemory(address.pid, address.probe, address.nonce);
+      peer.crossMemory = refused == 0;
+      if (refused != 0) {
+        withoutCrossMemory.push_back(rank);
+        log::debug("shm: cross-memory attach to rank {} (pid {}) refused: {}", rank, address.pid,
+                   std::strerror(refused));
+      }
+    }
+    local_.push_back(&peer);
+  }
+  log::info("shm: direct shared memory to ranks {} ({} slots of {} bytes per pair)", fmt::join(ranks, ","), slots,
+            kShmSlotBytes);
+  if (options_.mode == ShmMode::kCopy) {
+    log::info("shm: large messages streamed through shared memory (COMM_SHM=copy)");
+  } else if (!withoutCrossMemory.empty()) {
+    log::info("shm: the kernel refuses cross-memory attach to ranks {}; large messages from them are streamed "
+              "through shared memory",
+              fmt::join(withoutCrossMemory, ","));
+  }
+}
+
+ShmTransport::Peer& ShmTransport::peerFor(int rank, const char* what) const {
+  if (rank < 0 || static_cast<size_t>(rank) >= peers_.size() || peers_[rank].rank < 0) {
+    fail(COMM_ERR_INVALID_ARGUMENT, "shm: cannot {} rank {}: it is not connected over shared memory", what, rank);
+  }
+  return peers_[rank];
+}
+
+void ShmTransport::activate(Peer& peer) {
+  if (peer.active) return;
+  peer.active = true;
+  active_.push_back(&peer);
+}
+
+ShmOp* ShmTransport::newOp(Request& request, int peer, uint64_t tag, const void* buffer, size_t size,
+                           ShmOpState state) {
+  ShmOp* op = ops_.acquire();
+  *op = ShmOp{};
+  op->request = &request;
+  op->buffer = static_cast<char*>(const_cast<void*>(buffer));
+  op->size = size;
+  op->tag = tag;
+  op->peer = peer;
+  op->state = state;
+  return op;
+}
+
+void ShmTransport::send(int rank, uint64_t tag, const void* data, size_t size, Request& request) {
+  std::lock_guard lock(mutex_);
+  Peer& peer = peerFor(rank, "send to");
+  reset(request);
+  activate(peer);
+  if (size <= kShmSlotPayload && peer.backlog.empty()) {
+    if (ShmSlot* slot = peer.out.claim()) {
+      slot->kind = ShmKind::kEager;
+      slot->tagOrToken = tag;
+      slot->size = size;
+      if (size != 0) std::memcpy(shmPayload(slot), data, size);
+      peer.out.publish(slot);
+      complete(request);
+      return;
+    }
+  }
+  ShmOp* op = newOp(request, rank, tag, data, size, ShmOpState::kQueued);
+  peer.backlog.pushBack(op);
+  pump(peer);
+}
+
+void ShmTransport::recv(int rank, uint64_t tag, void* data, size_t size, Request& request) {
+  std::lock_guard lock(mutex_);
+  Peer& peer = peerFor(rank, "receive from");
+  reset(request);
+  activate(peer);
+  if (ShmArrival* arrival = peer.unexpected.find([tag](const ShmArrival& a) { return a.tag == tag; })) {
+    peer.unexpected.remove(arrival);
+    if (arrival->rendezvous) {
+      match(peer, newOp(request, rank, tag, data, size, ShmOpState::kPosted), arrival->size, arrival->senderToken,
+            arrival->address);
+    } else {
+      deliver(peer, request, tag, data, size, arrival->data.data(), arrival->size);
+    }
+    arrivals_.release(arrival);
+    return;
+  }
+  peer.posted.pushBack(newOp(request, rank, tag, data, size, ShmOpState::kPosted));
+}
+
+bool ShmTransport::progress() {
+  std::unique_lock lock(mutex_, std::try_to_lock);
+  // Whoever holds the lock moves every ring, so returning is as good as waiting.
+  if (!lock.owns_lock()) return false;
+  const uint64_t before = completions_;
+  for (Peer* peer : active_) {
+    drain(*peer);
+    pump(*peer);
+  }
+  // Peers this rank has not talked to yet get one look per call, so their
+  // messages never sit in a full ring unnoticed.
+  if (!local_.empty()) {
+    if (++sweep_ >= local_.size()) sweep_ = 0;
+    Peer& quiet = *local_[sweep_];
+    if (!quiet.active && quiet.in.peek() != nullptr) {
+      activate(quiet);
+      drain(quiet);
+    }
+  }
+  if (!copies_.empty()) copy(lock);
+  return completions_ != before;
+}
+
+void ShmTransport::drain(Peer& peer) {
+  // At most one ring's worth per call: a fast sender cannot keep us here.
+  for (uint64_t n = 0; n < kMaxSlots; ++n) {
+    const ShmSlot* slot = peer.in.peek();
+    if (slot == nullptr) return;
+    switch (slot->kind) {
+      case ShmKind::kEager:
+        onEager(peer, *slot);
+        break;
+      case ShmKind::kRequestToSend:
+        onRequestToSend(peer, *slot);
+        break;
+      case ShmKind::kClearToSend: {
+        ShmClearToSend clear;
+        std::memcpy(&clear, shmPayload(slot), sizeof clear);
+        ShmOp* op = ShmOp::fromToken(slot->tagOrToken);
+        op->remoteToken = clear.receiverToken;
+        op->state = ShmOpState::kStreaming;
+        peer.streaming.pushBack(op);
+        break;
+      }
+      case ShmKind::kChunk:
+        onChunk(peer, *slot);
+        break;
+      case ShmKind::kFinish:
+        onFinish(peer, *slot);
+        break;
+      default:
+        fail(COMM_ERR_INTERNAL, "shm: rank {} wrote a slot of unknown kind {}", peer.rank,
+             static_cast<uint32_t>(slot->kind));
+    }
+    peer.in.release();
+  }
+}
+
+void ShmTransport::onEager(Peer& peer, const ShmSlot& slot) {
+  const uint64_t tag = slot.tagOrToken;
+  if (ShmOp* op = peer.posted.find([tag](const ShmOp& o) { return o.tag == tag; })) {
+    peer.posted.remove(op);
+    deliver(peer, *op->request, tag, op->buffer, op->size, shmPayload(&slot), slot.size);
+    ops_.release(op);
+    return;
+  }
+  ShmArrival* arrival = arrivals_.acquire();
+  arrival->tag = tag;
+  arrival->size = slot.size;
+  arrival->rendezvous = false;
+  arrival->data.assign(shmPayload(&slot), shmPayload(&slot) + slot.size);
+  peer.unexpected.pushBack(arrival);
+}
+
+void ShmTransport::onRequestToSend(Peer& peer, const ShmSlot& slot) {
+  ShmRendezvous rendezvous;
+  std::memcpy(&rendezvous, shmPayload(&slot), sizeof rendezvous);
+  const uint64_t tag = slot.tagOrToken;
+  if (ShmOp* op = peer.posted.find([tag](const ShmOp& o) { return o.tag == tag; })) {
+    peer.posted.remove(op);
+    match(peer, op, slot.size, rendezvous.senderToken, rendezvous.address);
+    return;
+  }
+  ShmArrival* arrival = arrivals_.acquire();
+  arrival->tag = tag;
+  arrival->size = slot.size;
+  arrival->rendezvous = true;
+  arrival->senderToken = rendezvous.senderToken;
+  arrival->address = rendezvous.address;
+  peer.unexpected.pushBack(arrival);
+}
+
+void ShmTransport::onChunk(Peer& peer, const ShmSlot& slot) {
+  ShmOp* op = ShmOp::fromToken(slot.tagOrToken);
+  if (op->state == ShmOpState::kReceiving) std::memcpy(op->buffer + op->done, shmPayload(&slot), slot.size);
+  op->done += slot.size;
+  if (op->done < op->size) return;
+  peer.receiving.remove(op);
+  if (op->state == ShmOpState::kReceiving) {
+    op->request->bytes = op->size;
+    complete(*op->request);
+  }
+  ops_.release(op);
+}
+
+void ShmTransport::onFinish(Peer& peer, const ShmSlot& slot) {
+  ShmOp* op = ShmOp::fromToken(slot.tagOrToken);
+  if (slot.status != COMM_OK) {
+    setError(*op->request, static_cast<comm_status_t>(slot.status),
+             "shm: rank {} could not read the message with tag {:#x} ({} bytes) from this rank's memory", peer.rank,
+             op->tag, op->size);
+  }
+  complete(*op->request);
+  ops_.release(op);
+}
+
+// A message of `arrived` bytes at `data` for a receive of `size` bytes.
+void ShmTransport::deliver(Peer& peer, Request& request, uint64_t tag, void* buffer, size_t size,
+                           const char* data, size_t arrived) {
+  if (arrived != size) {
+    setError(request, COMM_ERR_MISMATCH, "shm: message from rank {} with tag {:#x} is {} bytes, expected {}",
+             peer.rank, tag, arrived, size);
+  } else {
+    if (size != 0) std::memcpy(buffer, data, size);
+    request.bytes = size;
+  }
+  complete(request);
+}
+
+// A receive meets the request-to-send of a `size`-byte message.
+void ShmTransport::match(Peer& peer, ShmOp* op, size_t size, uint64_t senderToken, uint64_t address) {
+  op->remoteToken = senderToken;
+  op->remoteAddress = address;
+  if (size != op->size) {
+    // The sender's part is over: a receive took its message.
+    reply(peer, ShmKind::kFinish, senderToken, 0, COMM_OK);
+    setError(*op->request, COMM_ERR_MISMATCH, "shm: message from rank {} with tag {:#x} is {} bytes, expected {}",
+             peer.rank, op->tag, size, op->size);
+    complete(*op->request);
+    ops_.release(op);
+  } else if (peer.crossMemory) {
+    op->state = ShmOpState::kCopying;
+    copies_.pushBack(op);
+  } else {
+    op->state = ShmOpState::kReceiving;
+    peer.receiving.pushBack(op);
+    reply(peer, ShmKind::kClearToSend, senderToken, op->token(), COMM_OK);
+  }
+}
+
+void ShmTransport::pump(Peer& peer) {
+  while (!peer.replies.empty()) {
+    ShmSlot* slot = peer.out.claim();
+    if (slot == nullptr) return;
+    write(peer.out, slot, peer.replies.front());
+    peer.replies.pop_front();
+  }
+  while (!peer.backlog.empty()) {
+    ShmOp* op = peer.backlog.front();
+    if (!postSend(peer, op)) return;
+  }
+  while (!peer.streaming.empty()) {
+    ShmSlot* slot = peer.out.claim();
+    if (slot == nullptr) return;
+    ShmOp* op = peer.streaming.front();
+    const size_t bytes = std::min(kShmSlotPayload, op->size - op->done);
+    slot->kind = ShmKind::kChunk;
+    slot->tagOrToken = op->remoteToken;
+    slot->size = bytes;
+    std::memcpy(shmPayload(slot), op->buffer + op->done, bytes);
+    peer.out.publish(slot);
+    op->done += bytes;
+    if (op->done == op->size) {
+      peer.streaming.remove(op);
+      complete(*op->request);
+      ops_.release(op);
+    }
+  }
+}
+
+// Puts the first send of the backlog into the ring; false while it is full.
+bool ShmTransport::postSend(Peer& peer, ShmOp* op) {
+  ShmSlot* slot = peer.out.claim();
+  if (slot == nullptr) return false;
+  peer.backlog.remove(op);
+  slot->tagOrToken = op->tag;
+  slot->size = op->size;
+  if (op->size <= kShmSlotPayload) {
+    slot->kind = ShmKind::kEager;
+    if (op->size != 0) std::memcpy(shmPayload(slot), op->buffer, op->size);
+    peer.out.publish(slot);
+    complete(*op->request);
+    ops_.release(op);
+    return true;
+  }
+  slot->kind = ShmKind::kRequestToSend;
+  const ShmRendezvous rendezvous{op->token(), reinterpret_cast<uint64_t>(op->buffer)};
+  std::memcpy(shmPayload(slot), &rendezvous, sizeof rendezvous);
+  op->state = ShmOpState::kAnnounced;
+  peer.out.publish(slot);
+  return true;
+}
+
+void ShmTransport::reply(Peer& peer, ShmKind kind, uint64_t token, uint64_t receiverToken, int32_t status) {
+  const Reply message{kind, token, receiverToken, status};
+  if (peer.replies.empty()) {
+    if (ShmSlot* slot = peer.out.claim()) return write(peer.out, slot, message);
+  }
+  peer.replies.push_back(message);
+}
+
+void ShmTransport::write(ShmProducer& ring, ShmSlot* slot, const Reply& reply) {
+  slot->kind = reply.kind;
+  slot->tagOrToken = reply.token;
+  slot->size = 0;
+  slot->status = reply.status;
+  const ShmClearToSend clear{reply.receiverToken};
+  std::memcpy(shmPayload(slot), &clear, sizeof clear);
+  ring.publish(slot);
+}
+
+// Copies pieces of matched messages out of their senders' memory until none
+// is left unclaimed; true when it copied anything.
+bool ShmTransport::copy(std::unique_lock<std::mutex>& lock) {
+  bool copied = false;
+  for (;;) {
+    ShmOp* op = copies_.find([](const ShmOp& o) { return o.claimed < o.size && !o.cancelled; });
+    if (op == nullptr) return copied;
+    const size_t offset = op->claimed;
+    const size_t bytes = std::min(kCopyPiece, op->size - offset);
+    const pid_t pid = peers_[op->peer].pid;
+    op->claimed += bytes;
+    ++op->copiers;
+    lock.unlock();
+    const int error = readCrossMemory(pid, op->buffer + offset, op->remoteAddress + offset, bytes);
+    lock.lock();
+    copied = true;
+    --op->copiers;
+    if (error != 0) {
+      op->failure = error;
+      op->claimed = op->size;
+    } else {
+      op->done += bytes;
+    }
+    // A cancel waiting for this piece takes over from here.
+    if (op->copiers == 0 && !op->cancelled && (op->failure != 0 || op->done == op->size)) finishCopy(op);
+  }
+}
+
+void ShmTransport::finishCopy(ShmOp* op) {
+  copies_.remove(op);
+  Peer& peer = peers_[op->peer];
+  Request& request = *op->request;
+  if (op->failure == 0) {
+    request.bytes = op->size;
+    reply(peer, ShmKind::kFinish, op->remoteToken, 0, COMM_OK);
+  } else if (op->failure == ESRCH) {
+    setError(request, COMM_ERR_REMOTE, "shm: rank {} (pid {}) exited while its message with tag {:#x} was read",
+             peer.rank, peer.pid, op->tag);
+  } else {
+    reply(peer, ShmKind::kFinish, op->remoteToken, 0, COMM_ERR_TRANSPORT);
+    setError(request, COMM_ERR_TRANSPORT, "shm: reading the message with tag {:#x} ({} bytes) from rank {} failed: {}",
+             op->tag, op->size, peer.rank, std::strerror(op->failure));
+  }
+  complete(request);
+  ops_.release(op);
+}
+
+ShmOp* ShmTransport::findCancellable(const Request& request) {
+  auto mine = [&request](const ShmOp& op) { return op.request == &request; };
+  if (ShmOp* op = copies_.find(mine)) return op;
+  for (Peer* peer : local_) {
+    for (ShmList<ShmOp>* list : {&peer->posted, &peer->receiving, &peer->backlog}) {
+      if (ShmOp* op = list->find(mine)) return op;
+    }
+  }
+  return nullptr;
+}
+
+void ShmTransport::cancel(Request& request) {
+  std::unique_lock lock(mutex_);
+  if (request.done.load(std::memory_order_acquire)) return;
+  ShmOp* op = findCancellable(request);
+  // Sends already announced to the receiver are past withdrawing: it may be
+  // reading them this moment.
+  if (op == nullptr) return;
+  Peer& peer = peers_[op->peer];
+  const char* what = op->state == ShmOpState::kQueued ? "send to" : "receive from";
+  const uint64_t tag = op->tag;
+  if (op->state == ShmOpState::kCopying) {
+    // Pieces in flight write into the buffer: wait for them (a local copy,
+    // not the peer).
+    op->cancelled = true;
+    while (op->copiers > 0) {
+      lock.unlock();
+      std::this_thread::sleep_for(kCopyWait);
+      lock.lock();
+    }
+    if (op->failure == 0 && op->done == op->size) return finishCopy(op);
+    copies_.remove(op);
+    // The sender's part is over either way.
+    reply(peer, ShmKind::kFinish, op->remoteToken, 0, COMM_OK);
+  } else if (op->state == ShmOpState::kReceiving) {
+    // The sender streams the rest regardless; it is read and dropped.
+    op->state = ShmOpState::kDraining;
+    op->request = nullptr;
+    op = nullptr;
+  } else {
+    (op->state == ShmOpState::kQueued ? peer.backlog : peer.posted).remove(op);
+  }
+  if (op != nullptr) ops_.release(op);
+  setError(request, COMM_ERR_ABORTED, "shm: {} rank {} with tag {:#x} was cancelled", what, peer.rank, tag);
+  complete(request);
+}
+
+}  // namespace
+
+ShmMode parseShmMode(std::string_view value) {
+  if (value == "1") return ShmMode::kOn;
+  if (value == "0") return ShmMode::kOff;
+  if (value == "copy") return ShmMode::kCopy;
+  fail(COMM_ERR_INVALID_ARGUMENT, "COMM_SHM='{}' is not 1, 0 or copy", value);
+}
+
+std::unique_ptr<Transport> createShmTransport(const ShmOptions& options) {
+  return std::make_unique<ShmTransport>(options);
+}
+
+}  // namespace comm::transport
