@@ -2,8 +2,8 @@
 // offsets[r] of the full buffer. Trees rooted anywhere, rings and Bruck move
 // the blocks of a range of ranks counted modulo the group size; blocks that
 // lie back to back in the buffer travel as one message (a "run"), so an even
-// layout costs at most two messages per range (one more where the range wraps
-// past rank n-1), and empty blocks cost none.
+// layout costs one message per range, two where the range wraps past rank
+// n-1, and empty blocks cost none.
 //
 // Sender and receiver derive the same runs from the same layout (every rank
 // knows every rank's size), so the messages of a range match one to one.
@@ -25,9 +25,6 @@ struct Run {
 class BlockLayout {
  public:
   BlockLayout(int size, const size_t* bytes, const size_t* offsets) : size_(size), bytes_(bytes), offsets_(offsets) {}
-
-  size_t bytes(int rank) const { return bytes_[rank]; }
-  size_t offset(int rank) const { return offsets_[rank]; }
 
   // The blocks of ranks first, first+1, ... (count of them, modulo the size).
   size_t bytesOf(int first, int count) const {
