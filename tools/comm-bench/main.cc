@@ -55,9 +55,7 @@ std::vector<Row> measureAll(comm_t* world, const RunInfo& run, const Table& tabl
   for (comm_dtype_t dtype : o.dtypes) {
     for (std::optional<comm_op_t> op : ops) {
       if (op && !opDefined(dtype, *op)) continue;
-      for (size_t bytes = o.minBytes; bytes <= o.maxBytes; bytes = std::max(bytes * o.factor, bytes + 1)) {
-        record(benchmark.measure(bytes, dtype, op));
-      }
+      for (size_t bytes : o.sizes) record(benchmark.measure(bytes, dtype, op));
     }
   }
   return rows;

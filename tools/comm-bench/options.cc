@@ -95,14 +95,16 @@ Options parseOptions(int argc, char** argv) {
       "output of all_gather and gather; the whole input of reduce_scatter, scatter (root) and all_to_all.\n"
       "Collectives: " + collectiveList(),
       "comm-bench");
-  std::string minBytes = "8", maxBytes = "64M", dtype = "float32", op = "sum", iterations = "20", aggregate = "rank0";
+  std::string minBytes = "8", maxBytes = "64M", sizeList, dtype = "float32", op = "sum", iterations = "20", aggregate = "rank0";
   int check = 1;
   app.add_option("collective", options.collective, "the collective to measure");
   app.add_option("-b,--minbytes", minBytes, "smallest size (K, M, G suffixes)")->capture_default_str();
   app.add_option("-e,--maxbytes", maxBytes, "largest size (K, M, G suffixes)")->capture_default_str();
-  app.add_option("-f,--stepfactor", options.factor, "multiply the size by this between rows")
+  size_t factor = 2;
+  app.add_option("-f,--stepfactor", factor, "multiply the size by this between rows")
       ->check(CLI::Range(size_t{2}, size_t{1} << 20))
       ->capture_default_str();
+  app.add_option("--sizes", sizeList, "comma-separated sizes to measure instead of -b/-e/-f (8,64K,1M)");
   app.add_option("-d,--datatype", dtype, "dtype: int8 ... float64, bool (or nccl-tests' float, half...), or all")
       ->capture_default_str();
   app.add_option("-o,--op", op, "reduce op: sum, prod, min, max, avg, band, bor, bxor, or all")->capture_default_str();
@@ -146,9 +148,23 @@ Options parseOptions(int argc, char** argv) {
                                                            collectiveList()));
     }
     options.collective = std::string(collective->name);
-    options.minBytes = parseSize(minBytes, "-b");
-    options.maxBytes = parseSize(maxBytes, "-e");
-    if (options.minBytes > options.maxBytes) throw CLI::ValidationError("-b", "is larger than -e");
+    if (sizeList.empty()) {
+      size_t low = parseSize(minBytes, "-b"), high = parseSize(maxBytes, "-e");
+      if (low > high) throw CLI::ValidationError("-b", "is larger than -e");
+      for (size_t bytes = low; bytes <= high; bytes = std::max(bytes * factor, bytes + 1)) {
+        options.sizes.push_back(bytes);
+      }
+      options.sizesText = fmt::format("{} to {} (x{})", formatBytes(low), formatBytes(high), factor);
+    } else {
+      for (const std::string& size : CLI::detail::split(sizeList, ',')) {
+        options.sizes.push_back(parseSize(size, "--sizes"));
+      }
+      std::sort(options.sizes.begin(), options.sizes.end());
+      options.sizes.erase(std::unique(options.sizes.begin(), options.sizes.end()), options.sizes.end());
+      for (size_t size : options.sizes) {
+        options.sizesText += fmt::format("{}{}", options.sizesText.empty() ? "" : ", ", formatBytes(size));
+      }
+    }
     options.dtypes = parseDtypes(dtype);
     options.ops = parseOps(op);
     if (iterations == "auto") {

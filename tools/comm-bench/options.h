@@ -16,9 +16,9 @@ enum class Aggregate { kRank0, kMin, kAvg, kMax };
 
 struct Options {
   std::string collective;
-  size_t minBytes = 8;
-  size_t maxBytes = 64u << 20;
-  size_t factor = 2;
+  // The sizes to measure, ascending: -b to -e times -f, or --sizes.
+  std::vector<size_t> sizes;
+  std::string sizesText;  // how they were asked for, for the header
   std::vector<comm_dtype_t> dtypes{COMM_FLOAT32};
   std::vector<comm_op_t> ops{COMM_OP_SUM};
   int root = 0;

@@ -33,9 +33,9 @@ void Table::printHeader() const {
              comm_version_string(), run_.provider);
   std::string iterations = o.iterations ? fmt::format("{} timed iterations", *o.iterations)
                                         : std::string("auto timed iterations (256 MiB per size, 10..1000)");
-  fmt::print("# {} calls; sizes {} to {} (x{}); {} after {} warm-up, per size and placement; check {}\n",
-             o.async ? "asynchronous (handle + wait)" : "blocking", formatBytes(o.minBytes), formatBytes(o.maxBytes),
-             o.factor, iterations, o.warmup, o.check ? "on" : "off");
+  fmt::print("# {} calls; sizes {}; {} after {} warm-up, per size and placement; check {}\n",
+             o.async ? "asynchronous (handle + wait)" : "blocking", o.sizesText, iterations, o.warmup,
+             o.check ? "on" : "off");
   fmt::print("# time: median of the timed iterations' per-iteration times, {}{}\n", aggregateName(o.aggregate),
              o.aggregate == Aggregate::kRank0 ? "" : " (each rank's median)");
   fmt::print("# algbw = size / time, busbw = algbw x {} (nccl-tests); GB/s = 1e9 B/s\n",
