@@ -12,6 +12,7 @@
 #include "bootstrap/launch_environment.h"
 #include "core/error.h"
 #include "core/log.h"
+#include "transport/hybrid_transport.h"
 
 namespace comm::core {
 namespace {
@@ -168,7 +169,8 @@ void World::connectTransport() {
   transport::Options options;
   options.provider = settings_.get("provider");
   options.singleNode = localSize_ == size_;
-  transport_ = transport::createFabricTransport(options);
+  transport::ShmOptions shm{transport::parseShmMode(settings_.get("shm")), initDeadline_->remaining()};
+  transport_ = transport::createTransport(options, shm);
   std::vector<transport::PeerInfo> infos(size_);
   std::vector<uint8_t> self = transport_->localAddress();
   if (size_ > 1) {

@@ -238,7 +238,11 @@ void ShmTransport::connect(int selfRank, const std::vector<PeerInfo>& peers) {
   const size_t bytes = segmentBytes(count, slots);
 
   sweepAbandonedSegments();
-  own_ = ShmSegment::create(segmentName_, bytes);
+  try {
+    own_ = ShmSegment::create(segmentName_, bytes);
+  } catch (const Error& error) {
+    fail(error.status(), "{} (COMM_SHM=0 falls back to libfabric's shm provider)", error.what());
+  }
   mapped_.reserve(count);
   peers_.resize(peers.size());
   std::vector<int> withoutCrossMemory;
