@@ -13,6 +13,11 @@ constexpr const char* kNames[] = {"?",          "barrier",          "all_reduce"
                                   "scatter",    "all_to_all_single", "all_to_all",       "all_gather_v",
                                   "reduce_scatter_v", "gather_v",   "scatter_v"};
 
+// A collective slower than this starts listening for failure notices.
+constexpr auto kNoticeDelay = std::chrono::milliseconds(100);
+constexpr uint32_t kSignatureStep = 0;
+constexpr uint32_t kNoticeStep = 1;
+
 }  // namespace
 
 const char* collectiveName(CollectiveKind kind) {
@@ -33,7 +38,7 @@ std::string describe(const Signature& s) {
 CollectiveContext::CollectiveContext(Communicator& comm, uint32_t sequence, const Signature& signature)
     : comm_(comm), sequence_(sequence), signature_(signature), rank_(comm.rank()), size_(comm.size()) {
   if (size_ == 1) return;
-  uint64_t tag = tags::make(comm_.id(), tags::Kind::kSignature, sequence_, 0);
+  uint64_t tag = tags::make(comm_.id(), tags::Kind::kSignature, sequence_, kSignatureStep);
   int right = (rank_ + 1) % size_;
   int left = (rank_ + size_ - 1) % size_;
   transport::Request& out = requests_.emplace_back();
@@ -47,6 +52,7 @@ CollectiveContext::CollectiveContext(Communicator& comm, uint32_t sequence, cons
 }
 
 CollectiveContext::~CollectiveContext() {
+  withdrawNoticeReceives();
   if (!pending_.empty()) comm_.abandon(std::move(requests_), pending_);
 }
 
@@ -82,6 +88,7 @@ void CollectiveContext::checkSignature() {
   if (signatureRecv_->status != COMM_OK) return;  // reported by the wait that awaits it
   if (!(leftSignature_ == signature_)) {
     int left = (rank_ + size_ - 1) % size_;
+    notifyPeers(COMM_ERR_MISMATCH, left, leftSignature_);
     fail(COMM_ERR_MISMATCH, "comm_{}: rank {} {} vs rank {} {}", collectiveName(static_cast<CollectiveKind>(signature_.kind)),
          rank_, describe(signature_), left, describe(leftSignature_));
   }
@@ -95,13 +102,17 @@ void CollectiveContext::waitFor(std::vector<Pending> pending) {
     return fmt::format("comm_{} (#{} on {})", collectiveName(static_cast<CollectiveKind>(signature_.kind)),
                        sequence_, comm_.name());
   };
-  std::function<void()> check = [this] { checkSignature(); };
+  std::function<void()> check = [this] {
+    checkSignature();
+    watchNotices();
+  };
   try {
     try {
-      comm_.waitAll(pending, comm_.deadline(), what, signatureChecked_ ? nullptr : &check);
-    } catch (const Error&) {
+      comm_.waitAll(pending, comm_.deadline(), what, &check);
+    } catch (const Error& e) {
       // A size or tag confusion usually means the ranks disagree: say so if the signature shows it.
       checkSignature();
+      notifyPeers(e.status(), -1, Signature{});
       throw;
     }
     checkSignature();
@@ -114,6 +125,7 @@ void CollectiveContext::waitFor(std::vector<Pending> pending) {
 void CollectiveContext::releaseAll() {
   // Before the exception unwinds the algorithm's scratch buffers, no receive
   // may still point into them.
+  withdrawNoticeReceives();
   comm_.abandon(std::move(requests_), pending_);
   pending_.clear();
   requests_.clear();
@@ -132,6 +144,73 @@ void CollectiveContext::waitAll() { waitFor(pending_); }
 void CollectiveContext::finish() {
   waitFor(pending_);
   pending_.clear();
+  comm_.cancel(noticeReceives_);
+  noticeReceives_.clear();
+}
+
+void CollectiveContext::withdrawNoticeReceives() {
+  pending_.insert(pending_.end(), noticeReceives_.begin(), noticeReceives_.end());
+  noticeReceives_.clear();
+}
+
+void CollectiveContext::notifyPeers(comm_status_t status, int otherRank, const Signature& other) {
+  if (peersNotified_ || size_ == 1) return;
+  peersNotified_ = true;
+  outgoing_ = {sequence_, status, rank_, otherRank, signature_, other};
+  uint64_t tag = tags::make(comm_.id(), tags::Kind::kSignature, sequence_, kNoticeStep);
+  try {
+    for (int peer = 0; peer < size_; ++peer) {
+      if (peer == rank_) continue;
+      transport::Request& request = requests_.emplace_back();
+      comm_.send(peer, tag, &outgoing_, sizeof(outgoing_), request);
+      pending_.push_back({&request, peer, false});
+    }
+  } catch (const Error&) {
+    // The failure being reported matters more than not reaching everyone.
+  }
+}
+
+void CollectiveContext::postNoticeReceive(int peer) {
+  size_t slot = peer < rank_ ? peer : peer - 1;
+  transport::Request& request = requests_.emplace_back();
+  FailureNotice& notice = incoming_.emplace_back();
+  comm_.recv(peer, tags::make(comm_.id(), tags::Kind::kSignature, sequence_, kNoticeStep), &notice, sizeof(notice),
+             request);
+  noticeReceives_[slot] = {&request, peer, true};
+  noticeOf_[slot] = &notice;
+}
+
+void CollectiveContext::watchNotices() {
+  if (size_ == 1 || peersNotified_) return;
+  if (noticeReceives_.empty()) {
+    if (Clock::now() - start_ < kNoticeDelay) return;
+    noticeReceives_.resize(size_ - 1);
+    noticeOf_.resize(size_ - 1);
+    for (int peer = 0; peer < size_; ++peer) {
+      if (peer != rank_) postNoticeReceive(peer);
+    }
+    return;
+  }
+  for (size_t slot = 0; slot < noticeReceives_.size(); ++slot) {
+    const transport::Request& request = *noticeReceives_[slot].request;
+    if (!request.done.load(std::memory_order_acquire) || request.status != COMM_OK) continue;
+    const FailureNotice& notice = *noticeOf_[slot];
+    if (notice.sequence != sequence_) {
+      // Left over from a failed collective 2^14 sequence numbers ago.
+      postNoticeReceive(noticeReceives_[slot].peer);
+      continue;
+    }
+    peersNotified_ = true;  // every rank heard it from the rank that gave up
+    const char* name = collectiveName(static_cast<CollectiveKind>(signature_.kind));
+    if (notice.status == COMM_ERR_MISMATCH && notice.otherRank >= 0) {
+      fail(COMM_ERR_MISMATCH, "comm_{} (#{} on {}): rank {} found rank {} {} vs rank {} {}", name, sequence_,
+           comm_.name(), notice.rank, notice.rank, describe(notice.signature), notice.otherRank,
+           describe(notice.other));
+    }
+    fail(notice.status == COMM_ERR_MISMATCH ? COMM_ERR_MISMATCH : COMM_ERR_REMOTE,
+         "comm_{} (#{} on {}): rank {} gave up on it ({}) while this rank ran {}", name, sequence_, comm_.name(),
+         notice.rank, notice.status, describe(signature_));
+  }
 }
 
 }  // namespace comm::core

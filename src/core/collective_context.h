@@ -15,6 +15,7 @@
 #include <vector>
 
 #include "comm.h"
+#include "core/deadline.h"
 #include "core/pending.h"
 
 namespace comm::core {
@@ -88,6 +89,25 @@ class CollectiveContext {
   // Withdraw every receive and settle every send now (a failure is unwinding).
   void releaseAll();
   void checkSignature();
+  // Tell every other rank that this rank gives up on the collective.
+  void notifyPeers(comm_status_t status, int otherRank, const Signature& other);
+  // Once the collective is slow, listen for peers giving up; throws when one did.
+  void watchNotices();
+  void postNoticeReceive(int peer);
+  // The receives for notices join the pending messages when those are withdrawn.
+  void withdrawNoticeReceives();
+
+  // What a rank that gives up on a collective tells every other rank, so
+  // that ranks still waiting for its messages fail at once instead of at
+  // their deadline. Fixed size: receives must know the message size.
+  struct FailureNotice {
+    uint32_t sequence = 0;  // the full number; the tag holds only its low bits
+    int32_t status = 0;
+    int32_t rank = -1;
+    int32_t otherRank = -1;  // the rank whose signature disagreed, if that was the failure
+    Signature signature;
+    Signature other;
+  };
 
   Communicator& comm_;
   uint32_t sequence_;
@@ -99,6 +119,12 @@ class CollectiveContext {
   Signature leftSignature_;
   transport::Request* signatureRecv_ = nullptr;
   bool signatureChecked_ = true;
+  Clock::time_point start_ = Clock::now();
+  bool peersNotified_ = false;  // this rank's failure went out, or a peer's came in
+  FailureNotice outgoing_;
+  std::deque<FailureNotice> incoming_;
+  std::vector<Pending> noticeReceives_;         // one per peer once the collective is slow, else empty
+  std::vector<const FailureNotice*> noticeOf_;  // the buffer of each of those receives
 };
 
 }  // namespace comm::core
