@@ -1,0 +1,206 @@
+package comm_test
+
+import (
+	"context"
+	"errors"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"libcomm.org/comm"
+)
+
+func isUsage(err error) bool { return errors.Is(err, comm.ErrInvalidUsage) }
+
+func expectStatus(t *testing.T, what string, err error, sentinel error) {
+	t.Helper()
+	if !errors.Is(err, sentinel) {
+		t.Fatalf("%s: got %v, want %v", what, err, sentinel)
+	}
+	var e *comm.Error
+	if !errors.As(err, &e) || e.Message == "" {
+		t.Fatalf("%s: %v is not a *comm.Error with a message", what, err)
+	}
+}
+
+func TestArgumentsGoCanCheck(t *testing.T) {
+	four, five := make([]float32, 4), make([]float32, 5)
+	cases := map[string]error{
+		"lengths":        comm.AllReduce(world, four, five, comm.Sum),
+		"root":           comm.Broadcast(world, four, size),
+		"negative root":  comm.Reduce(world, four, four, comm.Sum, -1),
+		"peer":           comm.Send(world, four, size, 0),
+		"tag":            comm.Recv(world, four, 0, -1),
+		"allgather":      comm.AllGather(world, four, four),
+		"counts":         comm.AllGatherV(world, four, four, make([]int, size+1)),
+		"negative count": comm.ScatterV(world, four, four, append(make([]int, size-1), -1), 0),
+		"lists":          comm.AllToAll(world, make([][]float32, size+1), make([][]float32, size)),
+		"splits":         comm.AllToAllSingle(world, four, four, []int{1}, nil),
+		"scatter":        comm.ReduceScatter(world, make([]float32, 4*size+1), four, comm.Sum),
+		"group":          func() error { _, err := world.Group([]int{0, size}, ""); return err }(),
+		"color":          func() error { _, err := world.Split(-2, 0, ""); return err }(),
+		"timeout":        world.SetTimeout(0),
+		"batch peer":     world.Batch(comm.RecvOp(four, size, 0)),
+		"batch op":       world.Batch(comm.P2POp{}),
+		"nul":            func() error { _, err := world.Split(0, 0, "a\x00b"); return err }(),
+	}
+	for what, err := range cases {
+		expectStatus(t, what, err, comm.ErrInvalidArgument)
+	}
+}
+
+func TestNilObjectsGiveErrors(t *testing.T) {
+	var c *comm.Communicator
+	var h *comm.Handle
+	expectStatus(t, "nil communicator", comm.AllReduce(c, []int8{1}, []int8{1}, comm.Sum), comm.ErrInvalidUsage)
+	expectStatus(t, "nil barrier", c.Barrier(), comm.ErrInvalidUsage)
+	expectStatus(t, "nil abort", c.Abort(), comm.ErrInvalidUsage)
+	expectStatus(t, "nil wait", h.Wait(context.Background()), comm.ErrInvalidUsage)
+	if _, err := h.Test(); !isUsage(err) {
+		t.Fatalf("nil Test: %v", err)
+	}
+	if c.Close() != nil || h.Close() != nil || c.Rank() != -1 || c.Size() != 0 {
+		t.Fatal("nil Close or queries misbehave")
+	}
+	if _, err := c.Split(0, 0, ""); !isUsage(err) {
+		t.Fatalf("nil Split: %v", err)
+	}
+}
+
+func TestFailuresTheCLibraryReports(t *testing.T) {
+	floats := make([]float32, 4)
+	err := comm.AllReduce(world, floats, floats, comm.BXor)
+	if !errors.Is(err, comm.ErrNotSupported) && !errors.Is(err, comm.ErrInvalidArgument) {
+		t.Fatalf("bxor on float32: %v", err)
+	}
+	if !strings.HasPrefix(err.Error(), "comm_all_reduce") {
+		t.Fatalf("message %q does not name the call", err)
+	}
+	splits := make([]int, size)
+	splits[0] = size + 1 // does not add up to the length: only C sees the sums
+	err = comm.AllToAllSingle(world, make([]int8, size), make([]int8, size), splits, splits)
+	expectStatus(t, "splits", err, comm.ErrInvalidArgument)
+	must(t, world.Barrier())
+}
+
+func TestClosedObjectsGiveErrors(t *testing.T) {
+	group, err := world.Split(0, rank, "")
+	must(t, err)
+	done, err := group.BarrierAsync()
+	must(t, err)
+	must(t, done.Wait(context.Background()))
+	unwaited, err := group.BarrierAsync()
+	must(t, err)
+	must(t, group.Close())
+	data := []int32{1}
+	for what, err := range map[string]error{
+		"barrier":    group.Barrier(),
+		"all_reduce": comm.AllReduce(group, data, data, comm.Sum),
+		"send":       comm.Send(group, data, 0, 0),
+		"abort":      group.Abort(),
+		"timeout":    func() error { _, err := group.Timeout(); return err }(),
+		"split":      func() error { _, err := group.Split(0, 0, ""); return err }(),
+		"async":      func() error { _, err := comm.AllReduceAsync(group, data, data, comm.Sum); return err }(),
+		"handle":     unwaited.Wait(context.Background()), // closing the communicator closed it
+	} {
+		expectStatus(t, what, err, comm.ErrInvalidUsage)
+		if !strings.Contains(err.Error(), "closed") {
+			t.Fatalf("%s: %q does not say closed", what, err)
+		}
+	}
+	if ok, err := done.Test(); !ok || err != nil { // it completed before: its outcome stays
+		t.Fatalf("Test of a completed handle: %v, %v", ok, err)
+	}
+	must(t, done.Close())
+	expectStatus(t, "closed handle", done.Wait(context.Background()), comm.ErrInvalidUsage)
+	must(t, group.Close()) // again: nothing
+}
+
+func TestAWaitCancelledLeavesTheOperationRunning(t *testing.T) {
+	left, right := neighbours()
+	got := make([]int64, 1)
+	h, err := comm.RecvAsync(world, got, left, 20)
+	must(t, err)
+	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Millisecond)
+	defer cancel()
+	if err := h.Wait(ctx); !errors.Is(err, context.DeadlineExceeded) {
+		t.Fatalf("Wait past its context: %v", err)
+	}
+	if done, err := h.Test(); done || err != nil {
+		t.Fatalf("Test: %v, %v", done, err)
+	}
+	must(t, world.Barrier()) // every rank has seen its wait end: now send
+	must(t, comm.Send(world, []int64{int64(rank + 40)}, right, 20))
+	must(t, h.Wait(context.Background()))
+	if got[0] != int64(left+40) {
+		t.Fatalf("got %d", got[0])
+	}
+}
+
+func TestAnOperationPastItsDeadlineTimesOut(t *testing.T) {
+	group, err := world.Split(0, rank, "")
+	must(t, err)
+	must(t, group.SetTimeout(300*time.Millisecond))
+	_, right := neighbours()
+	start := time.Now()
+	err = comm.Recv(group, make([]int8, 1), right, 21)
+	expectStatus(t, "recv nobody sends", err, comm.ErrTimeout)
+	if took := time.Since(start); took > 20*time.Second {
+		t.Fatalf("the timeout took %v", took)
+	}
+	must(t, group.Close())
+	must(t, world.Barrier())
+}
+
+func TestAbortFromAnotherGoroutine(t *testing.T) {
+	group, err := world.Split(0, rank, "")
+	must(t, err)
+	var wg sync.WaitGroup
+	wg.Add(1)
+	go func() {
+		defer wg.Done()
+		time.Sleep(200 * time.Millisecond)
+		if err := group.Abort(); err != nil {
+			t.Error(err)
+		}
+	}()
+	_, right := neighbours()
+	expectStatus(t, "aborted recv", comm.Recv(group, make([]int8, 1), right, 22), comm.ErrAborted)
+	expectStatus(t, "barrier after abort", group.Barrier(), comm.ErrAborted)
+	wg.Wait()
+	must(t, group.Close())
+	must(t, world.Barrier())
+}
+
+func TestRanksThatDisagreeGetAMismatch(t *testing.T) {
+	in, out := filled[float32](rank, 4, 0), make([]float32, 4)
+	op := comm.Sum
+	if rank == size-1 {
+		op = comm.Max
+	}
+	named := []int32{0}
+	if err := comm.AllReduce(world, in, out, op); err != nil {
+		expectStatus(t, "mismatch", err, comm.ErrMismatch)
+		named[0] = 1
+	}
+	must(t, comm.AllReduce(world, named, named, comm.Max))
+	if named[0] != 1 {
+		t.Fatal("no rank reported the mismatch")
+	}
+	ones := []int32{1}
+	must(t, comm.AllReduce(world, ones, ones, comm.Sum))
+	if ones[0] != int32(size) {
+		t.Fatalf("the world no longer sums: %d", ones[0])
+	}
+}
+
+func TestErrorsCompareByStatus(t *testing.T) {
+	err := error(&comm.Error{Status: comm.StatusTimeout, Message: "comm_handle_wait: it took too long"})
+	if !errors.Is(err, comm.ErrTimeout) || errors.Is(err, comm.ErrRemote) || err.Error() != "comm_handle_wait: it took too long" {
+		t.Fatal("errors.Is or Error() misbehave")
+	}
+	if comm.ErrMismatch.Error() == "" || comm.StatusAborted.String() == "" {
+		t.Fatal("sentinels need words")
+	}
+}

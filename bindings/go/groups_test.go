@@ -1,0 +1,134 @@
+package comm_test
+
+import (
+	"os"
+	"regexp"
+	"strconv"
+	"testing"
+	"time"
+
+	"libcomm.org/comm"
+)
+
+func TestWorld(t *testing.T) {
+	if want, _ := strconv.Atoi(os.Getenv("COMM_RANK")); rank != want {
+		t.Fatalf("rank %d, COMM_RANK %d", rank, want)
+	}
+	if want, _ := strconv.Atoi(os.Getenv("COMM_WORLD_SIZE")); size != want {
+		t.Fatalf("size %d, COMM_WORLD_SIZE %d", size, want)
+	}
+	if world.LocalRank() != rank || world.LocalSize() != size || world.Name() != "world" {
+		t.Fatalf("local %d of %d, name %q", world.LocalRank(), world.LocalSize(), world.Name())
+	}
+	if w, err := world.ToWorldRank(rank); err != nil || w != rank {
+		t.Fatalf("ToWorldRank: %d, %v", w, err)
+	}
+	if !regexp.MustCompile(`^\d+\.\d+\.\d+$`).MatchString(comm.Version()) {
+		t.Fatalf("version %q", comm.Version())
+	}
+}
+
+func TestSplitByParity(t *testing.T) {
+	half, err := world.Split(rank%2, -rank, "parity") // key -rank: backwards
+	must(t, err)
+	defer half.Close()
+	members := (size - rank%2 + 1) / 2
+	if half.Size() != members || half.Rank() != members-1-rank/2 || half.Name() != "parity" {
+		t.Fatalf("rank %d of %d in %q", half.Rank(), half.Size(), half.Name())
+	}
+	other := 1 - rank%2
+	if r, err := half.FromWorldRank(other); err != nil || r != -1 {
+		t.Fatalf("FromWorldRank(%d) = %d, %v", other, r, err)
+	}
+	if w, err := half.ToWorldRank(half.Rank()); err != nil || w != rank {
+		t.Fatalf("ToWorldRank = %d, %v", w, err)
+	}
+	sum := []int64{int64(rank)}
+	must(t, comm.AllReduce(half, sum, sum, comm.Sum))
+	want := int64(0)
+	for r := rank % 2; r < size; r += 2 {
+		want += int64(r)
+	}
+	if sum[0] != want {
+		t.Fatalf("sum %d, want %d", sum[0], want)
+	}
+	must(t, half.Close())
+	must(t, world.Barrier())
+}
+
+func TestSplitUndefinedJoinsNothing(t *testing.T) {
+	color := 0
+	if rank == 0 {
+		color = comm.Undefined
+	}
+	rest, err := world.Split(color, 0, "")
+	must(t, err)
+	if (rest == nil) != (rank == 0) {
+		t.Fatalf("rank %d got %v", rank, rest)
+	}
+	if rest != nil {
+		if rest.Size() != size-1 || rest.Rank() != rank-1 {
+			t.Fatalf("rank %d of %d", rest.Rank(), rest.Size())
+		}
+		ranks := []int32{int32(rest.Rank())}
+		must(t, comm.Broadcast(rest, ranks, rest.Size()-1))
+		if ranks[0] != int32(size-2) {
+			t.Fatalf("broadcast gave %d", ranks[0])
+		}
+		must(t, rest.Close())
+	}
+	must(t, world.Barrier())
+}
+
+func TestGroupWithoutWorldRankZero(t *testing.T) {
+	members := make([]int, 0, size-1)
+	for r := size - 1; r >= 1; r-- {
+		members = append(members, r) // reversed: group rank i is world rank size-1-i
+	}
+	if rank != 0 {
+		group, err := world.Group(members, "no-zero")
+		must(t, err)
+		if group.Size() != size-1 || group.Rank() != size-1-rank || group.Name() != "no-zero" {
+			t.Fatalf("rank %d of %d in %q", group.Rank(), group.Size(), group.Name())
+		}
+		if r, err := group.FromWorldRank(0); err != nil || r != -1 {
+			t.Fatalf("FromWorldRank(0) = %d, %v", r, err)
+		}
+		value := []float64{float64(rank)}
+		must(t, comm.AllReduce(group, value, value, comm.Max))
+		if value[0] != float64(size-1) {
+			t.Fatalf("max %v", value[0])
+		}
+		must(t, group.Close())
+	}
+	must(t, world.Barrier())
+}
+
+func TestClosingAParentClosesItsGroupsAndHandles(t *testing.T) {
+	parent, err := world.Split(0, rank, "")
+	must(t, err)
+	child, err := parent.Split(0, rank, "")
+	must(t, err)
+	pending, err := child.BarrierAsync()
+	must(t, err)
+	must(t, parent.Close())
+	if err := child.Barrier(); !isUsage(err) {
+		t.Fatalf("barrier on a child of a closed parent: %v", err)
+	}
+	if err := pending.Wait(nil); !isUsage(err) { // nil Context: no panic either
+		t.Fatalf("wait on a handle of a closed communicator: %v", err)
+	}
+	must(t, child.Close())
+	must(t, parent.Close())
+	must(t, world.Barrier())
+}
+
+func TestTimeouts(t *testing.T) {
+	group, err := world.Split(0, rank, "")
+	must(t, err)
+	defer group.Close()
+	must(t, group.SetTimeout(12345*time.Millisecond))
+	if d, err := group.Timeout(); err != nil || d != 12345*time.Millisecond {
+		t.Fatalf("Timeout: %v, %v", d, err)
+	}
+}
