@@ -3,6 +3,8 @@
 // tagged messages chunked to what the provider carries, completions reaped by
 // progress(). Every fi_* call happens under mutex_ (domains are opened with
 // FI_THREAD_DOMAIN).
+#include <unistd.h>
+
 #include <algorithm>
 #include <chrono>
 #include <cstdlib>
@@ -45,6 +47,15 @@ std::string forcedProvider(const Options& options) {
   // "^a,b" excludes providers rather than naming one; libfabric applies it.
   if (fromEnvironment == nullptr || *fromEnvironment == '\0' || *fromEnvironment == '^') return {};
   return normaliseProvider(fromEnvironment);
+}
+
+// libfabric 1.17's shm provider names its region after the process id
+// (/dev/shm/<pid>:0:0). A region left by a killed process whose pid this
+// process now has makes fi_enable fail with EBUSY; no live process can own
+// that name but this one, so it is safe to remove before opening.
+void removeStaleShmRegion() {
+  std::string path = fmt::format("/dev/shm/{}:0:0", getpid());
+  unlink(path.c_str());
 }
 
 EndpointConfig configFor(const std::string& provider, const Options& options) {
@@ -216,6 +227,7 @@ FabricTransport::FabricTransport(const Options& options) {
 }
 
 void FabricTransport::openEndpoint(const EndpointConfig& config, const Options& options) {
+  if (config.provider == kShm) removeStaleShmRegion();
   Slot& slot = slots_.emplace_back();
   try {
     slot.endpoint = std::make_unique<FabricEndpoint>(config);
