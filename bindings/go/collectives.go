@@ -23,8 +23,9 @@ func allReduce[T Numeric](c *Communicator, in, out []T, op Op, async bool) (*Han
 	if len(out) != len(in) {
 		return nil, argumentError(call, "in has %d elements but out %d", len(in), len(out))
 	}
-	return c.run(call, async, []view{viewOf(in), viewOf(out)}, func(ptr uintptr, t []uintptr, h *uintptr) error {
-		return check(capi.Comm_all_reduce(ptr, t[0], t[1], capi.Enum_SS_comm_op(op), h))
+	i, o := viewOf(in), viewOf(out)
+	return c.run(call, async, []view{i, o}, func(ptr uintptr, h *uintptr) error {
+		return check(capi.Comm_go_all_reduce(ptr, i.data, i.count, i.flag(), o.data, o.count, o.flag(), i.dtype, capi.Enum_SS_comm_op(op), h))
 	})
 }
 
@@ -48,8 +49,9 @@ func reduce[T Numeric](c *Communicator, in, out []T, op Op, root int, async bool
 	if c.Rank() == root && len(out) != len(in) {
 		return nil, argumentError(call, "in has %d elements but the root's out %d", len(in), len(out))
 	}
-	return c.run(call, async, []view{viewOf(in), optionalViewOf(out)}, func(ptr uintptr, t []uintptr, h *uintptr) error {
-		return check(capi.Comm_reduce(ptr, t[0], t[1], capi.Enum_SS_comm_op(op), root, h))
+	i, o := viewOf(in), optionalViewOf(out)
+	return c.run(call, async, []view{i, o}, func(ptr uintptr, h *uintptr) error {
+		return check(capi.Comm_go_reduce(ptr, i.data, i.count, i.flag(), o.data, o.count, o.flag(), i.dtype, capi.Enum_SS_comm_op(op), root, h))
 	})
 }
 
@@ -69,13 +71,13 @@ func broadcast[T Numeric](c *Communicator, data []T, root int, async bool) (*Han
 	if err := c.checkRank(call, "root", root); err != nil {
 		return nil, err
 	}
-	isRoot := c.Rank() == root
-	return c.run(call, async, []view{viewOf(data)}, func(ptr uintptr, t []uintptr, h *uintptr) error {
-		in := uintptr(0) // read on the root only
-		if isRoot {
-			in = t[0]
-		}
-		return check(capi.Comm_broadcast(ptr, in, t[0], root, h))
+	o := viewOf(data)
+	i := view{dtype: o.dtype} // in is read on the root only: NULL elsewhere
+	if c.Rank() == root {
+		i = o
+	}
+	return c.run(call, async, []view{o}, func(ptr uintptr, h *uintptr) error {
+		return check(capi.Comm_go_broadcast(ptr, i.data, i.count, i.flag(), o.data, o.count, o.flag(), o.dtype, root, h))
 	})
 }
 
@@ -96,8 +98,9 @@ func allGather[T Numeric](c *Communicator, in, out []T, async bool) (*Handle, er
 	if len(out) != len(in)*c.Size() {
 		return nil, argumentError(call, "out has %d elements, not %d x %d", len(out), c.Size(), len(in))
 	}
-	return c.run(call, async, []view{viewOf(in), viewOf(out)}, func(ptr uintptr, t []uintptr, h *uintptr) error {
-		return check(capi.Comm_all_gather(ptr, t[0], t[1], h))
+	i, o := viewOf(in), viewOf(out)
+	return c.run(call, async, []view{i, o}, func(ptr uintptr, h *uintptr) error {
+		return check(capi.Comm_go_all_gather(ptr, i.data, i.count, i.flag(), o.data, o.count, o.flag(), i.dtype, h))
 	})
 }
 
@@ -119,8 +122,9 @@ func allGatherV[T Numeric](c *Communicator, in, out []T, counts []int, async boo
 	if err != nil {
 		return nil, err
 	}
-	return c.run(call, async, []view{viewOf(in), viewOf(out)}, func(ptr uintptr, t []uintptr, h *uintptr) error {
-		return check(capi.Comm_all_gather_v(ptr, t[0], t[1], &rows[0], h))
+	i, o := viewOf(in), viewOf(out)
+	return c.run(call, async, []view{i, o}, func(ptr uintptr, h *uintptr) error {
+		return check(capi.Comm_go_all_gather_v(ptr, i.data, i.count, i.flag(), o.data, o.count, o.flag(), i.dtype, &rows[0], h))
 	})
 }
 
@@ -141,8 +145,9 @@ func reduceScatter[T Numeric](c *Communicator, in, out []T, op Op, async bool) (
 	if len(in) != len(out)*c.Size() {
 		return nil, argumentError(call, "in has %d elements, not %d x %d", len(in), c.Size(), len(out))
 	}
-	return c.run(call, async, []view{viewOf(in), viewOf(out)}, func(ptr uintptr, t []uintptr, h *uintptr) error {
-		return check(capi.Comm_reduce_scatter(ptr, t[0], t[1], capi.Enum_SS_comm_op(op), h))
+	i, o := viewOf(in), viewOf(out)
+	return c.run(call, async, []view{i, o}, func(ptr uintptr, h *uintptr) error {
+		return check(capi.Comm_go_reduce_scatter(ptr, i.data, i.count, i.flag(), o.data, o.count, o.flag(), i.dtype, capi.Enum_SS_comm_op(op), h))
 	})
 }
 
@@ -164,8 +169,9 @@ func reduceScatterV[T Numeric](c *Communicator, in, out []T, counts []int, op Op
 	if err != nil {
 		return nil, err
 	}
-	return c.run(call, async, []view{viewOf(in), viewOf(out)}, func(ptr uintptr, t []uintptr, h *uintptr) error {
-		return check(capi.Comm_reduce_scatter_v(ptr, t[0], t[1], &rows[0], capi.Enum_SS_comm_op(op), h))
+	i, o := viewOf(in), viewOf(out)
+	return c.run(call, async, []view{i, o}, func(ptr uintptr, h *uintptr) error {
+		return check(capi.Comm_go_reduce_scatter_v(ptr, i.data, i.count, i.flag(), o.data, o.count, o.flag(), i.dtype, &rows[0], capi.Enum_SS_comm_op(op), h))
 	})
 }
 
@@ -189,8 +195,9 @@ func gather[T Numeric](c *Communicator, in, out []T, root int, async bool) (*Han
 	if c.Rank() == root && len(out) != len(in)*c.Size() {
 		return nil, argumentError(call, "the root's out has %d elements, not %d x %d", len(out), c.Size(), len(in))
 	}
-	return c.run(call, async, []view{viewOf(in), optionalViewOf(out)}, func(ptr uintptr, t []uintptr, h *uintptr) error {
-		return check(capi.Comm_gather(ptr, t[0], t[1], root, h))
+	i, o := viewOf(in), optionalViewOf(out)
+	return c.run(call, async, []view{i, o}, func(ptr uintptr, h *uintptr) error {
+		return check(capi.Comm_go_gather(ptr, i.data, i.count, i.flag(), o.data, o.count, o.flag(), i.dtype, root, h))
 	})
 }
 
@@ -215,8 +222,9 @@ func gatherV[T Numeric](c *Communicator, in, out []T, counts []int, root int, as
 	if err != nil {
 		return nil, err
 	}
-	return c.run(call, async, []view{viewOf(in), optionalViewOf(out)}, func(ptr uintptr, t []uintptr, h *uintptr) error {
-		return check(capi.Comm_gather_v(ptr, t[0], t[1], &rows[0], root, h))
+	i, o := viewOf(in), optionalViewOf(out)
+	return c.run(call, async, []view{i, o}, func(ptr uintptr, h *uintptr) error {
+		return check(capi.Comm_go_gather_v(ptr, i.data, i.count, i.flag(), o.data, o.count, o.flag(), i.dtype, &rows[0], root, h))
 	})
 }
 
@@ -240,8 +248,9 @@ func scatter[T Numeric](c *Communicator, in, out []T, root int, async bool) (*Ha
 	if c.Rank() == root && len(in) != len(out)*c.Size() {
 		return nil, argumentError(call, "the root's in has %d elements, not %d x %d", len(in), c.Size(), len(out))
 	}
-	return c.run(call, async, []view{optionalViewOf(in), viewOf(out)}, func(ptr uintptr, t []uintptr, h *uintptr) error {
-		return check(capi.Comm_scatter(ptr, t[0], t[1], root, h))
+	i, o := optionalViewOf(in), viewOf(out)
+	return c.run(call, async, []view{i, o}, func(ptr uintptr, h *uintptr) error {
+		return check(capi.Comm_go_scatter(ptr, i.data, i.count, i.flag(), o.data, o.count, o.flag(), i.dtype, root, h))
 	})
 }
 
@@ -266,8 +275,9 @@ func scatterV[T Numeric](c *Communicator, in, out []T, counts []int, root int, a
 	if err != nil {
 		return nil, err
 	}
-	return c.run(call, async, []view{optionalViewOf(in), viewOf(out)}, func(ptr uintptr, t []uintptr, h *uintptr) error {
-		return check(capi.Comm_scatter_v(ptr, t[0], t[1], &rows[0], root, h))
+	i, o := optionalViewOf(in), viewOf(out)
+	return c.run(call, async, []view{i, o}, func(ptr uintptr, h *uintptr) error {
+		return check(capi.Comm_go_scatter_v(ptr, i.data, i.count, i.flag(), o.data, o.count, o.flag(), i.dtype, &rows[0], root, h))
 	})
 }
 
@@ -297,8 +307,9 @@ func allToAllSingle[T Numeric](c *Communicator, in, out []T, outSplits, inSplits
 		}
 		splits[i] = &rows[0]
 	}
-	return c.run(call, async, []view{viewOf(in), viewOf(out)}, func(ptr uintptr, t []uintptr, h *uintptr) error {
-		return check(capi.Comm_all_to_all_single(ptr, t[0], t[1], splits[0], splits[1], h))
+	i, o := viewOf(in), viewOf(out)
+	return c.run(call, async, []view{i, o}, func(ptr uintptr, h *uintptr) error {
+		return check(capi.Comm_go_all_to_all_single(ptr, i.data, i.count, i.flag(), o.data, o.count, o.flag(), i.dtype, splits[0], splits[1], h))
 	})
 }
 
@@ -328,7 +339,9 @@ func allToAll[T Numeric](c *Communicator, ins, outs [][]T, async bool) (*Handle,
 	for _, s := range outs {
 		views = append(views, viewOf(s))
 	}
-	return c.run(call, async, views, func(ptr uintptr, t []uintptr, h *uintptr) error {
-		return check(capi.Comm_all_to_all(ptr, size, &t[0], size, &t[size], h))
+	return c.run(call, async, views, func(ptr uintptr, h *uintptr) error {
+		return withDescriptors(views, func(t []uintptr) error {
+			return check(capi.Comm_all_to_all(ptr, size, &t[0], size, &t[size], h))
+		})
 	})
 }

@@ -305,7 +305,7 @@ func (c *Communicator) BarrierAsync() (*Handle, error) {
 	return c.run("comm.Barrier", true, nil, barrier)
 }
 
-func barrier(ptr uintptr, _ []uintptr, handle *uintptr) error {
+func barrier(ptr uintptr, handle *uintptr) error {
 	return check(capi.Comm_barrier(ptr, handle))
 }
 
@@ -322,32 +322,20 @@ func (c *Communicator) do(call string, f func(ptr uintptr) error) error {
 	return locked(func() error { return f(c.ptr) })
 }
 
-// native is one communication call: ptr is the communicator, tensors the
-// descriptors of its views (0 where absent), handle nil for a blocking call.
-type native func(ptr uintptr, tensors []uintptr, handle *uintptr) error
+// native is one communication call on the communicator ptr; handle is nil
+// for a blocking call.
+type native func(ptr uintptr, handle *uintptr) error
 
-// run describes views for the C library, makes the call and, for an async
-// call, returns the Handle that keeps the views' memory alive until done.
+// run makes the call f (inside locked, under c's shared lock) and, for an
+// async call, returns the Handle that keeps the memory of views alive until
+// the operation completes.
 func (c *Communicator) run(call string, async bool, views []view, f native) (*Handle, error) {
 	var handle uintptr
 	var handleOut *uintptr
 	if async {
 		handleOut = &handle
 	}
-	err := c.do(call, func(ptr uintptr) error {
-		tensors := make([]uintptr, len(views))
-		defer func() {
-			for _, t := range tensors {
-				capi.Comm_tensor_destroy(t)
-			}
-		}()
-		for i := range views {
-			if err := views[i].describe(&tensors[i]); err != nil {
-				return err
-			}
-		}
-		return f(ptr, tensors, handleOut)
-	})
+	err := c.do(call, func(ptr uintptr) error { return f(ptr, handleOut) })
 	// The views' pointers kept the memory alive through the call.
 	runtime.KeepAlive(views)
 	if err != nil || !async {

@@ -1,33 +1,37 @@
 package comm
 
-import "libcomm.org/comm/internal/capi"
+import (
+	"unsafe"
+
+	"libcomm.org/comm/internal/capi"
+)
 
 // Send sends data to rank peer of c with tag (0..TagMax). Messages between
 // two ranks with the same tag arrive in order.
 func Send[T Numeric](c *Communicator, data []T, peer, tag int) error {
-	_, err := pointToPoint(c, "comm.Send", capi.Comm_send, data, peer, tag, false)
+	_, err := pointToPoint(c, "comm.Send", capi.Comm_go_send, data, peer, tag, false)
 	return err
 }
 
 // SendAsync starts a Send.
 func SendAsync[T Numeric](c *Communicator, data []T, peer, tag int) (*Handle, error) {
-	return pointToPoint(c, "comm.Send", capi.Comm_send, data, peer, tag, true)
+	return pointToPoint(c, "comm.Send", capi.Comm_go_send, data, peer, tag, true)
 }
 
 // Recv receives into data a message from rank peer of c with tag, of
 // exactly data's size (ErrMismatch otherwise).
 func Recv[T Numeric](c *Communicator, data []T, peer, tag int) error {
-	_, err := pointToPoint(c, "comm.Recv", capi.Comm_recv, data, peer, tag, false)
+	_, err := pointToPoint(c, "comm.Recv", capi.Comm_go_recv, data, peer, tag, false)
 	return err
 }
 
 // RecvAsync starts a Recv.
 func RecvAsync[T Numeric](c *Communicator, data []T, peer, tag int) (*Handle, error) {
-	return pointToPoint(c, "comm.Recv", capi.Comm_recv, data, peer, tag, true)
+	return pointToPoint(c, "comm.Recv", capi.Comm_go_recv, data, peer, tag, true)
 }
 
 func pointToPoint[T Numeric](c *Communicator, call string,
-	f func(uintptr, uintptr, int, int, *uintptr) capi.Enum_SS_comm_status,
+	f func(uintptr, unsafe.Pointer, int64, capi.Enum_SS_comm_dtype, int, int, *uintptr) capi.Enum_SS_comm_status,
 	data []T, peer, tag int, async bool) (*Handle, error) {
 	if err := c.checkRank(call, "peer", peer); err != nil {
 		return nil, err
@@ -35,8 +39,9 @@ func pointToPoint[T Numeric](c *Communicator, call string,
 	if err := checkTag(call, tag); err != nil {
 		return nil, err
 	}
-	return c.run(call, async, []view{viewOf(data)}, func(ptr uintptr, t []uintptr, h *uintptr) error {
-		return check(f(ptr, t[0], peer, tag, h))
+	v := viewOf(data)
+	return c.run(call, async, []view{v}, func(ptr uintptr, h *uintptr) error {
+		return check(f(ptr, v.data, v.count, v.dtype, peer, tag, h))
 	})
 }
 
@@ -92,21 +97,23 @@ func (c *Communicator) batch(ops []P2POp, async bool) (*Handle, error) {
 		}
 		views[i] = op.data
 	}
-	return c.run(call, async, views, func(ptr uintptr, t []uintptr, h *uintptr) error {
-		var batch uintptr
-		if err := check(capi.Comm_batch_create(&batch)); err != nil {
-			return err
-		}
-		defer capi.Comm_batch_destroy(batch)
-		for i, op := range ops {
-			add := capi.Comm_batch_add_recv
-			if op.send {
-				add = capi.Comm_batch_add_send
-			}
-			if err := check(add(batch, t[i], op.peer, op.tag)); err != nil {
+	return c.run(call, async, views, func(ptr uintptr, h *uintptr) error {
+		return withDescriptors(views, func(t []uintptr) error {
+			var batch uintptr
+			if err := check(capi.Comm_batch_create(&batch)); err != nil {
 				return err
 			}
-		}
-		return check(capi.Comm_batch_start(ptr, batch, h))
+			defer capi.Comm_batch_destroy(batch)
+			for i, op := range ops {
+				add := capi.Comm_batch_add_recv
+				if op.send {
+					add = capi.Comm_batch_add_send
+				}
+				if err := check(add(batch, t[i], op.peer, op.tag)); err != nil {
+					return err
+				}
+			}
+			return check(capi.Comm_batch_start(ptr, batch, h))
+		})
 	})
 }

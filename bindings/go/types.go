@@ -178,12 +178,31 @@ func optionalViewOf[T Numeric](s []T) view {
 	return viewOf(s)
 }
 
-// describe makes the C descriptor of v (0 for an absent view); call it
-// inside locked.
-func (v *view) describe(out *uintptr) error {
-	if !v.present {
-		return nil
+// flag is v's presence as the fused calls of package capi take it.
+func (v view) flag() int {
+	if v.present {
+		return 1
 	}
-	shape := v.count
-	return check(capi.Comm_tensor_create(out, v.data, v.dtype, 1, &shape))
+	return 0
+}
+
+// withDescriptors describes views for the C library (0 for an absent one),
+// runs f with the descriptors and releases them; call it inside locked.
+func withDescriptors(views []view, f func(tensors []uintptr) error) error {
+	tensors := make([]uintptr, len(views)+1) // +1: never a zero-length array to point into
+	defer func() {
+		for _, t := range tensors {
+			capi.Comm_tensor_destroy(t)
+		}
+	}()
+	for i, v := range views {
+		if !v.present {
+			continue
+		}
+		shape := v.count
+		if err := check(capi.Comm_tensor_create(&tensors[i], v.data, v.dtype, 1, &shape)); err != nil {
+			return err
+		}
+	}
+	return f(tensors)
 }

@@ -8,20 +8,24 @@
 %{
 #include <string.h>
 
-/* Leave a CommException pending for `status`; the caller returns at once. */
+/* Leave a CommException pending for `status`; the caller returns at once.
+   When the exception cannot be made, the JNI error that stopped it is left
+   pending instead. */
 static void jcomm_throw(JNIEnv *jenv, comm_status_t status) {
   const char *text = comm_last_error();
   if (text[0] == '\0') text = comm_status_string(status);
   jclass cls = (*jenv)->FindClass(jenv, "org/libcomm/CommException");
-  if (cls == NULL) return; /* NoClassDefFoundError is pending */
+  if (cls == NULL) return;
   jmethodID factory = (*jenv)->GetStaticMethodID(jenv, cls, "fromNative", "(I[B)Lorg/libcomm/CommException;");
-  jsize length = (jsize)strlen(text);
+  if (factory == NULL) return;
   /* Bytes, decoded as UTF-8 in Java: NewStringUTF wants modified UTF-8. */
-  jbyteArray message = factory != NULL ? (*jenv)->NewByteArray(jenv, length) : NULL;
+  jsize length = (jsize)strlen(text);
+  jbyteArray message = (*jenv)->NewByteArray(jenv, length);
   if (message == NULL) return;
   (*jenv)->SetByteArrayRegion(jenv, message, 0, length, (const jbyte *)text);
   jobject error = (*jenv)->CallStaticObjectMethod(jenv, cls, factory, (jint)status, message);
-  if (error != NULL) (*jenv)->Throw(jenv, (jthrowable)error);
+  if ((*jenv)->ExceptionCheck(jenv) || error == NULL) return;
+  (*jenv)->Throw(jenv, (jthrowable)error);
 }
 %}
 

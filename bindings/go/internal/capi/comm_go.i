@@ -44,8 +44,8 @@ COMM_GO_OPAQUE(comm_config_t)
 %typemap(in) int *out, int *out_device, const int *ranks %{ $1 = ($1_ltype)$input; %}
 
 /* Tensor data: Go memory (a slice's backing array) seen by cgo's pointer checks. */
-%typemap(gotype) void *data "unsafe.Pointer"
-%typemap(in) void *data %{ $1 = $input; %}
+%typemap(gotype) void *data, void *in_data, void *out_data "unsafe.Pointer"
+%typemap(in) void *data, void *in_data, void *out_data %{ $1 = $input; %}
 
 /* Names: "" is NULL (a generated name). */
 %typemap(in) const char *name %{
@@ -82,3 +82,68 @@ static const char *comm_go_name(const comm_t *comm) {
 %ignore comm_tensor_memory;
 
 %include "comm.i"
+
+/*
+ * Fused calls: package comm describes its slices, makes the call and
+ * releases the descriptors in one C call (comm_go_<call>), so that a
+ * collective costs one cgo transition instead of five. Each slice comes as
+ * data, element count and `present` (0: NULL, for the arguments the C call
+ * allows to be absent); the slices of one call share `dtype`. The message of
+ * a failure stays comm_last_error(): releasing descriptors succeeds.
+ */
+%{
+static comm_status_t comm_go_describe(comm_tensor_t **out, void *data, int64_t count, comm_dtype_t dtype,
+                                      int present) {
+  *out = NULL;
+  return present ? comm_tensor_create(out, data, dtype, 1, &count) : COMM_OK;
+}
+%}
+
+/* The extra parameters and arguments of a call come parenthesised, with
+   their leading comma: COMM_GO_FUSED_PAIR(reduce, (, comm_op_t op, int root), (, op, root)). */
+#define COMM_GO_LIST(...) __VA_ARGS__
+
+%define COMM_GO_FUSED_PAIR(NAME, PARAMETERS, ARGUMENTS)
+%inline %{
+static comm_status_t comm_go_##NAME(comm_t *comm, void *in_data, int64_t in_count, int in_present,
+                                    void *out_data, int64_t out_count, int out_present,
+                                    comm_dtype_t dtype COMM_GO_LIST PARAMETERS, comm_handle_t **handle) {
+  comm_tensor_t *in = NULL, *out = NULL;
+  comm_status_t status = comm_go_describe(&in, in_data, in_count, dtype, in_present);
+  if (status == COMM_OK) status = comm_go_describe(&out, out_data, out_count, dtype, out_present);
+  if (status == COMM_OK) status = comm_##NAME(comm, in, out COMM_GO_LIST ARGUMENTS, handle);
+  comm_tensor_destroy(in);
+  comm_tensor_destroy(out);
+  return status;
+}
+%}
+%enddef
+
+%define COMM_GO_FUSED_ONE(NAME)
+%inline %{
+static comm_status_t comm_go_##NAME(comm_t *comm, void *data, int64_t count, comm_dtype_t dtype, int peer, int tag,
+                                    comm_handle_t **handle) {
+  comm_tensor_t *tensor = NULL;
+  comm_status_t status = comm_go_describe(&tensor, data, count, dtype, 1);
+  if (status == COMM_OK) status = comm_##NAME(comm, tensor, peer, tag, handle);
+  comm_tensor_destroy(tensor);
+  return status;
+}
+%}
+%enddef
+
+COMM_GO_FUSED_PAIR(all_reduce, (, comm_op_t op), (, op))
+COMM_GO_FUSED_PAIR(reduce, (, comm_op_t op, int root), (, op, root))
+COMM_GO_FUSED_PAIR(broadcast, (, int root), (, root))
+COMM_GO_FUSED_PAIR(all_gather, (), ())
+COMM_GO_FUSED_PAIR(reduce_scatter, (, comm_op_t op), (, op))
+COMM_GO_FUSED_PAIR(gather, (, int root), (, root))
+COMM_GO_FUSED_PAIR(scatter, (, int root), (, root))
+COMM_GO_FUSED_PAIR(all_to_all_single, (, const int64_t *out_splits, const int64_t *in_splits),
+                   (, out_splits, in_splits))
+COMM_GO_FUSED_PAIR(all_gather_v, (, const int64_t *counts), (, counts))
+COMM_GO_FUSED_PAIR(reduce_scatter_v, (, const int64_t *counts, comm_op_t op), (, counts, op))
+COMM_GO_FUSED_PAIR(gather_v, (, const int64_t *counts, int root), (, counts, root))
+COMM_GO_FUSED_PAIR(scatter_v, (, const int64_t *counts, int root), (, counts, root))
+COMM_GO_FUSED_ONE(send)
+COMM_GO_FUSED_ONE(recv)
