@@ -18,7 +18,9 @@ import json
 import os
 import platform
 import re
+import selectors
 import shlex
+import signal
 import statistics
 import subprocess
 import sys
@@ -39,6 +41,9 @@ for _c in ("all_gather", "reduce_scatter", "gather", "scatter", "all_to_all"):
 # (0.3 GB/s) at 32-64 MiB. Given to every system alike.
 MALLOC_ENV = {"MALLOC_MMAP_THRESHOLD_": "1073741824", "MALLOC_TRIM_THRESHOLD_": "4294967295"}
 OMPI_BASE = ["--mca", "pml", "ob1"]
+# Seconds a launch may take to exit after printing its last result; some
+# stacks hang in finalize (MPICH with UCX_TLS=tcp after scatter, seen here).
+EXIT_GRACE = 15
 
 
 class System:
@@ -102,6 +107,7 @@ class Runner:
         self.args = args
         self.log = open(os.path.join(args.outdir, "raw.log"), "a")
         self.failures = []
+        self.notes = []
         base = {k: v for k, v in os.environ.items() if not k.startswith("COMM_")}
         base.update({"OMPI_ALLOW_RUN_AS_ROOT": "1", "OMPI_ALLOW_RUN_AS_ROOT_CONFIRM": "1", "COMM_TIMEOUT": "120"})
         self.base_env = base
@@ -132,23 +138,69 @@ class Runner:
             return argv + [os.path.join(self.args.bin, "mpi_collectives.mpich"), collective, size_list], {}
         return [os.path.join(self.args.bin, "gloo_collectives"), collective, size_list, str(RANKS)], env
 
+    def launch(self, argv, env, finished):
+        """Run argv in its own process group and return (output, status). Once
+        finished(line) has seen the last result, the launch gets EXIT_GRACE
+        seconds to exit before its whole group is killed (status "hung after
+        its results"); at the timeout, status "timeout"."""
+        p = subprocess.Popen(argv, env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
+                             errors="replace", start_new_session=True)
+        lines = []
+        deadline = time.time() + self.args.timeout
+        try:
+            status = self.follow(p, lines, deadline, finished)
+        except BaseException:
+            # Interrupted (Ctrl-C, SIGTERM): its own session would outlive us.
+            os.killpg(p.pid, signal.SIGKILL)
+            raise
+        finally:
+            p.stdout.close()
+        return "".join(lines), status
+
+    @staticmethod
+    def follow(p, lines, deadline, finished):
+        results_at, status = None, None
+        with selectors.DefaultSelector() as selector:
+            selector.register(p.stdout, selectors.EVENT_READ)
+            while status is None:
+                limit = deadline if results_at is None else min(deadline, results_at + EXIT_GRACE)
+                if time.time() >= limit:
+                    os.killpg(p.pid, signal.SIGKILL)
+                    p.wait()
+                    status = "timeout" if results_at is None else "hung after its results"
+                elif selector.select(timeout=min(1.0, limit - time.time())):
+                    line = p.stdout.readline()
+                    if line == "":
+                        status = p.wait()
+                    else:
+                        lines.append(line)
+                        if results_at is None and finished(line):
+                            results_at = time.time()
+        return status
+
     def run(self, system, collective, sizes):
         """{bytes: time_us} of one launch; {} when it failed (logged)."""
         json_path = os.path.join(self.args.outdir, "last-comm-bench.json")
         argv, env = self.command(system, collective, sizes, json_path)
+        results = []
+
+        def finished(line):
+            if system.kind == "comm":
+                return "Avg bus bandwidth" in line
+            results.append(line.startswith("RESULT "))
+            return sum(results) == len(sizes)
+
         started = time.time()
-        try:
-            p = subprocess.run(argv, env=dict(self.base_env, **env), stdout=subprocess.PIPE,
-                               stderr=subprocess.STDOUT, text=True, timeout=self.args.timeout + 30)
-            out, rc = p.stdout, p.returncode
-        except subprocess.TimeoutExpired as e:
-            out, rc = (e.stdout or b"").decode(errors="replace") if isinstance(e.stdout, bytes) else (e.stdout or ""), \
-                "timeout"
+        out, rc = self.launch(argv, dict(self.base_env, **env), finished)
         elapsed = time.time() - started
         shown_env = " ".join("%s=%s" % kv for kv in sorted(env.items()))
         self.log.write("\n### %s %s  rc=%s  %.1f s\n$ %s %s\n%s" % (
             system.name, collective, rc, elapsed, shown_env, " ".join(shlex.quote(a) for a in argv), out))
         self.log.flush()
+        if rc == "hung after its results":
+            self.notes.append("%s %s: did not exit within %d s of its last result; killed, results kept" % (
+                system.name, collective, EXIT_GRACE))
+            rc = 0
         times = {}
         if system.kind == "comm":
             if rc == 0 and os.path.exists(json_path):
@@ -175,9 +227,11 @@ def median_or_none(values):
     return statistics.median(values) if values else None
 
 
-def evaluate(args, systems, medians):
-    """The issue's goals that this run measured: (goal, measured, met)."""
+def evaluate(systems, medians):
+    """The issue's goals that this run measured: (goal, measured, met), for
+    every comm system (comm, its --comm-variant ones, comm tcp)."""
     goals = []
+    names = {s.name for s in systems}
 
     def m(system, collective, size):
         return medians.get(system, {}).get(collective, {}).get(size)
@@ -186,35 +240,32 @@ def evaluate(args, systems, medians):
         a, b = m(ours, collective, size), m(theirs, collective, size)
         return b / a if a and b else None
 
-    names = {s.name for s in systems}
-    if {"comm", "ompi"} <= names:
-        r = ratio("comm", "all_reduce", 8, "ompi")
+    for ours in [s for s in systems if s.comm and s.transport == "shm"]:
+        who = "" if ours.name == "comm" else " (%s)" % ours.label
+        r = ratio(ours.name, "all_reduce", 8, "ompi")
         if r is not None:
-            goals.append(("shm all_reduce 8 B latency at most 1.0x Open MPI", "%.2fx as fast" % r, r >= 1.0))
+            goals.append(("shm all_reduce 8 B latency at most 1.0x Open MPI%s" % who, "%.2fx as fast" % r, r >= 1.0))
         for size in (1 << 20, 4 << 20, 16 << 20, 64 << 20):
-            r = ratio("comm", "all_reduce", size, "ompi")
+            r = ratio(ours.name, "all_reduce", size, "ompi")
             if r is not None:
-                goals.append(("shm all_reduce %s busbw at least 1.25x Open MPI" % size_name(size), "%.2fx" % r,
-                              r >= 1.25))
-    shm_peers = [n for n in ("ompi", "mpich", "gloo") if n in names]
-    if "comm" in names and shm_peers:
+                goals.append(("shm all_reduce %s busbw at least 1.25x Open MPI%s" % (size_name(size), who),
+                              "%.2fx" % r, r >= 1.25))
+        peers = [n for n in ("ompi", "mpich", "gloo") if n in names]
         for collective in ("all_gather", "reduce_scatter", "broadcast", "reduce", "gather", "scatter", "all_to_all"):
             for size in (8, 64 << 10, 1 << 20, 64 << 20):
-                theirs = [(m(p, collective, size), p) for p in shm_peers if m(p, collective, size)]
-                ours = m("comm", collective, size)
-                if not theirs or not ours:
-                    continue
-                best, who = min(theirs)
-                goals.append(("shm %s %s at least 1.0x the best (%s)" % (collective, size_name(size), who),
-                              "%.2fx" % (best / ours), best / ours >= 1.0))
-    if {"comm-tcp", "ompi-tcp"} <= names:
+                theirs = [(m(p, collective, size), p) for p in peers if m(p, collective, size)]
+                mine = m(ours.name, collective, size)
+                if theirs and mine:
+                    best, fastest = min(theirs)
+                    goals.append(("shm %s %s at least 1.0x the best (%s)%s" % (
+                        collective, size_name(size), fastest, who), "%.2fx" % (best / mine), best / mine >= 1.0))
+    if "comm-tcp" in names:
         r = ratio("comm-tcp", "all_reduce", 8, "ompi-tcp")
         if r is not None:
             goals.append(("tcp all_reduce 8 B latency at most 1.0x Open MPI tcp", "%.2fx as fast" % r, r >= 1.0))
         r = ratio("comm-tcp", "all_reduce", 64 << 20, "ompi-tcp")
         if r is not None:
             goals.append(("tcp all_reduce 64 MiB busbw at least 1.2x Open MPI tcp", "%.2fx" % r, r >= 1.2))
-    if {"comm-tcp", "gloo"} <= names:
         r = ratio("comm-tcp", "all_reduce", 64 << 20, "gloo")
         if r is not None:
             goals.append(("tcp all_reduce 64 MiB busbw at least 3x Gloo", "%.2fx" % r, r >= 3.0))
@@ -272,7 +323,7 @@ def tables(args, systems, raw, medians, loads):
 
 
 def main():
-    here = os.path.dirname(os.path.abspath(__file__))
+    signal.signal(signal.SIGTERM, lambda *_: sys.exit(143))
     p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("--collectives", default=",".join(COLLECTIVES), help="comma list (default: all)")
     p.add_argument("--sizes", default=DEFAULT_SIZES, help="comma list of nccl-tests sizes (default %(default)s)")
@@ -284,14 +335,21 @@ def main():
                    help="extra environment for comm's ranks (repeatable), e.g. COMM_ALGO=all_reduce:ring")
     p.add_argument("--comm-variant", action="append", default=[], metavar="NAME:KEY=VALUE[,KEY=VALUE]",
                    help="one more comm system on shm, with this environment (repeatable), e.g. "
-                        "libfabric-shm:COMM_SHM=0 to compare a change side by side")
+                        "direct:COMM_SHM=1 to compare a change side by side")
     p.add_argument("--no-malloc-tuning", action="store_true",
                    help="do not pass MALLOC_MMAP_THRESHOLD_/MALLOC_TRIM_THRESHOLD_ to the ranks")
     p.add_argument("--timeout", type=int, default=300, help="seconds one launch may take (default %(default)s)")
+    p.add_argument("--from-results", metavar="RESULTS_JSON",
+                   help="measure nothing: print the tables of an earlier run again (and rewrite its report.md)")
     p.add_argument("--comm-build", required=True, help="comm build directory (commrun, comm-bench)")
     p.add_argument("--bin", required=True, help="where compare.sh built the MPI and Gloo programs")
     p.add_argument("--outdir", required=True, help="where raw.log, the JSON, markdown and plots go")
     args = p.parse_args()
+    comm_bench = os.path.join(args.comm_build, "tools", "comm-bench", "comm-bench")
+    if args.from_results:
+        with open(args.from_results) as f:
+            report(json.load(f), os.path.dirname(os.path.abspath(args.from_results)), comm_bench)
+        return 0
     args.collectives = [c for c in args.collectives.split(",") if c]
     for c in args.collectives:
         if c not in COLLECTIVES:
@@ -300,7 +358,7 @@ def main():
     args.transports = [t for t in args.transports.split(",") if t]
     args.comm_env = dict(kv.split("=", 1) for kv in args.comm_env)
     args.commrun = os.path.join(args.comm_build, "tools", "commrun", "commrun")
-    args.comm_bench = os.path.join(args.comm_build, "tools", "comm-bench", "comm-bench")
+    args.comm_bench = comm_bench
     wanted = set(args.systems.split(","))
     unknown = wanted - {s.name for s in SYSTEMS}
     if unknown:
@@ -342,35 +400,53 @@ def main():
         loads.append(("after round %d" % (r + 1), machine_load(busy=False)))
     loads.append(("after", machine_load()))
 
-    medians = {s.name: {c: {size: median_or_none(v) for size, v in raw[s.name][c].items()}
-                        for c in args.collectives} for s in systems}
-    goals = evaluate(args, systems, medians)
-    md = ["## Side-by-side run %s" % stamp, "",
-          "Command: `%s`" % os.environ.get("COMPARE_COMMAND", "compare.py " + shlex.join(sys.argv[1:])), ""]
-    md += tables(args, systems, raw, medians, loads)
-    if goals:
-        md += ["Goals measured in this run:", "", "| goal | measured | met |", "|---|---:|---|"]
-        md += ["| %s | %s | %s |" % (g, v, "yes" if ok else "**no**") for g, v, ok in goals]
-        md.append("")
-    if runner.failures:
-        md += ["Failed launches:", ""] + ["- " + f for f in runner.failures] + [""]
-    text = "\n".join(md)
-    print()
-    print(text)
-    with open(os.path.join(args.outdir, "report.md"), "w") as f:
-        f.write(text + "\n")
-    with open(os.path.join(args.outdir, "results.json"), "w") as f:
-        json.dump({"stamp": stamp, "ranks": RANKS, "argv": sys.argv[1:], "machine": platform.node(),
-                   "loads": loads, "systems": {s.name: {"label": s.label, "transport": s.transport} for s in systems},
-                   "times_us": raw, "medians_us": medians,
-                   "goals": [{"goal": g, "measured": v, "met": ok} for g, v, ok in goals],
-                   "failures": runner.failures}, f, indent=1)
-    plot(args, systems, medians)
+    run = {"stamp": stamp, "command": os.environ.get("COMPARE_COMMAND", "compare.py " + shlex.join(sys.argv[1:])),
+           "collectives": args.collectives, "sizes": args.sizes, "rounds": args.rounds,
+           "transports": args.transports, "loads": loads, "failures": runner.failures, "notes": runner.notes,
+           "systems": [{"name": s.name, "label": s.label, "transport": s.transport, "comm": s.comm,
+                        "env": s.env} for s in systems],
+           "times_us": raw}
+    report(run, args.outdir, args.comm_bench)
     print("# %.0f s; raw output: %s" % (time.time() - started, os.path.join(args.outdir, "raw.log")))
     return 1 if runner.failures else 0
 
 
-def plot(args, systems, medians):
+def report(run, outdir, comm_bench):
+    """Print the tables of `run` (what main measured, or a results.json read
+    back) and write report.md, results.json and the plots into outdir."""
+    systems = [System(s["name"], s["label"], s["transport"], "comm" if s["comm"] else "", env=s["env"],
+                      comm=s["comm"]) for s in run["systems"]]
+    args = argparse.Namespace(collectives=run["collectives"], sizes=run["sizes"], rounds=run["rounds"],
+                              transports=run["transports"], comm_bench=comm_bench)
+    # JSON object keys are strings: sizes come back as such.
+    raw = {s: {c: {int(size): v for size, v in per.items()} for c, per in colls.items()}
+           for s, colls in run["times_us"].items()}
+    medians = {s: {c: {size: median_or_none(v) for size, v in per.items()} for c, per in colls.items()}
+               for s, colls in raw.items()}
+    goals = evaluate(systems, medians)
+    md = ["## Side-by-side run %s" % run["stamp"], "", "Command: `%s`" % run["command"], ""]
+    md += tables(args, systems, raw, medians, run["loads"])
+    if goals:
+        md += ["Goals measured in this run:", "", "| goal | measured | met |", "|---|---:|---|"]
+        md += ["| %s | %s | %s |" % (g, v, "yes" if ok else "**no**") for g, v, ok in goals]
+        md.append("")
+    if run["failures"]:
+        md += ["Failed launches:", ""] + ["- " + f for f in run["failures"]] + [""]
+    if run["notes"]:
+        md += ["Notes:", ""] + ["- " + n for n in sorted(set(run["notes"]))] + [""]
+    text = "\n".join(md)
+    print()
+    print(text)
+    with open(os.path.join(outdir, "report.md"), "w") as f:
+        f.write(text + "\n")
+    with open(os.path.join(outdir, "results.json"), "w") as f:
+        json.dump(dict(run, machine=platform.node(), medians_us=medians,
+                       goals=[{"goal": g, "measured": v, "met": ok} for g, v, ok in goals]), f, indent=1)
+    if os.path.exists(comm_bench):
+        plot(args, systems, medians, outdir)
+
+
+def plot(args, systems, medians, outdir):
     """all_reduce busbw against size per transport, drawn by comm-bench --plot from
     CSV files in comm-bench's format (one per system)."""
     if "all_reduce" not in args.collectives or len(args.sizes) < 2:
@@ -382,17 +458,17 @@ def plot(args, systems, medians):
         for s in systems:
             if s.transport not in (transport, "both"):
                 continue
-            path = os.path.join(args.outdir, "all_reduce-%s-%s.csv" % (transport, s.name))
+            path = os.path.join(outdir, "all_reduce-%s-%s.csv" % (transport, s.name))
             with open(path, "w") as f:
                 f.write(header + "\n")
                 for size in args.sizes:
-                    t = medians[s.name]["all_reduce"].get(size)
+                    t = medians.get(s.name, {}).get("all_reduce", {}).get(size)
                     if t:
                         algbw = size / (t * 1e3)
                         f.write("%d,%d,float32,sum,-1,%s,%s,%s,,,,,\n" % (
                             size, size // 4, t, algbw, algbw * BUS_FACTOR["all_reduce"]))
             files.append(path)
-        png = os.path.join(args.outdir, "all_reduce-%s.png" % transport)
+        png = os.path.join(outdir, "all_reduce-%s.png" % transport)
         subprocess.run([args.comm_bench, "--plot", png] + files, stdout=subprocess.DEVNULL)
 
 

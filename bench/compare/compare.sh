@@ -6,7 +6,7 @@
 #   bench/compare/compare.sh --collectives all_reduce --sizes 8,1M --rounds 3
 #   bench/compare/compare.sh --transports shm --systems comm,ompi
 #   bench/compare/compare.sh --comm-env COMM_ALGO=all_reduce:ring
-#   bench/compare/compare.sh --comm-variant libfabric-shm:COMM_SHM=0 --transports shm
+#   bench/compare/compare.sh --comm-variant direct:COMM_SHM=1 --transports shm
 #
 # It installs what is missing (openmpi-bin libopenmpi-dev mpich libmpich-dev
 # libgloo-dev gnuplot-nox; apt-get update only then; needs root), builds
@@ -16,7 +16,8 @@
 # MPI program twice (mpicc.openmpi, mpicc.mpich) and our Gloo program into
 # DIR/compare/bin, then runs compare.py, which alternates the systems round by
 # round and prints medians and ratios. Everything else it is given goes to
-# compare.py (compare.sh --help lists it). Results: DIR/compare/<date-time>/.
+# compare.py (compare.sh --help lists it). Results: DIR/compare/<date-time>/;
+# --from-results DIR/compare/<date-time>/results.json prints a run's tables again.
 set -euo pipefail
 here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
 repo="$(cd "$here/../.." && pwd)"
@@ -38,6 +39,12 @@ while [ $# -gt 0 ]; do
   esac
 done
 build_dir="$(mkdir -p "$build_dir" && cd "$build_dir" && pwd)"
+run_python() {
+  exec /usr/bin/python3 "$here/compare.py" --comm-build="$build_dir" --bin="$build_dir/compare/bin" \
+    --outdir="$build_dir/compare" "${forwarded[@]}"
+}
+# Re-printing an earlier run's tables measures nothing: no install, build or lock.
+case " ${forwarded[*]-} " in *" --from-results"*) run_python ;; esac
 
 # ------------------------------------------------------------------ packages
 packages="openmpi-bin libopenmpi-dev mpich libmpich-dev libgloo-dev gnuplot-nox"
@@ -95,5 +102,4 @@ fi
 # Two runs at once would distort each other's numbers (and everyone's).
 exec 9>/tmp/comm-compare.lock
 flock -n 9 || { echo "compare.sh: another compare.sh run is in progress" >&2; exit 1; }
-exec /usr/bin/python3 "$here/compare.py" --comm-build="$build_dir" --bin="$bin" --outdir="$build_dir/compare" \
-  "${forwarded[@]}"
+run_python
