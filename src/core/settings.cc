@@ -18,7 +18,7 @@ constexpr SettingSpec kSpecs[] = {
     {"master_port", "", "port of the rendezvous store"},
     {"timeout", "600", "seconds any wait may take before it fails with COMM_ERR_TIMEOUT"},
     {"provider", "", "libfabric provider for every peer (shm, tcp, verbs;ofi_rxm...); empty: shm on the node, tcp;ofi_rxm between nodes"},
-    {"shm", "0", "direct shared-memory path between ranks on one node (experimental, off by default until a race at exit is fixed): 1 on, copy (large messages streamed through shared memory rather than read by cross-memory attach), 0 off (libfabric's shm provider)"},
+    {"shm", "1", "direct shared-memory path between ranks on one node: 1 on, copy (large messages streamed through shared memory rather than read by cross-memory attach), 0 off (libfabric's shm provider)"},
     {"tcp_iface", "", "network interface for the tcp provider between nodes"},
     {"log_level", "warn", "error, warn, info, debug or trace"},
     {"log_file", "", "log destination (default stderr); %r becomes the rank"},
