@@ -22,6 +22,10 @@ public final class AllReduceBench {
       for (int[] size : sizes) {
         Tensor in = Tensor.allocate(DType.FLOAT32, size[0]);
         Tensor out = Tensor.allocate(DType.FLOAT32, size[0]);
+        java.nio.FloatBuffer values = in.buffer().asFloatBuffer();
+        for (int i = 0; i < size[0]; ++i) { // as the C and Go loops do
+          values.put(i, 1);
+        }
         double best = Double.MAX_VALUE;
         for (int round = -1; round < rounds; ++round) { // round -1 warms up (and JIT-compiles)
           world.barrier();

@@ -211,7 +211,7 @@ public final class Communicator implements AutoCloseable {
 
   /** Set the deadline of every wait on this communicator (at least a millisecond). */
   public void setTimeout(Duration timeout) {
-    long millis = timeout.toMillis();
+    long millis = Handle.millis(timeout);
     if (millis <= 0) {
       throw new IllegalArgumentException("Communicator.setTimeout: " + timeout + " is not a positive number of ms");
     }

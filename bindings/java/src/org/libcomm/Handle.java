@@ -19,7 +19,8 @@ public final class Handle implements AutoCloseable {
   private final Communicator owner;
   private final String call;
   private final ReentrantReadWriteLock lock = new ReentrantReadWriteLock();
-  // Guarded by lock: 0 once the operation completed or the handle was closed.
+  // Guarded by lock. handle is 0 once the operation completed or the handle
+  // was closed; keep holds the call's tensors (and so their buffers) until then.
   private long handle;
   private Object keep;
   private CommException failure;
@@ -49,8 +50,16 @@ public final class Handle implements AutoCloseable {
    * @throws CommException the operation's failure (again on every later call)
    */
   public void await(Duration timeout) {
-    long millis = timeout.isNegative() ? 0 : timeout.toMillis();
-    waitFor(millis, "Handle.await");
+    waitFor(Math.max(0, millis(timeout)), "Handle.await");
+  }
+
+  /** {@code duration} in milliseconds, Long.MAX_VALUE when longer. */
+  static long millis(Duration duration) {
+    try {
+      return duration.toMillis();
+    } catch (ArithmeticException longerThanAnyDeadline) {
+      return duration.isNegative() ? Long.MIN_VALUE : Long.MAX_VALUE;
+    }
   }
 
   /**
