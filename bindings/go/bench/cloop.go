@@ -6,11 +6,16 @@ package main
 #include <time.h>
 #include "comm.h"
 
-// Seconds per call of `calls` blocking all_reduces (sum) of `count` float32, after a barrier; < 0 on failure.
+// Seconds per call of `calls` blocking all_reduces (sum) of `count` float32 (inputs
+// filled, so that every page is mapped), after a barrier; < 0 on failure.
 static double comm_bench_all_reduce(comm_t *comm, int64_t count, int calls) {
   double result = -1;
   float *in = calloc((size_t)count, sizeof(float)), *out = calloc((size_t)count, sizeof(float));
   comm_tensor_t *tin = NULL, *tout = NULL;
+  for (int64_t i = 0; in != NULL && out != NULL && i < count; ++i) { // real pages, as in the Go loop
+    in[i] = 1.0f;
+    out[i] = 0.0f;
+  }
   if (in != NULL && out != NULL && comm_tensor_create(&tin, in, COMM_FLOAT32, 1, &count) == COMM_OK &&
       comm_tensor_create(&tout, out, COMM_FLOAT32, 1, &count) == COMM_OK && comm_barrier(comm, NULL) == COMM_OK) {
     struct timespec start, end;

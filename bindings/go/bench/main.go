@@ -73,6 +73,9 @@ func newGoLoop() (*goLoop, error) {
 
 func (l *goLoop) allReduce(count, calls int) (float64, error) {
 	in, out := make([]float32, count), make([]float32, count)
+	for i := range in { // real pages, as in the C loop
+		in[i], out[i] = 1, 0
+	}
 	if err := l.world.Barrier(); err != nil {
 		return 0, err
 	}
