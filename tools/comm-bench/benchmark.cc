@@ -23,7 +23,7 @@ double median(std::vector<double> values) {
   return values.size() % 2 == 1 ? values[middle] : (values[middle - 1] + values[middle]) / 2;
 }
 
-// x combined over every rank with `op`, as float64.
+// `values` combined element by element over every rank with `op`.
 std::vector<double> allReduce(comm_t* world, std::vector<double> values, comm_op_t op) {
   Owned<comm_tensor_t> tensor = makeTensor(values.data(), COMM_FLOAT64, values.size());
   check(comm_all_reduce(world, tensor.get(), tensor.get(), op, nullptr), "comm_all_reduce (aggregating results)");

@@ -1,7 +1,9 @@
 #include "options.h"
 
 #include <algorithm>
+#include <charconv>
 #include <map>
+#include <sstream>
 #include <stdexcept>
 
 #include <CLI/CLI.hpp>
@@ -156,9 +158,8 @@ Options parseOptions(int argc, char** argv) {
       }
       options.sizesText = fmt::format("{} to {} (x{})", formatBytes(low), formatBytes(high), factor);
     } else {
-      for (const std::string& size : CLI::detail::split(sizeList, ',')) {
-        options.sizes.push_back(parseSize(size, "--sizes"));
-      }
+      std::stringstream list(sizeList);
+      for (std::string size; std::getline(list, size, ',');) options.sizes.push_back(parseSize(size, "--sizes"));
       std::sort(options.sizes.begin(), options.sizes.end());
       options.sizes.erase(std::unique(options.sizes.begin(), options.sizes.end()), options.sizes.end());
       for (size_t size : options.sizes) {
@@ -171,7 +172,8 @@ Options parseOptions(int argc, char** argv) {
       options.iterations.reset();
     } else {
       int count = 0;
-      if (!CLI::detail::lexical_cast(iterations, count) || count <= 0) {
+      auto [end, error] = std::from_chars(iterations.data(), iterations.data() + iterations.size(), count);
+      if (error != std::errc() || end != iterations.data() + iterations.size() || count <= 0) {
         throw CLI::ValidationError("-n", "expected a positive number or 'auto'");
       }
       options.iterations = count;
