@@ -19,7 +19,7 @@ uint64_t userTag(const comm::core::Communicator& c, int tag) {
 
 // Post `entries` in order and either wait (handle NULL) or hand out a handle.
 void start(comm_communicator* comm, const std::vector<comm_batch::Entry>& entries, comm_handle_t** handle,
-           std::string what) {
+           std::function<std::string()> what) {
   comm::core::Communicator& c = comm::api::communicator(comm);
   auto op = std::make_shared<comm::core::MessageOperation>(comm->impl, std::move(what), entries.size());
   for (const comm_batch::Entry& e : entries) {
@@ -53,14 +53,18 @@ extern "C" {
 COMM_API comm_status_t comm_send(comm_t* comm, const comm_tensor_t* tensor, int peer, int tag, comm_handle_t** handle) {
   return guard("comm_send", [&] {
     auto e = entry(comm, true, tensor, peer, tag);
-    start(comm, {e}, handle, fmt::format("comm_send to rank {} tag {} ({} bytes)", peer, tag, e.tensor.nbytes()));
+    start(comm, {e}, handle, [peer, tag, bytes = e.tensor.nbytes()] {
+      return fmt::format("comm_send to rank {} tag {} ({} bytes)", peer, tag, bytes);
+    });
   });
 }
 
 COMM_API comm_status_t comm_recv(comm_t* comm, comm_tensor_t* tensor, int peer, int tag, comm_handle_t** handle) {
   return guard("comm_recv", [&] {
     auto e = entry(comm, false, tensor, peer, tag);
-    start(comm, {e}, handle, fmt::format("comm_recv from rank {} tag {} ({} bytes)", peer, tag, e.tensor.nbytes()));
+    start(comm, {e}, handle, [peer, tag, bytes = e.tensor.nbytes()] {
+      return fmt::format("comm_recv from rank {} tag {} ({} bytes)", peer, tag, bytes);
+    });
   });
 }
 
@@ -104,7 +108,8 @@ COMM_API comm_status_t comm_batch_start(comm_t* comm, const comm_batch_t* batch,
     comm::core::Communicator& c = comm::api::communicator(comm);
     comm::api::liveBatches().check(batch, "batch", "batch");
     for (const comm_batch::Entry& e : batch->entries) comm::api::checkRank(c, e.peer, "peer of a batch entry");
-    start(comm, batch->entries, handle, fmt::format("comm_batch_start ({} entries)", batch->entries.size()));
+    start(comm, batch->entries, handle,
+          [entries = batch->entries.size()] { return fmt::format("comm_batch_start ({} entries)", entries); });
   });
 }
 

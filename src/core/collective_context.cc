@@ -41,6 +41,7 @@ CollectiveContext::CollectiveContext(Communicator& comm, uint32_t sequence, cons
   uint64_t tag = tags::make(comm_.id(), tags::Kind::kSignature, sequence_, kSignatureStep);
   int right = (rank_ + 1) % size_;
   int left = (rank_ + size_ - 1) % size_;
+  pending_.reserve(8);  // one allocation for the messages of most collectives
   transport::Request& out = requests_.emplace_back();
   comm_.send(right, tag, &signature_, sizeof(signature_), out);
   pending_.push_back({&out, right, false});
@@ -94,10 +95,7 @@ void CollectiveContext::checkSignature() {
   }
 }
 
-void CollectiveContext::waitFor(std::vector<Pending> pending) {
-  // The signature receive rides along with every wait, so a mismatch that
-  // leaves the data waiting forever is still seen.
-  if (!signatureChecked_) pending.push_back(pending_[1]);
+void CollectiveContext::waitFor(std::span<const Pending> pending) {
   auto what = [this] {
     return fmt::format("comm_{} (#{} on {})", collectiveName(static_cast<CollectiveKind>(signature_.kind)),
                        sequence_, comm_.name());
@@ -136,7 +134,10 @@ void CollectiveContext::wait(RequestId id) {
   if (pending_[id].request->done.load(std::memory_order_acquire) && signatureChecked_) {
     if (pending_[id].request->status == COMM_OK) return;
   }
-  waitFor({pending_[id]});
+  // The signature receive rides along with every wait, so a mismatch that
+  // leaves the data waiting forever is still seen.
+  const Pending both[] = {pending_[id], pending_[1]};
+  waitFor(std::span<const Pending>(both, signatureChecked_ ? 1 : 2));
 }
 
 void CollectiveContext::waitAll() { waitFor(pending_); }
@@ -183,7 +184,8 @@ void CollectiveContext::postNoticeReceive(int peer) {
 void CollectiveContext::watchNotices() {
   if (size_ == 1 || peersNotified_) return;
   if (noticeReceives_.empty()) {
-    if (Clock::now() - start_ < kNoticeDelay) return;
+    // Fast collectives finish long before the delay: look at the clock rarely.
+    if ((++watchCalls_ & 15) != 0 || Clock::now() - start_ < kNoticeDelay) return;
     noticeReceives_.resize(size_ - 1);
     noticeOf_.resize(size_ - 1);
     for (int peer = 0; peer < size_; ++peer) {

@@ -11,6 +11,8 @@
 
 #include <cstdint>
 #include <deque>
+#include <list>
+#include <span>
 #include <string>
 #include <vector>
 
@@ -85,7 +87,9 @@ class CollectiveContext {
 
  private:
   RequestId post(bool isRecv, int peer, uint32_t step, void* data, size_t size);
-  void waitFor(std::vector<Pending> pending);
+  // Waits for `pending` (which never holds the signature receive twice) and
+  // the signature receive; the span may be pending_ itself.
+  void waitFor(std::span<const Pending> pending);
   // Withdraw every receive and settle every send now (a failure is unwinding).
   void releaseAll();
   void checkSignature();
@@ -120,9 +124,10 @@ class CollectiveContext {
   transport::Request* signatureRecv_ = nullptr;
   bool signatureChecked_ = true;
   Clock::time_point start_ = Clock::now();
+  unsigned watchCalls_ = 0;  // calls of watchNotices()
   bool peersNotified_ = false;  // this rank's failure went out, or a peer's came in
   FailureNotice outgoing_;
-  std::deque<FailureNotice> incoming_;
+  std::list<FailureNotice> incoming_;  // a list: empty, it costs no allocation
   std::vector<Pending> noticeReceives_;         // one per peer once the collective is slow, else empty
   std::vector<const FailureNotice*> noticeOf_;  // the buffer of each of those receives
 };

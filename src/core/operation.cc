@@ -5,7 +5,8 @@
 
 namespace comm::core {
 
-MessageOperation::MessageOperation(std::shared_ptr<Communicator> comm, std::string what, size_t expected)
+MessageOperation::MessageOperation(std::shared_ptr<Communicator> comm, std::function<std::string()> what,
+                                   size_t expected)
     : comm_(std::move(comm)), what_(std::move(what)), ownDeadline_(comm_->deadline()) {
   pending_.reserve(expected);
 }
@@ -45,12 +46,11 @@ comm_status_t MessageOperation::wait(Deadline deadline) {
   std::lock_guard lock(mutex_);
   if (finished_) return status_;
   bool ownExpires = ownDeadline_.at() <= deadline.at();
-  auto what = [this] { return what_; };
   try {
     if (ownExpires) {
-      comm_->waitAll(pending_, ownDeadline_, what);
-    } else if (!comm_->progressUntil(pending_, deadline, what)) {
-      message_ = fmt::format("{}: not complete when the wait's timeout ran out", what_);
+      comm_->waitAll(pending_, ownDeadline_, what_);
+    } else if (!comm_->progressUntil(pending_, deadline, what_)) {
+      message_ = fmt::format("{}: not complete when the wait's timeout ran out", what_());
       return COMM_ERR_TIMEOUT;
     }
   } catch (const Error& e) {

@@ -5,6 +5,7 @@
 #include <atomic>
 #include <condition_variable>
 #include <deque>
+#include <functional>
 #include <memory>
 #include <mutex>
 #include <string>
@@ -38,7 +39,9 @@ class Operation {
 // whoever waits, or by the world's progress thread meanwhile.
 class MessageOperation : public Operation {
  public:
-  MessageOperation(std::shared_ptr<Communicator> comm, std::string what, size_t expected);
+  // `what` names the operation in error messages; it runs only when one is
+  // written, so the fast path formats nothing.
+  MessageOperation(std::shared_ptr<Communicator> comm, std::function<std::string()> what, size_t expected);
   ~MessageOperation() override;
 
   // Post a message; requests live in a deque so their addresses stay put.
@@ -54,7 +57,7 @@ class MessageOperation : public Operation {
   comm_status_t finish(comm_status_t status, std::string message);
 
   std::shared_ptr<Communicator> comm_;
-  std::string what_;
+  std::function<std::string()> what_;
   std::deque<transport::Request> requests_;
   std::vector<Pending> pending_;
   Deadline ownDeadline_;

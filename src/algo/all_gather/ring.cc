@@ -17,7 +17,7 @@ void ringAllGather(CollectiveContext& ctx, const void* in, void* out, const size
   int n = ctx.size();
   int rank = ctx.rank();
   char* data = static_cast<char*>(out);
-  copyBlock(data + offsets[rank], in, bytes[rank]);
+  if (n == 1) return copyBlock(data + offsets[rank], in, bytes[rank]);
   int right = (rank + 1) % n;
   int left = (rank + n - 1) % n;
   // The block a rank sends in step s; it receives its left neighbour's, the block of step s+1.
@@ -29,11 +29,15 @@ void ringAllGather(CollectiveContext& ctx, const void* in, void* out, const size
     int block = blockOf(step + 1);
     if (bytes[block] > 0) received[step] = ctx.recv(left, step, data + offsets[block], bytes[block]);
   };
-  if (n > 1) post(0);
+  post(0);
   for (int step = 0; step < n - 1; ++step) {
     if (step + 1 < n - 1) post(step + 1);
     int block = blockOf(step);
-    if (bytes[block] > 0) ctx.send(right, step, data + offsets[block], bytes[block]);
+    // A rank's own block leaves from the input, so the copy into the output
+    // overlaps the first step's transfer instead of delaying it.
+    const void* from = step == 0 ? in : data + offsets[block];
+    if (bytes[block] > 0) ctx.send(right, step, from, bytes[block]);
+    if (step == 0) copyBlock(data + offsets[rank], in, bytes[rank]);
     if (bytes[blockOf(step + 1)] > 0) ctx.wait(received[step]);
   }
 }

@@ -17,11 +17,12 @@ void linearGather(CollectiveContext& ctx, const void* in, void* out, const size_
   int rank = ctx.rank();
   BlockLayout layout(n, bytes, offsets);
   if (rank != root) return sendPacked(ctx, root, 0, in, layout, rank, 1);
-  copyBlock(static_cast<char*>(out) + offsets[rank], in, bytes[rank]);
   std::vector<core::RequestId> received;
   for (int peer = 0; peer < n; ++peer) {
     if (peer != root) recvRuns(ctx, peer, 0, out, layout, peer, 1, received);
   }
+  // After the receives are out, so the copy overlaps the transfers.
+  copyBlock(static_cast<char*>(out) + offsets[rank], in, bytes[rank]);
 }
 
 }  // namespace comm::algo
