@@ -17,14 +17,16 @@ class Backoff {
     idleSince_ = {};
   }
 
-  void pause() {
+  // `busy`: bytes are moving that only polling moves (Transport::busy()), so
+  // yield instead of sleeping.
+  void pause(bool busy = false) {
     // The first polls skip the clock: reading it costs as much as a poll.
     if (++polls_ <= kFreePolls) return;
     auto now = std::chrono::steady_clock::now();
     if (idleSince_ == std::chrono::steady_clock::time_point{}) idleSince_ = now;
     auto idle = now - idleSince_;
     if (idle < kSpin) return;
-    if (idle < kYield) {
+    if (idle < kYield || busy) {
       sched_yield();
       return;
     }

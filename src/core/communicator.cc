@@ -107,7 +107,7 @@ bool Communicator::progressUntil(std::span<const Pending> pending, Deadline dead
     if (aborted()) failAwaited(pending, COMM_ERR_ABORTED, "the communicator was aborted", what);
     // The clock costs as much as a poll of the rings: read it on every 16th idle poll only.
     if ((++idlePolls & 15) != 0) {
-      backoff.pause();
+      backoff.pause(transport.busy());
       continue;
     }
     auto now = Clock::now();
@@ -122,7 +122,7 @@ bool Communicator::progressUntil(std::span<const Pending> pending, Deadline dead
       }
       if (deadline.expired()) return false;
     }
-    backoff.pause();
+    backoff.pause(transport.busy());
   }
 }
 

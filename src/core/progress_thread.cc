@@ -44,7 +44,7 @@ void ProgressThread::run() {
     if (transport_.progress()) {
       backoff.reset();
     } else {
-      backoff.pause();
+      backoff.pause(transport_.busy());
     }
     lock.lock();
   }

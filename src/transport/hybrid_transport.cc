@@ -78,6 +78,7 @@ class HybridTransport final : public Transport {
     if (shm_) shm_->cancel(request);
     if (fabric_ && fabricUsed_ && !request.done.load(std::memory_order_acquire)) fabric_->cancel(request);
   }
+  bool busy() const override { return fabricUsed_ && fabric_->busy(); }
   bool progress() override {
     bool completed = shm_ && shm_->progress();
     if (fabricUsed_) completed = fabric_->progress() || completed;

@@ -64,6 +64,10 @@ class Transport {
   // transport will never touch its buffer again.
   virtual void cancel(Request& request) = 0;
 
+  // Whether a transfer in flight moves only while progress() is called, so a
+  // waiter should keep polling (yielding the core) rather than sleep.
+  virtual bool busy() const { return false; }
+
   // Reap completions without blocking. Thread-safe; returns true when any
   // request completed.
   virtual bool progress() = 0;
