@@ -6,6 +6,7 @@
 #include <unistd.h>
 
 #include <cerrno>
+#include <chrono>
 #include <memory>
 #include <set>
 #include <system_error>
@@ -65,6 +66,46 @@ std::vector<RankLaunch> planRanks(const Options& options, const std::string& pro
   return launches;
 }
 
+// Node 0's store must outlive the ranks of every node, not only its own: a
+// rank elsewhere may still be reading its last answer. Each commrun counts
+// itself out once its ranks are gone; the last one sets kAllNodesDone, and
+// node 0 keeps the store up until then, until the job's --timeout (default
+// kNodesDoneWait) runs out, or until SIGINT/SIGTERM; a job that failed here
+// does not wait (its failure is in the store already).
+constexpr const char* kNodesDone = "commrun/nodes_done";
+constexpr const char* kAllNodesDone = "commrun/all_nodes_done";
+constexpr std::chrono::seconds kLeaveTimeout{2};
+constexpr std::chrono::seconds kNodesDoneWait{600};
+constexpr std::chrono::milliseconds kNodesDonePoll{100};
+
+bool interrupted(int signalFd) {
+  signalfd_siginfo info;
+  while (read(signalFd, &info, sizeof info) == sizeof info) {
+    if (info.ssi_signo == SIGINT || info.ssi_signo == SIGTERM) return true;
+  }
+  return false;
+}
+
+void leaveStore(const Options& options, uint16_t storePort, int signalFd, bool succeeded) {
+  if (options.nodes <= 1) return;
+  try {
+    const comm::Deadline deadline(kLeaveTimeout);
+    comm::bootstrap::StoreClient client(options.masterAddr, storePort, deadline);
+    if (client.add(kNodesDone, 1, deadline) == options.nodes) client.set(kAllNodesDone, "1", deadline);
+    if (!options.hostsStore() || !succeeded) return;
+    const comm::Deadline end(options.timeoutSeconds
+                                 ? std::chrono::duration_cast<std::chrono::milliseconds>(
+                                       std::chrono::duration<double>(*options.timeoutSeconds))
+                                 : std::chrono::duration_cast<std::chrono::milliseconds>(kNodesDoneWait));
+    while (!client.check(kAllNodesDone, comm::Deadline(kLeaveTimeout)) && !end.expired() &&
+           !interrupted(signalFd)) {
+      usleep(std::chrono::microseconds(kNodesDonePoll).count());
+    }
+  } catch (const comm::Error& error) {
+    fmt::print(stderr, "commrun: node {} could not sign off at the store: {}\n", options.nodeRank, error.what());
+  }
+}
+
 int run(const Options& options) {
   const std::optional<std::string> program = findProgram(options.command.front());
   if (!program) {
@@ -104,7 +145,9 @@ int run(const Options& options) {
                        .storeHost = options.masterAddr,
                        .storePort = storePort},
       signals.get());
-  return supervisor.run(planRanks(options, *program, storePort, original));
+  const int status = supervisor.run(planRanks(options, *program, storePort, original));
+  leaveStore(options, storePort, signals.get(), status == 0);
+  return status;
 }
 
 }  // namespace
