@@ -38,6 +38,13 @@ void start(comm_communicator* comm, const std::vector<comm_batch::Entry>& entrie
   comm::api::handOut(handle, std::move(op));
 }
 
+// Names a single send or receive in error messages; formatted only when one is written.
+std::function<std::string()> describe(const comm_batch::Entry& e) {
+  return [isSend = e.isSend, peer = e.peer, tag = e.tag, bytes = e.tensor.nbytes()] {
+    return fmt::format("comm_{} rank {} tag {} ({} bytes)", isSend ? "send to" : "recv from", peer, tag, bytes);
+  };
+}
+
 comm_batch::Entry entry(comm_communicator* comm, bool isSend, const comm_tensor* tensor, int peer, int tag) {
   comm::core::Communicator& c = comm::api::communicator(comm);
   const comm_tensor& t = comm::api::tensor(tensor, "tensor");
@@ -53,18 +60,14 @@ extern "C" {
 COMM_API comm_status_t comm_send(comm_t* comm, const comm_tensor_t* tensor, int peer, int tag, comm_handle_t** handle) {
   return guard("comm_send", [&] {
     auto e = entry(comm, true, tensor, peer, tag);
-    start(comm, {e}, handle, [peer, tag, bytes = e.tensor.nbytes()] {
-      return fmt::format("comm_send to rank {} tag {} ({} bytes)", peer, tag, bytes);
-    });
+    start(comm, {e}, handle, describe(e));
   });
 }
 
 COMM_API comm_status_t comm_recv(comm_t* comm, comm_tensor_t* tensor, int peer, int tag, comm_handle_t** handle) {
   return guard("comm_recv", [&] {
     auto e = entry(comm, false, tensor, peer, tag);
-    start(comm, {e}, handle, [peer, tag, bytes = e.tensor.nbytes()] {
-      return fmt::format("comm_recv from rank {} tag {} ({} bytes)", peer, tag, bytes);
-    });
+    start(comm, {e}, handle, describe(e));
   });
 }
 

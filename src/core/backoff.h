@@ -12,16 +12,11 @@ namespace comm::core {
 
 class Backoff {
  public:
-  void reset() {
-    polls_ = 0;
-    idleSince_ = {};
-  }
+  void reset() { idleSince_ = {}; }
 
   // `busy`: bytes are moving that only polling moves (Transport::busy()), so
   // yield instead of sleeping.
   void pause(bool busy = false) {
-    // The first polls skip the clock: reading it costs as much as a poll.
-    if (++polls_ <= kFreePolls) return;
     auto now = std::chrono::steady_clock::now();
     if (idleSince_ == std::chrono::steady_clock::time_point{}) idleSince_ = now;
     auto idle = now - idleSince_;
@@ -44,11 +39,9 @@ class Backoff {
   // at 8 ranks took 60-150 us per call with 2 us / 50 us, 200-1000 us with
   // 20 us / 300 us; at 2 ranks both gave 2 us when the cores were free, and
   // the short spin 10-14 us instead of 40-50 us when they were not.
-  static constexpr unsigned kFreePolls = 32;
   static constexpr std::chrono::microseconds kSpin{2};
   static constexpr std::chrono::microseconds kYield{50};
   static constexpr std::chrono::microseconds kMaxNap{1000};
-  unsigned polls_ = 0;
   std::chrono::steady_clock::time_point idleSince_{};
 };
 

@@ -124,7 +124,6 @@ class CollectiveContext {
   transport::Request* signatureRecv_ = nullptr;
   bool signatureChecked_ = true;
   Clock::time_point start_ = Clock::now();
-  unsigned watchCalls_ = 0;  // calls of watchNotices()
   bool peersNotified_ = false;  // this rank's failure went out, or a peer's came in
   FailureNotice outgoing_;
   std::list<FailureNotice> incoming_;  // a list: empty, it costs no allocation

@@ -86,7 +86,6 @@ bool Communicator::progressUntil(std::span<const Pending> pending, Deadline dead
   Backoff backoff;
   auto nextCheck = Clock::now() + kHealthCheckInterval;
   size_t firstOpen = 0;
-  unsigned idlePolls = 0;
   for (;;) {
     while (firstOpen < pending.size() && pending[firstOpen].request->done.load(std::memory_order_acquire)) {
       const transport::Request& r = *pending[firstOpen].request;
@@ -105,11 +104,6 @@ bool Communicator::progressUntil(std::span<const Pending> pending, Deadline dead
       continue;
     }
     if (aborted()) failAwaited(pending, COMM_ERR_ABORTED, "the communicator was aborted", what);
-    // The clock costs as much as a poll of the rings: read it on every 16th idle poll only.
-    if ((++idlePolls & 15) != 0) {
-      backoff.pause(transport.busy());
-      continue;
-    }
     auto now = Clock::now();
     if (now >= nextCheck) {
       nextCheck = now + kHealthCheckInterval;
