@@ -59,7 +59,21 @@ FabricInfo selectDomain(FabricInfo list, const EndpointConfig& config) {
        config.domain, available);
 }
 
+// ofi_rxm's dynamic receive buffers (its default) make a truncated message
+// (a receive smaller than what was sent) drop the connection: both ranks then
+// saw COMM_ERR_REMOTE instead of the receiver's COMM_ERR_MISMATCH, and the
+// pair could not talk again (mp.p2p_test.tcp.n2 failed 8 runs in 20). Without
+// them rxm reports FI_ETRUNC and keeps the connection; comm-pingpong over
+// tcp measured the same at 8 B, 64 KiB, 4 MiB and 64 MiB either way. Set
+// before libfabric reads its parameters (the first fi_getinfo); a value the
+// user set wins.
+void configureProviders() {
+  static const bool configured = [] { return setenv("FI_OFI_RXM_ENABLE_DYN_RBUF", "0", 0) == 0; }();
+  (void)configured;
+}
+
 int callGetInfo(const EndpointConfig& config, const fi_info* hints, fi_info** info) {
+  configureProviders();
   const char* node = config.node.empty() ? nullptr : config.node.c_str();
   return fi_getinfo(kFabricApiVersion, node, nullptr, node != nullptr ? FI_SOURCE : 0, hints, info);
 }

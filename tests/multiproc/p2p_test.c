@@ -200,8 +200,8 @@ static void a_message_of_the_wrong_size_is_a_mismatch(void **state) {
   OK(comm_handle_destroy(h));
   comm_tensor_destroy(ts);
   comm_tensor_destroy(tb);
-  /* It runs last: tcp;ofi_rxm drops the connection of a truncated message,
-   * so over tcp the pair cannot talk afterwards (docs/limitations). */
+  /* It runs last: with FI_OFI_RXM_ENABLE_DYN_RBUF=1 (comm sets 0 unless the
+   * user chose), tcp;ofi_rxm drops the connection of a truncated message. */
 }
 
 static void *abort_later(void *group) {
