@@ -25,9 +25,8 @@
 
 #include "comm.h"
 #include "data_patterns.h"
+#include "world.h"
 
-static comm_t *world;
-static int rank, size;
 
 static const int64_t kSmallCounts[] = {0, 1, 7};
 static const int64_t kLargeCount = (1 << 20) + 3;
@@ -549,12 +548,7 @@ static void several_collectives_in_flight_through_handles(void **state) {
 }
 
 int main(void) {
-  if (comm_init(&world, NULL) != COMM_OK) {
-    fprintf(stderr, "comm_init: %s\n", comm_last_error());
-    return 1;
-  }
-  comm_rank(&rank, world);
-  comm_size(&size, world);
+  if (join_world() != 0) return 1;
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(broadcast_every_dtype_count_and_root),
       cmocka_unit_test(all_gather_every_dtype_and_count),

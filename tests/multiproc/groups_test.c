@@ -21,9 +21,8 @@
 
 #include "comm.h"
 #include "data_patterns.h"
+#include "world.h"
 
-static comm_t *world;
-static int rank, size;
 
 static double now_seconds(void) {
   struct timespec t;
@@ -346,12 +345,7 @@ static void mismatched_root(void **state) {
 }
 
 int main(int argc, char **argv) {
-  if (comm_init(&world, NULL) != COMM_OK) {
-    fprintf(stderr, "comm_init: %s\n", comm_last_error());
-    return 1;
-  }
-  comm_rank(&rank, world);
-  comm_size(&size, world);
+  if (join_world() != 0) return 1;
   if (size > 64) {
     fprintf(stderr, "groups_test handles at most 64 ranks\n");
     return 1;

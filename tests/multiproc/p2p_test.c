@@ -15,9 +15,8 @@
 #include <cmocka.h>
 
 #include "comm.h"
+#include "world.h"
 
-static comm_t *world;
-static int rank, size;
 
 #define OK(call) assert_int_equal((call), COMM_OK)
 
@@ -250,12 +249,7 @@ static void queries_agree_with_the_launcher(void **state) {
 }
 
 int main(void) {
-  if (comm_init(&world, NULL) != COMM_OK) {
-    fprintf(stderr, "comm_init: %s\n", comm_last_error());
-    return 1;
-  }
-  comm_rank(&rank, world);
-  comm_size(&size, world);
+  if (join_world() != 0) return 1;
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(queries_agree_with_the_launcher),
       cmocka_unit_test(ring_64mib_every_rank_sends_first),

@@ -31,7 +31,8 @@
 #include "core/deadline.h"
 #include "core/error.h"
 #include "transport/fabric_address.h"
-#include "transport/transport.h"
+
+#include "transport_test_support.h"
 
 // Last: cmocka defines a fail() macro that would rewrite comm::fail. Its
 // header has no extern "C" of its own.
@@ -40,6 +41,8 @@ extern "C" {
 }
 
 namespace {
+
+using namespace transport_test;
 
 using comm::Deadline;
 using comm::transport::Options;
@@ -50,15 +53,7 @@ using namespace std::chrono_literals;
 
 constexpr int kMaxRanks = 8;
 constexpr size_t kMaxBlob = 1024;
-constexpr size_t kMiB = size_t{1} << 20;
 
-#define CHECK(condition, ...)                                                                        \
-  do {                                                                                               \
-    if (!(condition)) {                                                                              \
-      throw std::runtime_error(fmt::format("{}:{}: check `{}` failed: {}", __FILE__, __LINE__,       \
-                                           #condition, fmt::format(__VA_ARGS__)));                   \
-    }                                                                                                \
-  } while (0)
 
 // What the ranks of one case share; lives in a MAP_SHARED mapping made before fork.
 struct Shared {
@@ -68,29 +63,7 @@ struct Shared {
   uint8_t blob[kMaxRanks][kMaxBlob];
 };
 
-// Loops progress() until the request is done, backing off to short sleeps so
-// an idle wait does not spin a core.
-void waitFor(Transport& transport, Request& request, std::chrono::milliseconds timeout = 30s) {
-  Deadline deadline(timeout);
-  auto pause = 1us;
-  int idle = 0;
-  while (!request.done.load(std::memory_order_acquire)) {
-    if (transport.progress()) {
-      idle = 0;
-      pause = 1us;
-      continue;
-    }
-    CHECK(!deadline.expired(), "request not done after {} ms", timeout.count());
-    if (++idle < 64) continue;
-    std::this_thread::sleep_for(pause);
-    pause = std::min<std::chrono::microseconds>(pause * 2, 1ms);
-  }
-}
 
-void waitOk(Transport& transport, Request& request) {
-  waitFor(transport, request);
-  CHECK(request.status == COMM_OK, "status {}: {}", static_cast<int>(request.status), request.error);
-}
 
 struct Rank {
   int rank;
@@ -202,37 +175,9 @@ void runRanks(int size, const Body& body, std::chrono::seconds timeout = 60s) {
   assert_int_equal(failures, 0);
 }
 
-// Distinct bytes for every (offset, seed), generated a word at a time so
-// 64 MiB buffers cost little to fill and check.
-uint64_t patternWord(size_t word, uint64_t seed) {
-  uint64_t x = word * 0x9E3779B97F4A7C15ULL + seed * 0xD1B54A32D192ED03ULL + 1;
-  x = (x ^ (x >> 30)) * 0xBF58476D1CE4E5B9ULL;
-  x = (x ^ (x >> 27)) * 0x94D049BB133111EBULL;
-  return x ^ (x >> 31);
-}
 
-uint8_t patternByte(size_t index, uint64_t seed) {
-  return static_cast<uint8_t>(patternWord(index / 8, seed) >> (index % 8 * 8));
-}
 
-std::vector<uint8_t> pattern(size_t size, uint64_t seed) {
-  std::vector<uint8_t> data(size);
-  size_t words = size / 8;
-  for (size_t w = 0; w < words; ++w) {
-    uint64_t value = patternWord(w, seed);
-    std::memcpy(&data[w * 8], &value, 8);
-  }
-  for (size_t i = words * 8; i < size; ++i) data[i] = patternByte(i, seed);
-  return data;
-}
 
-void checkPattern(const std::vector<uint8_t>& data, size_t size, uint64_t seed) {
-  CHECK(data.size() >= size, "buffer of {} bytes", data.size());
-  std::vector<uint8_t> expected = pattern(size, seed);
-  if (size == 0 || std::memcmp(data.data(), expected.data(), size) == 0) return;
-  size_t i = std::mismatch(expected.begin(), expected.end(), data.begin()).first - expected.begin();
-  CHECK(false, "byte {} of {} (seed {}) is {}, expected {}", i, size, seed, data[i], expected[i]);
-}
 
 Options withProvider(const char* provider, size_t maxChunkBytes = 0) {
   Options options;

@@ -36,6 +36,8 @@
 #include "transport/shm_segment.h"
 #include "transport/shm_transport.h"
 
+#include "transport_test_support.h"
+
 // Last: cmocka defines a fail() macro that would rewrite comm::fail. Its
 // header has no extern "C" of its own.
 extern "C" {
@@ -43,6 +45,8 @@ extern "C" {
 }
 
 namespace {
+
+using namespace transport_test;
 
 using comm::Deadline;
 using comm::transport::Options;
@@ -53,16 +57,8 @@ using comm::transport::ShmOptions;
 using comm::transport::Transport;
 using namespace std::chrono_literals;
 
-constexpr size_t kMiB = size_t{1} << 20;
 constexpr size_t kSlot = comm::transport::kShmSlotPayload;
 
-#define CHECK(condition, ...)                                                                        \
-  do {                                                                                               \
-    if (!(condition)) {                                                                              \
-      throw std::runtime_error(fmt::format("{}:{}: check `{}` failed: {}", __FILE__, __LINE__,       \
-                                           #condition, fmt::format(__VA_ARGS__)));                   \
-    }                                                                                                \
-  } while (0)
 
 // Blocking pipe I/O of whole buffers; false at end of file.
 bool readAll(int fd, void* data, size_t size) {
@@ -88,7 +84,6 @@ void writeAll(int fd, const void* data, size_t size) {
   }
 }
 
-using Bytes = std::vector<uint8_t>;
 
 void writeMessage(int fd, const Bytes& message) {
   uint32_t length = static_cast<uint32_t>(message.size());
@@ -103,25 +98,7 @@ bool readMessage(int fd, Bytes& message) {
   return readAll(fd, message.data(), length);
 }
 
-// Loops progress() until the request is done, backing off to short sleeps so
-// an idle wait does not spin a core.
-void waitFor(Transport& transport, const Request& request, std::chrono::milliseconds timeout = 30s) {
-  Deadline deadline(timeout);
-  int idle = 0;
-  while (!request.done.load(std::memory_order_acquire)) {
-    if (transport.progress()) {
-      idle = 0;
-      continue;
-    }
-    CHECK(!deadline.expired(), "request not done after {} ms", timeout.count());
-    if (++idle > 64) std::this_thread::sleep_for(50us);
-  }
-}
 
-void waitOk(Transport& transport, const Request& request) {
-  waitFor(transport, request);
-  CHECK(request.status == COMM_OK, "status {}: {}", static_cast<int>(request.status), request.error);
-}
 
 struct Rank {
   int rank;
@@ -290,33 +267,8 @@ void runRanks(int size, const Body& body, int killedRank = -1, std::chrono::seco
   assert_int_equal(failures, 0);
 }
 
-// Distinct bytes for every (offset, seed), generated a word at a time so
-// 64 MiB buffers cost little to fill and check.
-uint64_t patternWord(size_t word, uint64_t seed) {
-  uint64_t x = word * 0x9E3779B97F4A7C15ULL + seed * 0xD1B54A32D192ED03ULL + 1;
-  x = (x ^ (x >> 30)) * 0xBF58476D1CE4E5B9ULL;
-  x = (x ^ (x >> 27)) * 0x94D049BB133111EBULL;
-  return x ^ (x >> 31);
-}
 
-Bytes pattern(size_t size, uint64_t seed) {
-  Bytes data(size);
-  for (size_t w = 0; w < size / 8; ++w) {
-    uint64_t value = patternWord(w, seed);
-    std::memcpy(&data[w * 8], &value, 8);
-  }
-  uint64_t last = patternWord(size / 8, seed);
-  std::memcpy(data.data() + size / 8 * 8, &last, size % 8);
-  return data;
-}
 
-void checkPattern(const Bytes& data, size_t size, uint64_t seed) {
-  CHECK(data.size() >= size, "buffer of {} bytes", data.size());
-  Bytes expected = pattern(size, seed);
-  if (size == 0 || std::memcmp(data.data(), expected.data(), size) == 0) return;
-  size_t i = std::mismatch(expected.begin(), expected.end(), data.begin()).first - expected.begin();
-  CHECK(false, "byte {} of {} (seed {}) is {}, expected {}", i, size, seed, data[i], expected[i]);
-}
 
 ShmOptions mode(ShmMode m) { return ShmOptions{m, 10s}; }
 const ShmOptions kAttach = mode(ShmMode::kOn);

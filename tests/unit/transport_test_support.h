@@ -1,0 +1,86 @@
+// What the transport tests (fabric_transport_test, shm_transport_test) share:
+// a CHECK that throws inside a forked rank, waits that progress a transport
+// by hand, and byte patterns that name their offset and seed.
+#pragma once
+
+#include <algorithm>
+#include <chrono>
+#include <cstdint>
+#include <cstring>
+#include <stdexcept>
+#include <thread>
+#include <vector>
+
+#include <fmt/format.h>
+
+#include "core/deadline.h"
+#include "transport/transport.h"
+
+namespace transport_test {
+
+using namespace std::chrono_literals;
+using Bytes = std::vector<uint8_t>;
+
+inline constexpr size_t kMiB = size_t{1} << 20;
+
+#define CHECK(condition, ...)                                                                        \
+  do {                                                                                               \
+    if (!(condition)) {                                                                              \
+      throw std::runtime_error(fmt::format("{}:{}: check `{}` failed: {}", __FILE__, __LINE__,       \
+                                           #condition, fmt::format(__VA_ARGS__)));                   \
+    }                                                                                                \
+  } while (0)
+
+// Loops progress() until the request is done, sleeping between idle polls so
+// an idle wait does not spin a core.
+inline void waitFor(comm::transport::Transport& transport, const comm::transport::Request& request,
+                    std::chrono::milliseconds timeout = 30s) {
+  comm::Deadline deadline(timeout);
+  int idle = 0;
+  while (!request.done.load(std::memory_order_acquire)) {
+    if (transport.progress()) {
+      idle = 0;
+      continue;
+    }
+    CHECK(!deadline.expired(), "request not done after {} ms", timeout.count());
+    if (++idle > 64) std::this_thread::sleep_for(50us);
+  }
+}
+
+inline void waitOk(comm::transport::Transport& transport, const comm::transport::Request& request) {
+  waitFor(transport, request);
+  CHECK(request.status == COMM_OK, "status {}: {}", static_cast<int>(request.status), request.error);
+}
+
+// Distinct bytes for every (offset, seed), generated a word at a time so
+// 64 MiB buffers cost little to fill and check.
+inline uint64_t patternWord(size_t word, uint64_t seed) {
+  uint64_t x = word * 0x9E3779B97F4A7C15ULL + seed * 0xD1B54A32D192ED03ULL + 1;
+  x = (x ^ (x >> 30)) * 0xBF58476D1CE4E5B9ULL;
+  x = (x ^ (x >> 27)) * 0x94D049BB133111EBULL;
+  return x ^ (x >> 31);
+}
+
+inline uint8_t patternByte(size_t index, uint64_t seed) {
+  return static_cast<uint8_t>(patternWord(index / 8, seed) >> (index % 8 * 8));
+}
+
+inline Bytes pattern(size_t size, uint64_t seed) {
+  Bytes data(size);
+  for (size_t w = 0; w < size / 8; ++w) {
+    uint64_t value = patternWord(w, seed);
+    std::memcpy(&data[w * 8], &value, 8);
+  }
+  for (size_t i = size / 8 * 8; i < size; ++i) data[i] = patternByte(i, seed);
+  return data;
+}
+
+inline void checkPattern(const Bytes& data, size_t size, uint64_t seed) {
+  CHECK(data.size() >= size, "buffer of {} bytes", data.size());
+  Bytes expected = pattern(size, seed);
+  if (size == 0 || std::memcmp(data.data(), expected.data(), size) == 0) return;
+  size_t i = std::mismatch(expected.begin(), expected.end(), data.begin()).first - expected.begin();
+  CHECK(false, "byte {} of {} (seed {}) is {}, expected {}", i, size, seed, data[i], expected[i]);
+}
+
+}  // namespace transport_test
