@@ -57,6 +57,8 @@ CollectiveContext::~CollectiveContext() {
   if (!pending_.empty()) comm_.abandon(std::move(requests_), pending_);
 }
 
+char* CollectiveContext::staging() { return comm_.staging(kStagingBytes); }
+
 RequestId CollectiveContext::post(bool isRecv, int peer, uint32_t step, void* data, size_t size) {
   transport::Request& request = requests_.emplace_back();
   uint64_t tag = tags::make(comm_.id(), tags::Kind::kCollective, sequence_, step);

@@ -74,6 +74,11 @@ class CollectiveContext {
   Communicator& communicator() { return comm_; }
   const Signature& signature() const { return signature_; }
 
+  // The communicator's staging area of kStagingBytes, for receives that are
+  // consumed chunk by chunk; small enough to stay in cache.
+  static constexpr size_t kStagingBytes = size_t{1} << 20;
+  char* staging();
+
   // Post a message of this collective to/from `peer` (a rank of the
   // communicator, never this rank). `step` tells the messages of one
   // collective apart; messages with the same peer and step match in order.

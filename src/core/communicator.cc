@@ -164,6 +164,14 @@ std::shared_ptr<Operation> Communicator::runCollective(std::function<void(uint32
 
 namespace comm::core {
 
+char* Communicator::staging(size_t bytes) {
+  if (bytes > stagingBytes_) {
+    staging_ = std::make_unique_for_overwrite<char[]>(bytes);
+    stagingBytes_ = bytes;
+  }
+  return staging_.get();
+}
+
 int Communicator::nextChildIndex(const std::string& key) {
   std::lock_guard lock(issueMutex_);
   return childCounts_[key]++;

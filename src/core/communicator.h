@@ -74,6 +74,11 @@ class Communicator : public std::enable_shared_from_this<Communicator> {
   // The sequence number it gets is fixed here, in issue order.
   std::shared_ptr<Operation> runCollective(std::function<void(uint32_t sequence)> body, bool async);
 
+  // A scratch area of at least `bytes` kept for the communicator's lifetime.
+  // Collectives on one communicator run one at a time (runCollective), so
+  // the one that runs owns it.
+  char* staging(size_t bytes);
+
   // How many children with this `key` (member list, split) this rank made
   // before; equal on every member when they call in the same order, which
   // names the child's rendezvous without a message.
@@ -95,6 +100,8 @@ class Communicator : public std::enable_shared_from_this<Communicator> {
   std::mutex issueMutex_;  // orders collective issue (sequence numbers, inline vs queued)
   uint32_t nextSequence_ = 0;
   std::map<std::string, int> childCounts_;  // guarded by issueMutex_
+  std::unique_ptr<char[]> staging_;
+  size_t stagingBytes_ = 0;
   Executor executor_;
 };
 

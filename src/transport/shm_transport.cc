@@ -33,7 +33,18 @@ constexpr uint8_t kAddressVersion = 1;
 // ranks that kMaxSlots would take more than kNodeBudget for all pairs.
 constexpr uint32_t kMaxSlots = 16;
 constexpr uint32_t kMinSlots = 4;
-constexpr size_t kNodeBudget = size_t{64} << 20;
+constexpr size_t kNodeBudget = size_t{32} << 20;
+// Messages Cross-Memory Attach moves faster than the rings when every rank
+// of the node has a core (measured at 2 ranks, docs/performance.md).
+// Smaller ones: the syscall and its page pinning cost more than the ring's
+// second copy. Larger ones: source and destination no longer fit in cache,
+// the kernel's copy runs at memory speed, and the ring's two copies, made by
+// both processes at once and read back from a ring that stays in cache,
+// stream faster. With more ranks than cores the sender is often not running
+// when the receiver is, so every message too large for a slot goes by Cross-
+// Memory Attach, which needs the receiver only.
+constexpr size_t kCrossMemoryMin = size_t{512} << 10;
+constexpr size_t kCrossMemoryMax = size_t{8} << 20;
 // Cross-Memory Attach copies a message in pieces of this size, dropping the
 // lock between them: another thread may take the next piece, and a cancel
 // waits for one piece at most.
@@ -49,18 +60,19 @@ struct alignas(2 * kShmCacheLine) SegmentHeader {
 };
 
 uint32_t slotsPerRing(size_t localRanks) {
-  size_t fit = kNodeBudget / (localRanks * localRanks * kShmSlotBytes);
+  size_t fit = kNodeBudget / (localRanks * localRanks * shmSlotBytes(localRanks));
   uint32_t slots = kMaxSlots;
   while (slots > kMinSlots && slots > fit) slots /= 2;
   return slots;
 }
 
 size_t segmentBytes(size_t localRanks, uint32_t slots) {
-  return sizeof(SegmentHeader) + localRanks * shmRingBytes(slots);
+  return sizeof(SegmentHeader) + localRanks * shmRingBytes(slots, shmSlotBytes(localRanks));
 }
 
-void* ringIn(const ShmSegment& segment, size_t index, uint32_t slots) {
-  return static_cast<char*>(segment.data()) + sizeof(SegmentHeader) + index * shmRingBytes(slots);
+void* ringIn(const ShmSegment& segment, size_t localRanks, size_t index, uint32_t slots) {
+  return static_cast<char*>(segment.data()) + sizeof(SegmentHeader) +
+         index * shmRingBytes(slots, shmSlotBytes(localRanks));
 }
 
 // What a rank publishes: where its segment is and how to probe it for
@@ -156,7 +168,8 @@ class ShmTransport final : public Transport {
   void activate(Peer& peer);
   ShmOp* newOp(Request& request, int peer, uint64_t tag, const void* buffer, size_t size, ShmOpState state);
 
-  void drain(Peer& peer);
+  // Both return how many slots they moved.
+  uint64_t drain(Peer& peer);
   void onEager(Peer& peer, const ShmSlot& slot);
   void onRequestToSend(Peer& peer, const ShmSlot& slot);
   void onChunk(Peer& peer, const ShmSlot& slot);
@@ -165,7 +178,7 @@ class ShmTransport final : public Transport {
   void deliver(Peer& peer, Request& request, uint64_t tag, void* buffer, size_t size, const char* data,
                size_t arrived);
 
-  void pump(Peer& peer);
+  uint64_t pump(Peer& peer);
   bool postSend(Peer& peer, ShmOp* op);
   void reply(Peer& peer, ShmKind kind, uint64_t token, uint64_t receiverToken, int32_t status);
   static void write(ShmProducer& ring, ShmSlot* slot, const Reply& reply);
@@ -209,6 +222,8 @@ class ShmTransport final : public Transport {
   ShmPool<ShmOp> ops_;
   ShmPool<ShmArrival> arrivals_;
   uint64_t completions_ = 0;
+  size_t slotPayload_ = 0;      // the largest message (or chunk) a slot carries
+  bool oversubscribed_ = false;  // the node has more ranks than cores
 };
 
 ShmTransport::ShmTransport(const ShmOptions& options)
@@ -235,7 +250,10 @@ void ShmTransport::connect(int selfRank, const std::vector<PeerInfo>& peers) {
   const size_t count = ranks.size();
   const size_t self = std::find(ranks.begin(), ranks.end(), selfRank) - ranks.begin();
   const uint32_t slots = slotsPerRing(count);
+  const size_t slotBytes = shmSlotBytes(count);
   const size_t bytes = segmentBytes(count, slots);
+  slotPayload_ = shmSlotPayload(slotBytes);
+  oversubscribed_ = static_cast<long>(count) > sysconf(_SC_NPROCESSORS_ONLN);
 
   sweepAbandonedSegments();
   try {
@@ -260,8 +278,8 @@ void ShmTransport::connect(int selfRank, const std::vector<PeerInfo>& peers) {
     Peer& peer = peers_[rank];
     peer.rank = rank;
     peer.pid = address.pid;
-    peer.out = ShmProducer(ringIn(*theirs, self, slots), slots);
-    peer.in = ShmConsumer(ringIn(own_, index, slots), slots);
+    peer.out = ShmProducer(ringIn(*theirs, count, self, slots), slots, slotBytes);
+    peer.in = ShmConsumer(ringIn(own_, count, index, slots), slots, slotBytes);
     if (options_.mode == ShmMode::kOn) {
       int refused = probeCrossMemory(address.pid, address.probe, address.nonce);
       peer.crossMemory = refused == 0;
@@ -274,7 +292,7 @@ void ShmTransport::connect(int selfRank, const std::vector<PeerInfo>& peers) {
     local_.push_back(&peer);
   }
   log::info("shm: direct shared memory to ranks {} ({} slots of {} bytes per pair)", fmt::join(ranks, ","), slots,
-            kShmSlotBytes);
+            slotBytes);
   if (options_.mode == ShmMode::kCopy) {
     log::info("shm: large messages streamed through shared memory (COMM_SHM=copy)");
   } else if (!withoutCrossMemory.empty()) {
@@ -315,7 +333,7 @@ void ShmTransport::send(int rank, uint64_t tag, const void* data, size_t size, R
   Peer& peer = peerFor(rank, "send to");
   reset(request);
   activate(peer);
-  if (size <= kShmSlotPayload && peer.backlog.empty()) {
+  if (size <= slotPayload_ && peer.backlog.empty()) {
     if (ShmSlot* slot = peer.out.claim()) {
       slot->kind = ShmKind::kEager;
       slot->tagOrToken = tag;
@@ -355,9 +373,13 @@ bool ShmTransport::progress() {
   // Whoever holds the lock moves every ring, so returning is as good as waiting.
   if (!lock.owns_lock()) return false;
   const uint64_t before = completions_;
+  // A slot moved counts as progress: a large message streamed through the
+  // rings completes only at its end, and its waiters must keep polling
+  // rather than nap meanwhile.
+  uint64_t moved = 0;
   for (Peer* peer : active_) {
-    drain(*peer);
-    pump(*peer);
+    moved += drain(*peer);
+    moved += pump(*peer);
   }
   // Peers this rank has not talked to yet get one look per call, so their
   // messages never sit in a full ring unnoticed.
@@ -366,18 +388,18 @@ bool ShmTransport::progress() {
     Peer& quiet = *local_[sweep_];
     if (!quiet.active && quiet.in.peek() != nullptr) {
       activate(quiet);
-      drain(quiet);
+      moved += drain(quiet);
     }
   }
   if (!copies_.empty()) copy(lock);
-  return completions_ != before;
+  return moved != 0 || completions_ != before;
 }
 
-void ShmTransport::drain(Peer& peer) {
+uint64_t ShmTransport::drain(Peer& peer) {
   // At most one ring's worth per call: a fast sender cannot keep us here.
   for (uint64_t n = 0; n < kMaxSlots; ++n) {
     const ShmSlot* slot = peer.in.peek();
-    if (slot == nullptr) return;
+    if (slot == nullptr) return n;
     switch (slot->kind) {
       case ShmKind::kEager:
         onEager(peer, *slot);
@@ -406,6 +428,7 @@ void ShmTransport::drain(Peer& peer) {
     }
     peer.in.release();
   }
+  return kMaxSlots;
 }
 
 void ShmTransport::onEager(Peer& peer, const ShmSlot& slot) {
@@ -490,7 +513,7 @@ void ShmTransport::match(Peer& peer, ShmOp* op, size_t size, uint64_t senderToke
              peer.rank, op->tag, size, op->size);
     complete(*op->request);
     ops_.release(op);
-  } else if (peer.crossMemory) {
+  } else if (peer.crossMemory && (oversubscribed_ || (size >= kCrossMemoryMin && size <= kCrossMemoryMax))) {
     op->state = ShmOpState::kCopying;
     copies_.pushBack(op);
   } else {
@@ -500,27 +523,31 @@ void ShmTransport::match(Peer& peer, ShmOp* op, size_t size, uint64_t senderToke
   }
 }
 
-void ShmTransport::pump(Peer& peer) {
+uint64_t ShmTransport::pump(Peer& peer) {
+  uint64_t moved = 0;
   while (!peer.replies.empty()) {
     ShmSlot* slot = peer.out.claim();
-    if (slot == nullptr) return;
+    if (slot == nullptr) return moved;
     write(peer.out, slot, peer.replies.front());
     peer.replies.pop_front();
+    ++moved;
   }
   while (!peer.backlog.empty()) {
     ShmOp* op = peer.backlog.front();
-    if (!postSend(peer, op)) return;
+    if (!postSend(peer, op)) return moved;
+    ++moved;
   }
   while (!peer.streaming.empty()) {
     ShmSlot* slot = peer.out.claim();
-    if (slot == nullptr) return;
+    if (slot == nullptr) return moved;
     ShmOp* op = peer.streaming.front();
-    const size_t bytes = std::min(kShmSlotPayload, op->size - op->done);
+    const size_t bytes = std::min(slotPayload_, op->size - op->done);
     slot->kind = ShmKind::kChunk;
     slot->tagOrToken = op->remoteToken;
     slot->size = bytes;
     std::memcpy(shmPayload(slot), op->buffer + op->done, bytes);
     peer.out.publish(slot);
+    ++moved;
     op->done += bytes;
     if (op->done == op->size) {
       peer.streaming.remove(op);
@@ -528,6 +555,7 @@ void ShmTransport::pump(Peer& peer) {
       ops_.release(op);
     }
   }
+  return moved;
 }
 
 // Puts the first send of the backlog into the ring; false while it is full.
@@ -537,7 +565,7 @@ bool ShmTransport::postSend(Peer& peer, ShmOp* op) {
   peer.backlog.remove(op);
   slot->tagOrToken = op->tag;
   slot->size = op->size;
-  if (op->size <= kShmSlotPayload) {
+  if (op->size <= slotPayload_) {
     slot->kind = ShmKind::kEager;
     if (op->size != 0) std::memcpy(shmPayload(slot), op->buffer, op->size);
     peer.out.publish(slot);

@@ -21,6 +21,8 @@ using core::RequestId;
 // small enough that a few MiB already make a pipeline of several stages. A
 // multiple of every element size, so every chunk holds whole elements.
 constexpr size_t kChunkBytes = size_t{256} << 10;
+// Chunks in flight at once through the staging buffers.
+constexpr size_t kStagingChunks = CollectiveContext::kStagingBytes / kChunkBytes;
 
 // Called with the byte offset and size of one chunk.
 using ChunkFn = std::function<void(size_t offset, size_t bytes)>;
@@ -35,6 +37,19 @@ std::vector<RequestId> postReceiveChunks(CollectiveContext& ctx, int peer, uint3
 // `onChunk` for each as soon as it is in.
 void receiveChunks(CollectiveContext& ctx, int peer, uint32_t step, void* data, size_t bytes,
                    const ChunkFn& onChunk);
+
+// Called with the byte offset and size of one chunk and where its bytes are
+// for the duration of the call.
+using StagedChunkFn = std::function<void(size_t offset, size_t bytes, const char* staged)>;
+
+// Receive like receiveChunks, but through a few chunk-sized staging buffers
+// of the communicator instead of a landing area the size of the message:
+// `onChunk` consumes each chunk (reduces it into its destination) before the
+// buffer takes a later one. The staged bytes are read while still in cache,
+// which saves the memory traffic of writing and rereading a landing area,
+// and no call allocates one (a fresh mmap and its page faults once it passes
+// glibc's mmap threshold).
+void receiveStaged(CollectiveContext& ctx, int peer, uint32_t step, size_t bytes, const StagedChunkFn& onChunk);
 
 void waitEach(CollectiveContext& ctx, const std::vector<RequestId>& ids);
 

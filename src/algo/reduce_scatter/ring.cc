@@ -31,34 +31,36 @@ void ringReduceScatter(CollectiveContext& ctx, const void* in, void* mine, const
   auto* dest = static_cast<char*>(mine);
   auto blockBefore = [&](int distance) { return ((rank - distance) % n + n) % n; };
 
-  // Step s receives into buffer s % 2 and forwards from it; step s+2 reuses
-  // it once those forwards have left. One buffer per step in flight is what
-  // keeps a rank from waiting on a neighbour that waits on it.
+  // Step s < n-2 receives into buffer s % 2, reduces into it and forwards
+  // from it; step s+2 reuses it once those forwards have left. One buffer
+  // per step in flight is what keeps a rank from waiting on a neighbour that
+  // waits on it. The last step reduces straight into `mine` from staging.
   size_t largest = *std::max_element(blocks.counts.begin(), blocks.counts.end()) * elementSize;
-  auto scratch = std::make_unique_for_overwrite<char[]>(std::min(n - 1, 2) * largest);
+  auto scratch = std::make_unique_for_overwrite<char[]>(std::min(n - 2, 2) * largest);
   std::vector<RequestId> forwarded[2];
 
   int first = blockBefore(1);
   std::vector<RequestId> sent =
       sendChunks(ctx, right, stepBase, src + blocks.offsets[first] * elementSize, blocks.counts[first] * elementSize);
-  for (int s = 0; s < n - 1; ++s) {
+  for (int s = 0; s < n - 2; ++s) {
     char* buffer = scratch.get() + (s % 2) * largest;
     waitEach(ctx, forwarded[s % 2]);
     forwarded[s % 2].clear();
     int block = blockBefore(s + 2);
-    bool last = s == n - 2;
     const char* own = src + blocks.offsets[block] * elementSize;
     receiveChunks(ctx, left, stepBase + s, buffer, blocks.counts[block] * elementSize,
                   [&](size_t offset, size_t bytes) {
-                    char* result = (last ? dest : buffer) + offset;
-                    reduce::combine(result, buffer + offset, own + offset, bytes / elementSize, dtype, op);
-                    if (!last) {
-                      forwarded[s % 2].push_back(ctx.send(right, stepBase + s + 1, result, bytes));
-                    } else if (onChunk) {
-                      onChunk(offset, bytes);
-                    }
+                    char* result = buffer + offset;
+                    reduce::combine(result, result, own + offset, bytes / elementSize, dtype, op);
+                    forwarded[s % 2].push_back(ctx.send(right, stepBase + s + 1, result, bytes));
                   });
   }
+  const char* own = src + blocks.offsets[rank] * elementSize;
+  receiveStaged(ctx, left, stepBase + n - 2, blocks.counts[rank] * elementSize,
+                [&](size_t offset, size_t bytes, const char* staged) {
+                  reduce::combine(dest + offset, staged, own + offset, bytes / elementSize, dtype, op);
+                  if (onChunk) onChunk(offset, bytes);
+                });
   waitEach(ctx, sent);
   waitEach(ctx, forwarded[0]);
   waitEach(ctx, forwarded[1]);
