@@ -20,9 +20,9 @@ using comm::core::Signature;
 
 namespace {
 
-using Body = std::function<void(CollectiveContext&)>;
-
-// Run `body` as collective `signature` on `comm`, blocking or through `handle`.
+// Run `body` (void(CollectiveContext&)) as collective `signature` on `comm`,
+// blocking or through `handle`.
+template <typename Body>
 void launch(comm_communicator* comm, comm_handle_t** handle, Signature signature, Body body) {
   std::shared_ptr<comm::core::Communicator> c = comm->impl;
   auto op = c->runCollective(
@@ -95,6 +95,7 @@ struct Layout {
 Layout layoutOf(const int64_t* counts, const char* name, int size, int64_t rowElements, size_t elementSize) {
   require(counts, name);
   Layout l;
+  for (auto* v : {&l.bytes, &l.offsets, &l.elements, &l.elementOffsets}) v->reserve(size);
   size_t offset = 0;
   for (int r = 0; r < size; ++r) {
     if (counts[r] < 0) fail(COMM_ERR_INVALID_ARGUMENT, "{}[{}] = {} is negative", name, r, counts[r]);
@@ -237,7 +238,7 @@ COMM_API comm_status_t comm_all_gather(comm_t* comm, const comm_tensor_t* in, co
     checkAliasing(i, o, i.nbytes() * c.rank());
     Layout l = evenLayout(c.size(), 1, i.numel, i.elementSize);
     launch(comm, handle, signatureOf(CollectiveKind::kAllGather, i.dtype, i.numel),
-           [l, src = i.data, dst = o.data](CollectiveContext& ctx) {
+           [l = std::move(l), src = i.data, dst = o.data](CollectiveContext& ctx) {
              comm::algo::allGatherV(ctx, src, dst, l.bytes.data(), l.offsets.data());
            });
   });
@@ -258,7 +259,7 @@ COMM_API comm_status_t comm_reduce_scatter(comm_t* comm, const comm_tensor_t* in
     s.op = op;
     int size = c.size();
     launch(comm, handle, s,
-           [l, op, size, dtype = i.dtype, count = static_cast<size_t>(o.numel), src = i.data, dst = o.data](
+           [l = std::move(l), op, size, dtype = i.dtype, count = static_cast<size_t>(o.numel), src = i.data, dst = o.data](
                CollectiveContext& ctx) {
              comm::algo::reduceScatterV(ctx, src, dst, l.elements.data(), l.elementOffsets.data(), dtype, op);
              finishAverage(op, dst, count, dtype, size);
@@ -283,7 +284,7 @@ COMM_API comm_status_t comm_gather(comm_t* comm, const comm_tensor_t* in, comm_t
     Layout l = evenLayout(c.size(), 1, i.numel, i.elementSize);
     Signature s = signatureOf(CollectiveKind::kGather, i.dtype, i.numel);
     s.root = root;
-    launch(comm, handle, s, [l, root, src = i.data, dst](CollectiveContext& ctx) {
+    launch(comm, handle, s, [l = std::move(l), root, src = i.data, dst](CollectiveContext& ctx) {
       comm::algo::gatherV(ctx, src, dst, l.bytes.data(), l.offsets.data(), root);
     });
   });
@@ -306,7 +307,7 @@ COMM_API comm_status_t comm_scatter(comm_t* comm, const comm_tensor_t* in, comm_
     Layout l = evenLayout(c.size(), 1, o.numel, o.elementSize);
     Signature s = signatureOf(CollectiveKind::kScatter, o.dtype, o.numel);
     s.root = root;
-    launch(comm, handle, s, [l, root, src, dst = o.data](CollectiveContext& ctx) {
+    launch(comm, handle, s, [l = std::move(l), root, src, dst = o.data](CollectiveContext& ctx) {
       comm::algo::scatterV(ctx, src, dst, l.bytes.data(), l.offsets.data(), root);
     });
   });
@@ -342,7 +343,7 @@ COMM_API comm_status_t comm_all_to_all_single(comm_t* comm, const comm_tensor_t*
     Layout send = layout(i, in_splits, "in", "in_splits");
     Layout recv = layout(o, out_splits, "out", "out_splits");
     launch(comm, handle, signatureOf(CollectiveKind::kAllToAllSingle, i.dtype, rowElements),
-           [send, recv, size, src = static_cast<const char*>(i.data), dst = static_cast<char*>(o.data)](
+           [send = std::move(send), recv = std::move(recv), size, src = static_cast<const char*>(i.data), dst = static_cast<char*>(o.data)](
                CollectiveContext& ctx) {
              std::vector<const void*> sendPtrs(size);
              std::vector<void*> recvPtrs(size);
@@ -407,7 +408,7 @@ COMM_API comm_status_t comm_all_gather_v(comm_t* comm, const comm_tensor_t* in, 
     checkAliasing(i, o, l.offsets[c.rank()]);
     Signature s = signatureOf(CollectiveKind::kAllGatherV, i.dtype, l.totalRows * rowElements);
     s.extra = l.hash;
-    launch(comm, handle, s, [l, src = i.data, dst = o.data](CollectiveContext& ctx) {
+    launch(comm, handle, s, [l = std::move(l), src = i.data, dst = o.data](CollectiveContext& ctx) {
       comm::algo::allGatherV(ctx, src, dst, l.bytes.data(), l.offsets.data());
     });
   });
@@ -431,7 +432,7 @@ COMM_API comm_status_t comm_reduce_scatter_v(comm_t* comm, const comm_tensor_t* 
     s.extra = l.hash;
     int size = c.size();
     size_t mine = l.elements[c.rank()];
-    launch(comm, handle, s, [l, op, size, mine, dtype = i.dtype, src = i.data, dst = o.data](CollectiveContext& ctx) {
+    launch(comm, handle, s, [l = std::move(l), op, size, mine, dtype = i.dtype, src = i.data, dst = o.data](CollectiveContext& ctx) {
       comm::algo::reduceScatterV(ctx, src, dst, l.elements.data(), l.elementOffsets.data(), dtype, op);
       finishAverage(op, dst, mine, dtype, size);
     });
@@ -458,7 +459,7 @@ COMM_API comm_status_t comm_gather_v(comm_t* comm, const comm_tensor_t* in, comm
     Signature s = signatureOf(CollectiveKind::kGatherV, i.dtype, l.totalRows * rowElements);
     s.root = root;
     s.extra = l.hash;
-    launch(comm, handle, s, [l, root, src = i.data, dst](CollectiveContext& ctx) {
+    launch(comm, handle, s, [l = std::move(l), root, src = i.data, dst](CollectiveContext& ctx) {
       comm::algo::gatherV(ctx, src, dst, l.bytes.data(), l.offsets.data(), root);
     });
   });
@@ -484,7 +485,7 @@ COMM_API comm_status_t comm_scatter_v(comm_t* comm, const comm_tensor_t* in, com
     Signature s = signatureOf(CollectiveKind::kScatterV, o.dtype, l.totalRows * rowElements);
     s.root = root;
     s.extra = l.hash;
-    launch(comm, handle, s, [l, root, src, dst = o.data](CollectiveContext& ctx) {
+    launch(comm, handle, s, [l = std::move(l), root, src, dst = o.data](CollectiveContext& ctx) {
       comm::algo::scatterV(ctx, src, dst, l.bytes.data(), l.offsets.data(), root);
     });
   });

@@ -36,12 +36,17 @@ std::string describe(const Signature& s) {
 }
 
 CollectiveContext::CollectiveContext(Communicator& comm, uint32_t sequence, const Signature& signature)
-    : comm_(comm), sequence_(sequence), signature_(signature), rank_(comm.rank()), size_(comm.size()) {
+    : comm_(comm),
+      sequence_(sequence),
+      signature_(signature),
+      rank_(comm.rank()),
+      size_(comm.size()),
+      requests_(comm.collectiveBuffers().requests),
+      pending_(comm.collectiveBuffers().pending) {
   if (size_ == 1) return;
   uint64_t tag = tags::make(comm_.id(), tags::Kind::kSignature, sequence_, kSignatureStep);
   int right = (rank_ + 1) % size_;
   int left = (rank_ + size_ - 1) % size_;
-  pending_.reserve(8);  // one allocation for the messages of most collectives
   transport::Request& out = requests_.emplace_back();
   comm_.send(right, tag, &signature_, sizeof(signature_), out);
   pending_.push_back({&out, right, false});
@@ -55,9 +60,18 @@ CollectiveContext::CollectiveContext(Communicator& comm, uint32_t sequence, cons
 CollectiveContext::~CollectiveContext() {
   withdrawNoticeReceives();
   if (!pending_.empty()) comm_.abandon(std::move(requests_), pending_);
+  // Capacity stays for the next collective.
+  pending_.clear();
+  requests_.clear();
 }
 
-char* CollectiveContext::staging() { return comm_.staging(kStagingBytes); }
+char* CollectiveContext::staging() { return comm_.collectiveBuffers().stagingOf(kStagingBytes); }
+
+char* CollectiveContext::scratch(size_t bytes, std::unique_ptr<char[]>& owner) {
+  if (bytes <= kStagingBytes) return staging();
+  owner = std::make_unique_for_overwrite<char[]>(bytes);
+  return owner.get();
+}
 
 RequestId CollectiveContext::post(bool isRecv, int peer, uint32_t step, void* data, size_t size) {
   transport::Request& request = requests_.emplace_back();

@@ -12,6 +12,7 @@
 #include <cstdint>
 #include <deque>
 #include <list>
+#include <memory>
 #include <span>
 #include <string>
 #include <vector>
@@ -78,6 +79,9 @@ class CollectiveContext {
   // consumed chunk by chunk; small enough to stay in cache.
   static constexpr size_t kStagingBytes = size_t{1} << 20;
   char* staging();
+  // Scratch of `bytes` for this collective: the staging area when it fits
+  // (no allocation), else a fresh one that `owner` frees.
+  char* scratch(size_t bytes, std::unique_ptr<char[]>& owner);
 
   // Post a message of this collective to/from `peer` (a rank of the
   // communicator, never this rank). `step` tells the messages of one
@@ -123,8 +127,8 @@ class CollectiveContext {
   Signature signature_;
   int rank_;
   int size_;
-  std::deque<transport::Request> requests_;
-  std::vector<Pending> pending_;
+  std::deque<transport::Request>& requests_;  // the communicator's, emptied at the end
+  std::vector<Pending>& pending_;             // likewise; indexed by RequestId
   Signature leftSignature_;
   transport::Request* signatureRecv_ = nullptr;
   bool signatureChecked_ = true;

@@ -133,13 +133,9 @@ void Communicator::waitAll(std::span<const Pending> pending, Deadline deadline,
               fmt::format("timed out after {} ms waiting for {}", timeout().count(), peers), what);
 }
 
-std::shared_ptr<Operation> Communicator::runCollective(std::function<void(uint32_t sequence)> body, bool async) {
-  std::unique_lock lock(issueMutex_);
-  uint32_t sequence = nextSequence_++;
-  if (!async && executor_.idle()) {
-    body(sequence);  // throws on failure, straight to the caller
-    return nullptr;
-  }
+std::shared_ptr<Operation> Communicator::queueCollective(std::function<void(uint32_t sequence)> body,
+                                                         uint32_t sequence, bool async,
+                                                         std::unique_lock<std::mutex>& lock) {
   auto operation = std::make_shared<TaskOperation>();
   executor_.submit([operation, body = std::move(body), sequence] {
     try {
@@ -163,14 +159,6 @@ std::shared_ptr<Operation> Communicator::runCollective(std::function<void(uint32
 }  // namespace comm::core
 
 namespace comm::core {
-
-char* Communicator::staging(size_t bytes) {
-  if (bytes > stagingBytes_) {
-    staging_ = std::make_unique_for_overwrite<char[]>(bytes);
-    stagingBytes_ = bytes;
-  }
-  return staging_.get();
-}
 
 int Communicator::nextChildIndex(const std::string& key) {
   std::lock_guard lock(issueMutex_);

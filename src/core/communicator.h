@@ -14,6 +14,7 @@
 #include <string>
 #include <vector>
 
+#include "core/collective_buffers.h"
 #include "core/deadline.h"
 #include "core/executor.h"
 #include "core/pending.h"
@@ -72,12 +73,20 @@ class Communicator : public std::enable_shared_from_this<Communicator> {
   // Run a collective: at once on this thread when `async` is false and
   // nothing is queued, else after every earlier asynchronous collective.
   // The sequence number it gets is fixed here, in issue order.
-  std::shared_ptr<Operation> runCollective(std::function<void(uint32_t sequence)> body, bool async);
+  // A template so that the blocking path calls `body` without wrapping it
+  // in a std::function (an allocation per call).
+  template <typename Body>
+  std::shared_ptr<Operation> runCollective(Body&& body, bool async) {
+    std::unique_lock lock(issueMutex_);
+    uint32_t sequence = nextSequence_++;
+    if (!async && executor_.idle()) {
+      body(sequence);  // throws on failure, straight to the caller
+      return nullptr;
+    }
+    return queueCollective(std::function<void(uint32_t)>(std::forward<Body>(body)), sequence, async, lock);
+  }
 
-  // A scratch area of at least `bytes` kept for the communicator's lifetime.
-  // Collectives on one communicator run one at a time (runCollective), so
-  // the one that runs owns it.
-  char* staging(size_t bytes);
+  CollectiveBuffers& collectiveBuffers() { return collectiveBuffers_; }
 
   // How many children with this `key` (member list, split) this rank made
   // before; equal on every member when they call in the same order, which
@@ -85,6 +94,10 @@ class Communicator : public std::enable_shared_from_this<Communicator> {
   int nextChildIndex(const std::string& key);
 
  private:
+  // Hands `body` to the executor (behind earlier asynchronous collectives);
+  // the handle when `async`, else waits for it (releasing `lock` first).
+  std::shared_ptr<Operation> queueCollective(std::function<void(uint32_t sequence)> body, uint32_t sequence,
+                                             bool async, std::unique_lock<std::mutex>& lock);
   [[noreturn]] void failAwaited(std::span<const Pending> pending, comm_status_t status, const std::string& why,
                                 const std::function<std::string()>& what);
 
@@ -100,8 +113,7 @@ class Communicator : public std::enable_shared_from_this<Communicator> {
   std::mutex issueMutex_;  // orders collective issue (sequence numbers, inline vs queued)
   uint32_t nextSequence_ = 0;
   std::map<std::string, int> childCounts_;  // guarded by issueMutex_
-  std::unique_ptr<char[]> staging_;
-  size_t stagingBytes_ = 0;
+  CollectiveBuffers collectiveBuffers_;  // used by the collective that runs
   Executor executor_;
 };
 

@@ -120,6 +120,7 @@ void World::parseAlgorithmOverrides() {
 
 const std::string& World::algorithmOverride(std::string_view collective) const {
   static const std::string none;
+  if (algorithmOverrides_.empty()) return none;  // the usual case, asked on every collective
   auto it = algorithmOverrides_.find(collective);
   return it == algorithmOverrides_.end() ? none : it->second;
 }

@@ -45,15 +45,15 @@ void recursiveDoublingAllReduce(CollectiveContext& ctx, const void* in, void* ou
   // order and aliasing included (a kernel may swap the operands of an
   // aliased call), so both reduce into the buffer holding the lower
   // participant's partial: on the higher one the result lands in `spare`.
-  auto scratch = std::make_unique_for_overwrite<char[]>(bytes);
+  std::unique_ptr<char[]> scratch;
   char* acc = static_cast<char*>(out);
-  char* spare = scratch.get();
+  char* spare = ctx.scratch(bytes, scratch);
   const int me = fold.newRank();
   for (int distance = 1, k = 0; distance < fold.participants(); distance *= 2, ++k) {
     int partnerNewRank = me ^ distance;
     int partner = fold.rankOf(partnerNewRank);
     bool lower = me < partnerNewRank;
-    std::vector<RequestId> sent = sendChunks(ctx, partner, kDoubling + k, acc, bytes);
+    RequestRange sent = sendChunks(ctx, partner, kDoubling + k, acc, bytes);
     size_t chunk = 0;
     receiveChunks(ctx, partner, kDoubling + k, spare, bytes, [&](size_t offset, size_t size) {
       if (lower) ctx.wait(sent[chunk++]);  // the chunk about to be overwritten must have left

@@ -33,9 +33,9 @@ void binomialReduce(CollectiveContext& ctx, const void* in, void* out, size_t co
     return;
   }
   // A child's data lands in `landing`; partials gather in `acc` (the root's `out`).
-  auto scratch = std::make_unique_for_overwrite<char[]>(tree.isRoot() ? bytes : 2 * bytes);
-  char* landing = scratch.get();
-  char* acc = tree.isRoot() ? static_cast<char*>(out) : scratch.get() + bytes;
+  std::unique_ptr<char[]> scratch;
+  char* landing = ctx.scratch(tree.isRoot() ? bytes : 2 * bytes, scratch);
+  char* acc = tree.isRoot() ? static_cast<char*>(out) : landing + bytes;
   const char* partial = static_cast<const char*>(in);
   std::vector<RequestId> sent;
   for (int child : children) {

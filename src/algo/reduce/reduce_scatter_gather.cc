@@ -39,8 +39,8 @@ void reduceScatterGatherReduce(CollectiveContext& ctx, const void* in, void* out
     for (int q = 0; q < n; ++q) {
       if (q == root) continue;
       char* block = static_cast<char*>(out) + blocks.offsets[q] * elementSize;
-      std::vector<RequestId> ids = postReceiveChunks(ctx, q, gatherStep, block, blocks.counts[q] * elementSize);
-      pending.insert(pending.end(), ids.begin(), ids.end());
+      RequestRange ids = postReceiveChunks(ctx, q, gatherStep, block, blocks.counts[q] * elementSize);
+      for (size_t i = 0; i < ids.count; ++i) pending.push_back(ids[i]);
     }
   }
   waitEach(ctx, pending);

@@ -4,28 +4,30 @@
 
 namespace comm::algo {
 
-std::vector<RequestId> sendChunks(CollectiveContext& ctx, int peer, uint32_t step, const void* data, size_t bytes) {
-  std::vector<RequestId> ids;
+RequestRange sendChunks(CollectiveContext& ctx, int peer, uint32_t step, const void* data, size_t bytes) {
+  RequestRange ids;
   auto* p = static_cast<const char*>(data);
   for (size_t offset = 0; offset < bytes; offset += kChunkBytes) {
-    ids.push_back(ctx.send(peer, step, p + offset, std::min(kChunkBytes, bytes - offset)));
+    RequestId id = ctx.send(peer, step, p + offset, std::min(kChunkBytes, bytes - offset));
+    if (ids.count++ == 0) ids.first = id;
   }
   return ids;
 }
 
-std::vector<RequestId> postReceiveChunks(CollectiveContext& ctx, int peer, uint32_t step, void* data, size_t bytes) {
-  std::vector<RequestId> ids;
+RequestRange postReceiveChunks(CollectiveContext& ctx, int peer, uint32_t step, void* data, size_t bytes) {
+  RequestRange ids;
   auto* p = static_cast<char*>(data);
   for (size_t offset = 0; offset < bytes; offset += kChunkBytes) {
-    ids.push_back(ctx.recv(peer, step, p + offset, std::min(kChunkBytes, bytes - offset)));
+    RequestId id = ctx.recv(peer, step, p + offset, std::min(kChunkBytes, bytes - offset));
+    if (ids.count++ == 0) ids.first = id;
   }
   return ids;
 }
 
 void receiveChunks(CollectiveContext& ctx, int peer, uint32_t step, void* data, size_t bytes,
                    const ChunkFn& onChunk) {
-  std::vector<RequestId> ids = postReceiveChunks(ctx, peer, step, data, bytes);
-  for (size_t i = 0; i < ids.size(); ++i) {
+  RequestRange ids = postReceiveChunks(ctx, peer, step, data, bytes);
+  for (size_t i = 0; i < ids.count; ++i) {
     ctx.wait(ids[i]);
     size_t offset = i * kChunkBytes;
     onChunk(offset, std::min(kChunkBytes, bytes - offset));
@@ -52,6 +54,10 @@ void receiveStaged(CollectiveContext& ctx, int peer, uint32_t step, size_t bytes
 
 void waitEach(CollectiveContext& ctx, const std::vector<RequestId>& ids) {
   for (RequestId id : ids) ctx.wait(id);
+}
+
+void waitEach(CollectiveContext& ctx, RequestRange ids) {
+  for (size_t i = 0; i < ids.count; ++i) ctx.wait(ids[i]);
 }
 
 }  // namespace comm::algo

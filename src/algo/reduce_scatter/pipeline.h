@@ -27,11 +27,19 @@ constexpr size_t kStagingChunks = CollectiveContext::kStagingBytes / kChunkBytes
 // Called with the byte offset and size of one chunk.
 using ChunkFn = std::function<void(size_t offset, size_t bytes)>;
 
+// The ids of messages posted one after the other: a collective numbers its
+// messages in posting order, so these need no list.
+struct RequestRange {
+  RequestId first = 0;
+  size_t count = 0;
+  RequestId operator[](size_t i) const { return first + i; }
+};
+
 // Post `bytes` of `data` to `peer` as chunks of kChunkBytes under `step`.
-std::vector<RequestId> sendChunks(CollectiveContext& ctx, int peer, uint32_t step, const void* data, size_t bytes);
+RequestRange sendChunks(CollectiveContext& ctx, int peer, uint32_t step, const void* data, size_t bytes);
 
 // Post the receives matching sendChunks, without waiting.
-std::vector<RequestId> postReceiveChunks(CollectiveContext& ctx, int peer, uint32_t step, void* data, size_t bytes);
+RequestRange postReceiveChunks(CollectiveContext& ctx, int peer, uint32_t step, void* data, size_t bytes);
 
 // Receive like postReceiveChunks, then wait for the chunks in order and call
 // `onChunk` for each as soon as it is in.
@@ -52,5 +60,6 @@ using StagedChunkFn = std::function<void(size_t offset, size_t bytes, const char
 void receiveStaged(CollectiveContext& ctx, int peer, uint32_t step, size_t bytes, const StagedChunkFn& onChunk);
 
 void waitEach(CollectiveContext& ctx, const std::vector<RequestId>& ids);
+void waitEach(CollectiveContext& ctx, RequestRange ids);
 
 }  // namespace comm::algo

@@ -59,7 +59,7 @@ void recursiveHalving(CollectiveContext& ctx, const Fold& fold, const void* src,
     char* landing = landings[k % 2];
     char* result = half == 1 ? static_cast<char*>(mine) : landing;
 
-    std::vector<RequestId> sent =
+    RequestRange sent =
         sendChunks(ctx, partner, stepBase + k, give, blocks.span(given, given + half) * elementSize);
     receiveChunks(ctx, partner, stepBase + k, landing, keptBytes, [&](size_t offset, size_t bytes) {
       const char* ours = own + offset;

@@ -40,7 +40,7 @@ void ringReduceScatter(CollectiveContext& ctx, const void* in, void* mine, const
   std::vector<RequestId> forwarded[2];
 
   int first = blockBefore(1);
-  std::vector<RequestId> sent =
+  RequestRange sent =
       sendChunks(ctx, right, stepBase, src + blocks.offsets[first] * elementSize, blocks.counts[first] * elementSize);
   for (int s = 0; s < n - 2; ++s) {
     char* buffer = scratch.get() + (s % 2) * largest;
