@@ -34,17 +34,6 @@ constexpr uint8_t kAddressVersion = 1;
 constexpr uint32_t kMaxSlots = 16;
 constexpr uint32_t kMinSlots = 4;
 constexpr size_t kNodeBudget = size_t{32} << 20;
-// Messages Cross-Memory Attach moves faster than the rings when every rank
-// of the node has a core (measured at 2 ranks, docs/performance.md).
-// Smaller ones: the syscall and its page pinning cost more than the ring's
-// second copy. Larger ones: source and destination no longer fit in cache,
-// the kernel's copy runs at memory speed, and the ring's two copies, made by
-// both processes at once and read back from a ring that stays in cache,
-// stream faster. With more ranks than cores the sender is often not running
-// when the receiver is, so every message too large for a slot goes by Cross-
-// Memory Attach, which needs the receiver only.
-constexpr size_t kCrossMemoryMin = size_t{512} << 10;
-constexpr size_t kCrossMemoryMax = size_t{8} << 20;
 // Cross-Memory Attach copies a message in pieces of this size, dropping the
 // lock between them: another thread may take the next piece, and a cancel
 // waits for one piece at most.
@@ -222,8 +211,8 @@ class ShmTransport final : public Transport {
   ShmPool<ShmOp> ops_;
   ShmPool<ShmArrival> arrivals_;
   uint64_t completions_ = 0;
-  size_t slotPayload_ = 0;      // the largest message (or chunk) a slot carries
-  bool oversubscribed_ = false;  // the node has more ranks than cores
+  size_t slotPayload_ = 0;    // the largest message (or chunk) a slot carries
+  bool attachLarge_ = false;  // messages too large for a slot go by Cross-Memory Attach
 };
 
 ShmTransport::ShmTransport(const ShmOptions& options)
@@ -253,7 +242,13 @@ void ShmTransport::connect(int selfRank, const std::vector<PeerInfo>& peers) {
   const size_t slotBytes = shmSlotBytes(count);
   const size_t bytes = segmentBytes(count, slots);
   slotPayload_ = shmSlotPayload(slotBytes);
-  oversubscribed_ = static_cast<long>(count) > sysconf(_SC_NPROCESSORS_ONLN);
+  // Streaming through the rings, both processes copying at once, moves large
+  // messages about twice as fast as Cross-Memory Attach, whose kernel copy
+  // pins every page (2 ranks, 1-64 MiB: docs/performance.md). But it needs
+  // the sender running whenever the receiver is, which a node with more
+  // ranks than cores cannot promise; Cross-Memory Attach needs the receiver only.
+  const bool oversubscribed = static_cast<long>(count) > sysconf(_SC_NPROCESSORS_ONLN);
+  attachLarge_ = options_.mode == ShmMode::kAttach || (options_.mode == ShmMode::kAuto && oversubscribed);
 
   sweepAbandonedSegments();
   try {
@@ -280,7 +275,7 @@ void ShmTransport::connect(int selfRank, const std::vector<PeerInfo>& peers) {
     peer.pid = address.pid;
     peer.out = ShmProducer(ringIn(*theirs, count, self, slots), slots, slotBytes);
     peer.in = ShmConsumer(ringIn(own_, count, index, slots), slots, slotBytes);
-    if (options_.mode == ShmMode::kOn) {
+    if (attachLarge_) {
       int refused = probeCrossMemory(address.pid, address.probe, address.nonce);
       peer.crossMemory = refused == 0;
       if (refused != 0) {
@@ -293,8 +288,9 @@ void ShmTransport::connect(int selfRank, const std::vector<PeerInfo>& peers) {
   }
   log::info("shm: direct shared memory to ranks {} ({} slots of {} bytes per pair)", fmt::join(ranks, ","), slots,
             slotBytes);
-  if (options_.mode == ShmMode::kCopy) {
-    log::info("shm: large messages streamed through shared memory (COMM_SHM=copy)");
+  if (!attachLarge_) {
+    log::info("shm: large messages streamed through shared memory{}",
+              options_.mode == ShmMode::kCopy ? " (COMM_SHM=copy)" : "");
   } else if (!withoutCrossMemory.empty()) {
     log::info("shm: the kernel refuses cross-memory attach to ranks {}; large messages from them are streamed "
               "through shared memory",
@@ -513,7 +509,7 @@ void ShmTransport::match(Peer& peer, ShmOp* op, size_t size, uint64_t senderToke
              peer.rank, op->tag, size, op->size);
     complete(*op->request);
     ops_.release(op);
-  } else if (peer.crossMemory && (oversubscribed_ || (size >= kCrossMemoryMin && size <= kCrossMemoryMax))) {
+  } else if (peer.crossMemory && attachLarge_) {
     op->state = ShmOpState::kCopying;
     copies_.pushBack(op);
   } else {
@@ -696,10 +692,11 @@ void ShmTransport::cancel(Request& request) {
 }  // namespace
 
 ShmMode parseShmMode(std::string_view value) {
-  if (value == "1") return ShmMode::kOn;
+  if (value == "1") return ShmMode::kAuto;
   if (value == "0") return ShmMode::kOff;
+  if (value == "attach") return ShmMode::kAttach;
   if (value == "copy") return ShmMode::kCopy;
-  fail(COMM_ERR_INVALID_ARGUMENT, "COMM_SHM='{}' is not 1, 0 or copy", value);
+  fail(COMM_ERR_INVALID_ARGUMENT, "COMM_SHM='{}' is not 1, 0, attach or copy", value);
 }
 
 std::unique_ptr<Transport> createShmTransport(const ShmOptions& options) {

@@ -2,10 +2,10 @@
 // every ordered pair of ranks has a ring of slots (shm_channel.h) in the
 // receiver's segment (shm_segment.h). A message that fits a slot is copied
 // in by the sender and out by the receiver. A larger one is announced by a
-// request-to-send; once a receive matches it the receiver copies it straight
-// out of the sender's memory with Cross-Memory Attach (process_vm_readv) and
-// answers with a finish, or, where the kernel forbids that, clears the sender
-// to stream it through the ring in slot-sized chunks.
+// request-to-send; once a receive matches it, the receiver either clears the
+// sender to stream it through the ring in slot-sized chunks, or copies it
+// straight out of the sender's memory with Cross-Memory Attach
+// (process_vm_readv) and answers with a finish (ShmMode says which).
 #pragma once
 
 #include <chrono>
@@ -21,17 +21,19 @@ namespace comm::transport {
 inline constexpr const char* kShmDirectProvider = "shm-direct";
 
 enum class ShmMode {
-  kOff,   // peers on the node go through libfabric's shm provider
-  kOn,    // direct; large messages by Cross-Memory Attach where the kernel allows it
-  kCopy,  // direct; large messages always streamed through the rings
+  kOff,     // peers on the node go through libfabric's shm provider
+  kAuto,    // direct; large messages streamed through the rings, or read by
+            // Cross-Memory Attach when the node has more ranks than cores
+  kAttach,  // direct; large messages always read by Cross-Memory Attach where the kernel allows it
+  kCopy,    // direct; large messages always streamed through the rings
 };
 
-// Reads the "shm" setting: "1", "0" or "copy"; throws comm::Error
+// Reads the "shm" setting: "1", "0", "attach" or "copy"; throws comm::Error
 // (COMM_ERR_INVALID_ARGUMENT) naming COMM_SHM otherwise.
 ShmMode parseShmMode(std::string_view value);
 
 struct ShmOptions {
-  ShmMode mode = ShmMode::kOn;
+  ShmMode mode = ShmMode::kAuto;
   // How long connect() waits for a peer on the node to create its segment.
   std::chrono::milliseconds connectTimeout{60000};
 };

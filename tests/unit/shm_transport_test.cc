@@ -272,7 +272,8 @@ void runRanks(int size, const Body& body, int killedRank = -1, std::chrono::seco
 
 
 ShmOptions mode(ShmMode m) { return ShmOptions{m, 10s}; }
-const ShmOptions kAttach = mode(ShmMode::kOn);
+const ShmOptions kAuto = mode(ShmMode::kAuto);
+const ShmOptions kAttach = mode(ShmMode::kAttach);
 const ShmOptions kCopy = mode(ShmMode::kCopy);
 
 // Both ranks send to each other at once, every size around the slot and
@@ -315,6 +316,7 @@ void exchangeSizes(const ShmOptions& options) {
 }
 
 void test_sizes(void**) { exchangeSizes(kAttach); }
+void test_sizes_auto(void**) { exchangeSizes(kAuto); }
 void test_sizes_copy(void**) { exchangeSizes(kCopy); }
 
 // A rank sends to itself through its own ring.
@@ -713,7 +715,7 @@ void peerDeath(const ShmOptions& options) {
             std::chrono::duration_cast<std::chrono::microseconds>(std::chrono::steady_clock::now() - begin).count());
       std::this_thread::sleep_for(100us);
     }
-    if (options.mode == ShmMode::kOn) {
+    if (options.mode == ShmMode::kAttach) {
       CHECK(request.done.load() && request.status == COMM_ERR_REMOTE, "status {} ({})",
             static_cast<int>(request.status), request.error);
       CHECK(request.error.find("rank 0") != std::string::npos, "\"{}\" does not name rank 0", request.error);
@@ -758,7 +760,7 @@ void test_abandoned_segment_swept(void**) {
     close(up[0]);
     int status = 1;
     try {
-      auto transport = comm::transport::createShmTransport(ShmOptions{ShmMode::kOn, 60s});
+      auto transport = comm::transport::createShmTransport(ShmOptions{ShmMode::kAuto, 60s});
       auto other = comm::transport::createShmTransport(kAttach);  // never connects: its segment never appears
       Bytes mine = transport->localAddress();
       writeAll(up[1], "x", 1);
@@ -818,15 +820,16 @@ Options fabric(const char* provider, bool singleNode) {
   return options;
 }
 
-void test_hybrid_direct(void**) { hybrid(fabric("", true), kAttach, true, "shm-direct"); }
-void test_hybrid_forced_shm(void**) { hybrid(fabric("shm", true), kAttach, true, "shm-direct"); }
+void test_hybrid_direct(void**) { hybrid(fabric("", true), kAuto, true, "shm-direct"); }
+void test_hybrid_forced_shm(void**) { hybrid(fabric("shm", true), kAuto, true, "shm-direct"); }
 void test_hybrid_off(void**) { hybrid(fabric("", true), mode(ShmMode::kOff), true, "shm"); }
-void test_hybrid_forced_tcp(void**) { hybrid(fabric("tcp", true), kAttach, true, "tcp;ofi_rxm"); }
+void test_hybrid_forced_tcp(void**) { hybrid(fabric("tcp", true), kAuto, true, "tcp;ofi_rxm"); }
 // The peer pretends to be on another node; each rank reaches itself directly.
-void test_hybrid_remote(void**) { hybrid(fabric("", false), kAttach, false, "tcp;ofi_rxm"); }
+void test_hybrid_remote(void**) { hybrid(fabric("", false), kAuto, false, "tcp;ofi_rxm"); }
 
 void test_parse_mode(void**) {
-  assert_true(comm::transport::parseShmMode("1") == ShmMode::kOn);
+  assert_true(comm::transport::parseShmMode("1") == ShmMode::kAuto);
+  assert_true(comm::transport::parseShmMode("attach") == ShmMode::kAttach);
   assert_true(comm::transport::parseShmMode("0") == ShmMode::kOff);
   assert_true(comm::transport::parseShmMode("copy") == ShmMode::kCopy);
   try {
@@ -885,6 +888,7 @@ int main() {
   const CMUnitTest tests[] = {
       cmocka_unit_test(test_parse_mode),
       cmocka_unit_test(test_sizes),
+      cmocka_unit_test(test_sizes_auto),
       cmocka_unit_test(test_sizes_copy),
       cmocka_unit_test(test_self),
       cmocka_unit_test(test_unexpected),
