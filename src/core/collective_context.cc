@@ -146,6 +146,8 @@ void CollectiveContext::releaseAll() {
   signatureChecked_ = true;
 }
 
+void CollectiveContext::poll() { comm_.world().transport().progress(); }
+
 void CollectiveContext::wait(RequestId id) {
   if (pending_[id].request->done.load(std::memory_order_acquire) && signatureChecked_) {
     if (pending_[id].request->status == COMM_OK) return;

@@ -89,6 +89,10 @@ class CollectiveContext {
   RequestId send(int peer, uint32_t step, const void* data, size_t size);
   RequestId recv(int peer, uint32_t step, void* data, size_t size);
 
+  // Let the transport move messages without waiting for any (between the
+  // pieces of a long local computation).
+  void poll();
+
   void wait(RequestId id);
   void waitAll();
   // Wait for every message and the mismatch check; call once at the end.

@@ -19,7 +19,7 @@ void bruckAllGather(CollectiveContext& ctx, const void* in, void* out, const siz
   int n = ctx.size();
   int rank = ctx.rank();
   BlockLayout layout(n, bytes, offsets);
-  copyBlock(static_cast<char*>(out) + offsets[rank], in, bytes[rank]);
+  copyBlock(ctx, static_cast<char*>(out) + offsets[rank], in, bytes[rank]);
   std::vector<core::RequestId> received;
   for (int distance = 1, round = 0; distance < n; distance *= 2, ++round) {
     int count = std::min(distance, n - distance);

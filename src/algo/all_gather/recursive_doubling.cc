@@ -18,7 +18,7 @@ void recursiveDoublingAllGather(CollectiveContext& ctx, const void* in, void* ou
   int n = ctx.size();
   int rank = ctx.rank();
   BlockLayout layout(n, bytes, offsets);
-  copyBlock(static_cast<char*>(out) + offsets[rank], in, bytes[rank]);
+  copyBlock(ctx, static_cast<char*>(out) + offsets[rank], in, bytes[rank]);
   std::vector<core::RequestId> received;
   for (int distance = 1, round = 0; distance < n; distance *= 2, ++round) {
     int partner = rank ^ distance;

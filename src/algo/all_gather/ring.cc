@@ -17,7 +17,7 @@ void ringAllGather(CollectiveContext& ctx, const void* in, void* out, const size
   int n = ctx.size();
   int rank = ctx.rank();
   char* data = static_cast<char*>(out);
-  if (n == 1) return copyBlock(data + offsets[rank], in, bytes[rank]);
+  if (n == 1) return copyBlock(ctx, data + offsets[rank], in, bytes[rank]);
   int right = (rank + 1) % n;
   int left = (rank + n - 1) % n;
   // The block a rank sends in step s; it receives its left neighbour's, the block of step s+1.
@@ -37,7 +37,7 @@ void ringAllGather(CollectiveContext& ctx, const void* in, void* out, const size
     // overlaps the first step's transfer instead of delaying it.
     const void* from = step == 0 ? in : data + offsets[block];
     if (bytes[block] > 0) ctx.send(right, step, from, bytes[block]);
-    if (step == 0) copyBlock(data + offsets[rank], in, bytes[rank]);
+    if (step == 0) copyBlock(ctx, data + offsets[rank], in, bytes[rank]);
     if (bytes[blockOf(step + 1)] > 0) ctx.wait(received[step]);
   }
 }

@@ -9,10 +9,10 @@
 // network once, the minimum.
 #include "algo/all_to_all/pairwise.h"
 
-#include <cstring>
 #include <deque>
 #include <vector>
 
+#include "algo/blocks.h"
 #include "core/error.h"
 
 namespace comm::algo {
@@ -45,7 +45,7 @@ void pairwiseAllToAll(CollectiveContext& ctx, const void* const* send, const siz
     fail(COMM_ERR_INVALID_ARGUMENT, "rank {} sends {} bytes to itself but expects to receive {}", rank,
          sendBytes[rank], recvBytes[rank]);
   }
-  if (sendBytes[rank] > 0 && send[rank] != recv[rank]) std::memcpy(recv[rank], send[rank], sendBytes[rank]);
+  copyBlock(ctx, recv[rank], send[rank], sendBytes[rank]);
 }
 
 }  // namespace comm::algo

@@ -25,7 +25,7 @@ void binomialGather(CollectiveContext& ctx, const void* in, void* out, const siz
   BinomialTree tree(ctx.size(), rank, root);
   std::vector<core::RequestId> received;
   if (tree.isRoot()) {
-    copyBlock(static_cast<char*>(out) + offsets[rank], in, bytes[rank]);
+    copyBlock(ctx, static_cast<char*>(out) + offsets[rank], in, bytes[rank]);
     tree.forEachChild([&](int child) {
       recvRuns(ctx, tree.rankOf(child), 0, out, layout, tree.rankOf(child), tree.span(child), received);
     });
@@ -38,7 +38,7 @@ void binomialGather(CollectiveContext& ctx, const void* in, void* out, const siz
     char* at = subtree.get() + layout.bytesOf(rank, child - tree.vrank());
     recvPacked(ctx, tree.rankOf(child), 0, at, layout, tree.rankOf(child), tree.span(child), received);
   });
-  copyBlock(subtree.get(), in, bytes[rank]);
+  copyBlock(ctx, subtree.get(), in, bytes[rank]);
   for (core::RequestId id : received) ctx.wait(id);
   sendPacked(ctx, tree.parent(), 0, subtree.get(), layout, rank, tree.span());
   ctx.waitAll();  // before the scratch goes

@@ -22,7 +22,7 @@ void linearGather(CollectiveContext& ctx, const void* in, void* out, const size_
     if (peer != root) recvRuns(ctx, peer, 0, out, layout, peer, 1, received);
   }
   // After the receives are out, so the copy overlaps the transfers.
-  copyBlock(static_cast<char*>(out) + offsets[rank], in, bytes[rank]);
+  copyBlock(ctx, static_cast<char*>(out) + offsets[rank], in, bytes[rank]);
 }
 
 }  // namespace comm::algo

@@ -26,7 +26,7 @@ void binomialScatter(CollectiveContext& ctx, const void* in, void* out, const si
     tree.forEachChild([&](int child) {
       sendRuns(ctx, tree.rankOf(child), 0, in, layout, tree.rankOf(child), tree.span(child));
     });
-    copyBlock(out, static_cast<const char*>(in) + offsets[rank], bytes[rank]);
+    copyBlock(ctx, out, static_cast<const char*>(in) + offsets[rank], bytes[rank]);
     return;
   }
   std::vector<core::RequestId> received;
@@ -42,7 +42,7 @@ void binomialScatter(CollectiveContext& ctx, const void* in, void* out, const si
     const char* at = subtree.get() + layout.bytesOf(rank, child - tree.vrank());
     sendPacked(ctx, tree.rankOf(child), 0, at, layout, tree.rankOf(child), tree.span(child));
   });
-  copyBlock(out, subtree.get(), bytes[rank]);
+  copyBlock(ctx, out, subtree.get(), bytes[rank]);
   ctx.waitAll();  // before the scratch goes
 }
 

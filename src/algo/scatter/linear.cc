@@ -22,7 +22,7 @@ void linearScatter(CollectiveContext& ctx, const void* in, void* out, const size
   for (int peer = 0; peer < n; ++peer) {
     if (peer != root) sendRuns(ctx, peer, 0, in, layout, peer, 1);
   }
-  copyBlock(out, static_cast<const char*>(in) + offsets[rank], bytes[rank]);
+  copyBlock(ctx, out, static_cast<const char*>(in) + offsets[rank], bytes[rank]);
 }
 
 }  // namespace comm::algo
