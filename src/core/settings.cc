@@ -18,7 +18,7 @@ constexpr SettingSpec kSpecs[] = {
     {"master_port", "", "port of the rendezvous store"},
     {"timeout", "600", "seconds any wait may take before it fails with COMM_ERR_TIMEOUT"},
     {"provider", "", "libfabric provider for every peer (shm, tcp, verbs;ofi_rxm...); empty: shm on the node, tcp;ofi_rxm between nodes"},
-    {"shm", "1", "direct shared-memory path between ranks on one node: 1 on (large messages streamed through shared memory, or read by cross-memory attach when the node has more ranks than cores), attach (always read by cross-memory attach), copy (always streamed), 0 off (libfabric's shm provider)"},
+    {"shm", "1", "direct shared-memory path between ranks on one node: 1 on (large messages streamed through shared memory, or read by cross-memory attach when the node's ranks may together run on fewer CPUs than there are of them), attach (always read by cross-memory attach), copy (always streamed), 0 off (libfabric's shm provider)"},
     {"tcp_iface", "", "network interface for the tcp provider between nodes"},
     {"log_level", "warn", "error, warn, info, debug or trace"},
     {"log_file", "", "log destination (default stderr); %r becomes the rank"},

@@ -5,6 +5,7 @@
 // send copies into the receiver's ring, progress() copies out of this rank's.
 #include "transport/shm_transport.h"
 
+#include <sched.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -28,7 +29,7 @@
 namespace comm::transport {
 namespace {
 
-constexpr uint8_t kAddressVersion = 1;
+constexpr uint8_t kAddressVersion = 2;
 // Rings shrink (to no fewer than kMinSlots slots) when a node has so many
 // ranks that kMaxSlots would take more than kNodeBudget for all pairs.
 constexpr uint32_t kMaxSlots = 16;
@@ -64,14 +65,24 @@ void* ringIn(const ShmSegment& segment, size_t localRanks, size_t index, uint32_
          index * shmRingBytes(slots, shmSlotBytes(localRanks));
 }
 
-// What a rank publishes: where its segment is and how to probe it for
-// Cross-Memory Attach.
+// What a rank publishes: where its segment is, how to probe it for
+// Cross-Memory Attach, and the CPUs it may run on.
 struct ShmAddress {
   pid_t pid = 0;
   uint64_t nonce = 0;
   uint64_t probe = 0;  // address of `nonce` in that process
+  cpu_set_t cpus{};    // its affinity when it published this
   std::string segment;
 };
+
+cpu_set_t affinity() {
+  cpu_set_t cpus;
+  CPU_ZERO(&cpus);
+  if (sched_getaffinity(0, sizeof cpus, &cpus) != 0) {
+    for (long cpu = 0; cpu < sysconf(_SC_NPROCESSORS_ONLN) && cpu < CPU_SETSIZE; ++cpu) CPU_SET(cpu, &cpus);
+  }
+  return cpus;
+}
 
 template <typename T>
 void put(std::vector<uint8_t>& blob, T value) {
@@ -84,12 +95,13 @@ std::vector<uint8_t> encodeAddress(const ShmAddress& address) {
   put(blob, static_cast<int32_t>(address.pid));
   put(blob, address.nonce);
   put(blob, address.probe);
+  put(blob, address.cpus);
   blob.insert(blob.end(), address.segment.begin(), address.segment.end());
   return blob;
 }
 
 ShmAddress decodeAddress(const std::vector<uint8_t>& blob, int rank) {
-  constexpr size_t kFixed = 1 + sizeof(int32_t) + 2 * sizeof(uint64_t);
+  constexpr size_t kFixed = 1 + sizeof(int32_t) + 2 * sizeof(uint64_t) + sizeof(cpu_set_t);
   if (blob.size() <= kFixed || blob[0] != kAddressVersion) {
     fail(COMM_ERR_TRANSPORT, "shm: rank {}'s address ({} bytes, format {}) is not one this rank understands", rank,
          blob.size(), blob.empty() ? 0 : blob[0]);
@@ -100,6 +112,7 @@ ShmAddress decodeAddress(const std::vector<uint8_t>& blob, int rank) {
   std::memcpy(&pid, at, sizeof pid);
   std::memcpy(&address.nonce, at + sizeof pid, sizeof address.nonce);
   std::memcpy(&address.probe, at + sizeof pid + sizeof address.nonce, sizeof address.probe);
+  std::memcpy(&address.cpus, at + sizeof pid + sizeof address.nonce + sizeof address.probe, sizeof address.cpus);
   address.pid = pid;
   address.segment.assign(blob.begin() + kFixed, blob.end());
   return address;
@@ -115,7 +128,7 @@ class ShmTransport final : public Transport {
   explicit ShmTransport(const ShmOptions& options);
 
   std::vector<uint8_t> localAddress() const override {
-    return encodeAddress({pid_, nonce_, reinterpret_cast<uint64_t>(&nonce_), segmentName_});
+    return encodeAddress({pid_, nonce_, reinterpret_cast<uint64_t>(&nonce_), affinity(), segmentName_});
   }
   void connect(int selfRank, const std::vector<PeerInfo>& peers) override;
   void send(int peer, uint64_t tag, const void* data, size_t size, Request& request) override;
@@ -245,9 +258,14 @@ void ShmTransport::connect(int selfRank, const std::vector<PeerInfo>& peers) {
   // Streaming through the rings, both processes copying at once, moves large
   // messages about twice as fast as Cross-Memory Attach, whose kernel copy
   // pins every page (2 ranks, 1-64 MiB: docs/performance.md). But it needs
-  // the sender running whenever the receiver is, which a node with more
-  // ranks than cores cannot promise; Cross-Memory Attach needs the receiver only.
-  const bool oversubscribed = static_cast<long>(count) > sysconf(_SC_NPROCESSORS_ONLN);
+  // the sender running whenever the receiver is, which the node's ranks
+  // cannot count on when together they may run on fewer CPUs than there are
+  // of them (the union of their affinities: a batch system's or container's
+  // cpuset, commrun --bind-core); Cross-Memory Attach needs the receiver only.
+  cpu_set_t cores;
+  CPU_ZERO(&cores);
+  for (int rank : ranks) CPU_OR(&cores, &cores, &addresses[rank].cpus);
+  const bool oversubscribed = CPU_COUNT(&cores) < static_cast<int>(count);
   attachLarge_ = options_.mode == ShmMode::kAttach || (options_.mode == ShmMode::kAuto && oversubscribed);
 
   sweepAbandonedSegments();
@@ -295,6 +313,11 @@ void ShmTransport::connect(int selfRank, const std::vector<PeerInfo>& peers) {
     log::info("shm: the kernel refuses cross-memory attach to ranks {}; large messages from them are streamed "
               "through shared memory",
               fmt::join(withoutCrossMemory, ","));
+  } else {
+    log::info("shm: large messages read by cross-memory attach ({})",
+              options_.mode == ShmMode::kAttach
+                  ? std::string("COMM_SHM=attach")
+                  : fmt::format("the node's {} ranks may run on {} CPUs", count, CPU_COUNT(&cores)));
   }
 }
 

@@ -5,6 +5,7 @@
 // once every rank has spoken. Ranks report failures through their exit status.
 #include <dirent.h>
 #include <poll.h>
+#include <sched.h>
 #include <setjmp.h>
 #include <signal.h>
 #include <stdarg.h>
@@ -731,6 +732,38 @@ void peerDeath(const ShmOptions& options) {
 void test_peer_death(void**) { peerDeath(kAttach); }
 void test_peer_death_copy(void**) { peerDeath(kCopy); }
 
+// Ranks that may only run on fewer CPUs than there are of them (here both
+// pinned to one) get Cross-Memory Attach by default: the receiver takes a
+// large message while its sender sleeps without polling, which a streamed
+// message could not do.
+void test_auto_attaches_when_sharing_cpus(void**) {
+  runRanks(2, [&](Rank& self) {
+    cpu_set_t allowed;
+    CHECK(sched_getaffinity(0, sizeof allowed, &allowed) == 0, "sched_getaffinity: {}", std::strerror(errno));
+    int first = 0;
+    while (!CPU_ISSET(first, &allowed)) ++first;
+    cpu_set_t one;
+    CPU_ZERO(&one);
+    CPU_SET(first, &one);
+    CHECK(sched_setaffinity(0, sizeof one, &one) == 0, "sched_setaffinity: {}", std::strerror(errno));
+    self.connect(kAuto);
+    Bytes message = pattern(kMiB + 3, 5);
+    Request request;
+    if (self.rank == 0) {
+      self.transport->send(1, 9, message.data(), message.size(), request);
+      std::this_thread::sleep_for(3s);  // no progress meanwhile
+    } else {
+      Bytes received(message.size());
+      self.transport->recv(0, 9, received.data(), received.size(), request);
+      waitFor(*self.transport, request, 2s);
+      CHECK(request.status == COMM_OK && received == message, "status {}: {}", static_cast<int>(request.status),
+            request.error);
+    }
+    waitOk(*self.transport, request);
+    self.barrier();
+  });
+}
+
 // connect() names a peer that exited before creating its segment instead of
 // waiting for it.
 void test_peer_death_at_connect(void**) {
@@ -910,6 +943,7 @@ int main() {
       cmocka_unit_test(test_over_2GiB_copy),
       cmocka_unit_test(test_peer_death),
       cmocka_unit_test(test_peer_death_copy),
+      cmocka_unit_test(test_auto_attaches_when_sharing_cpus),
       cmocka_unit_test(test_peer_death_at_connect),
       cmocka_unit_test(test_abandoned_segment_swept),
       cmocka_unit_test(test_hybrid_direct),
