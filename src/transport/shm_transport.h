@@ -23,7 +23,8 @@ inline constexpr const char* kShmDirectProvider = "shm-direct";
 enum class ShmMode {
   kOff,     // peers on the node go through libfabric's shm provider
   kAuto,    // direct; large messages streamed through the rings, or read by
-            // Cross-Memory Attach when the node has more ranks than cores
+            // Cross-Memory Attach when the node's ranks may together run on
+            // fewer CPUs than there are of them
   kAttach,  // direct; large messages always read by Cross-Memory Attach where the kernel allows it
   kCopy,    // direct; large messages always streamed through the rings
 };
