@@ -65,9 +65,10 @@ class BlockLayout {
 inline void copyBlock(core::CollectiveContext& ctx, void* to, const void* from, size_t bytes) {
   constexpr size_t kPiece = size_t{64} << 10;
   if (bytes == 0 || to == from) return;
-  for (size_t offset = 0; offset < bytes; offset += kPiece) {
+  for (size_t offset = 0;; offset += kPiece) {
     std::memcpy(static_cast<char*>(to) + offset, static_cast<const char*>(from) + offset,
                 std::min(kPiece, bytes - offset));
+    if (offset + kPiece >= bytes) return;
     ctx.poll();
   }
 }

@@ -259,8 +259,8 @@ COMM_API comm_status_t comm_reduce_scatter(comm_t* comm, const comm_tensor_t* in
     s.op = op;
     int size = c.size();
     launch(comm, handle, s,
-           [l = std::move(l), op, size, dtype = i.dtype, count = static_cast<size_t>(o.numel), src = i.data, dst = o.data](
-               CollectiveContext& ctx) {
+           [l = std::move(l), op, size, dtype = i.dtype, count = static_cast<size_t>(o.numel), src = i.data,
+            dst = o.data](CollectiveContext& ctx) {
              comm::algo::reduceScatterV(ctx, src, dst, l.elements.data(), l.elementOffsets.data(), dtype, op);
              finishAverage(op, dst, count, dtype, size);
            });
@@ -343,8 +343,8 @@ COMM_API comm_status_t comm_all_to_all_single(comm_t* comm, const comm_tensor_t*
     Layout send = layout(i, in_splits, "in", "in_splits");
     Layout recv = layout(o, out_splits, "out", "out_splits");
     launch(comm, handle, signatureOf(CollectiveKind::kAllToAllSingle, i.dtype, rowElements),
-           [send = std::move(send), recv = std::move(recv), size, src = static_cast<const char*>(i.data), dst = static_cast<char*>(o.data)](
-               CollectiveContext& ctx) {
+           [send = std::move(send), recv = std::move(recv), size, src = static_cast<const char*>(i.data),
+            dst = static_cast<char*>(o.data)](CollectiveContext& ctx) {
              std::vector<const void*> sendPtrs(size);
              std::vector<void*> recvPtrs(size);
              for (int p = 0; p < size; ++p) {
@@ -432,10 +432,11 @@ COMM_API comm_status_t comm_reduce_scatter_v(comm_t* comm, const comm_tensor_t* 
     s.extra = l.hash;
     int size = c.size();
     size_t mine = l.elements[c.rank()];
-    launch(comm, handle, s, [l = std::move(l), op, size, mine, dtype = i.dtype, src = i.data, dst = o.data](CollectiveContext& ctx) {
-      comm::algo::reduceScatterV(ctx, src, dst, l.elements.data(), l.elementOffsets.data(), dtype, op);
-      finishAverage(op, dst, mine, dtype, size);
-    });
+    launch(comm, handle, s,
+           [l = std::move(l), op, size, mine, dtype = i.dtype, src = i.data, dst = o.data](CollectiveContext& ctx) {
+             comm::algo::reduceScatterV(ctx, src, dst, l.elements.data(), l.elementOffsets.data(), dtype, op);
+             finishAverage(op, dst, mine, dtype, size);
+           });
   });
 }
 

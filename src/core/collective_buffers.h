@@ -17,17 +17,7 @@ namespace comm::core {
 struct CollectiveBuffers {
   std::deque<transport::Request> requests;  // addresses stay put as it grows
   std::vector<Pending> pending;
-  std::unique_ptr<char[]> staging;
-  size_t stagingBytes = 0;
-
-  // The staging area, grown to at least `bytes`.
-  char* stagingOf(size_t bytes) {
-    if (bytes > stagingBytes) {
-      staging = std::make_unique_for_overwrite<char[]>(bytes);
-      stagingBytes = bytes;
-    }
-    return staging.get();
-  }
+  std::unique_ptr<char[]> staging;  // CollectiveContext::kStagingBytes, made on first use
 };
 
 }  // namespace comm::core

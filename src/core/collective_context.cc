@@ -65,7 +65,11 @@ CollectiveContext::~CollectiveContext() {
   requests_.clear();
 }
 
-char* CollectiveContext::staging() { return comm_.collectiveBuffers().stagingOf(kStagingBytes); }
+char* CollectiveContext::staging() {
+  std::unique_ptr<char[]>& area = comm_.collectiveBuffers().staging;
+  if (!area) area = std::make_unique_for_overwrite<char[]>(kStagingBytes);
+  return area.get();
+}
 
 char* CollectiveContext::scratch(size_t bytes, std::unique_ptr<char[]>& owner) {
   if (bytes <= kStagingBytes) return staging();

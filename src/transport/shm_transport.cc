@@ -49,20 +49,25 @@ struct alignas(2 * kShmCacheLine) SegmentHeader {
   std::atomic<uint32_t> mapped;
 };
 
-uint32_t slotsPerRing(size_t localRanks) {
-  size_t fit = kNodeBudget / (localRanks * localRanks * shmSlotBytes(localRanks));
-  uint32_t slots = kMaxSlots;
-  while (slots > kMinSlots && slots > fit) slots /= 2;
-  return slots;
+// How the rings of a node of `localRanks` ranks are cut; every rank of the
+// node computes the same.
+struct RingShape {
+  size_t slotBytes = 0;
+  uint32_t slots = 0;
+
+  explicit RingShape(size_t localRanks) : slotBytes(shmSlotBytes(localRanks)), slots(kMaxSlots) {
+    size_t fit = kNodeBudget / (localRanks * localRanks * slotBytes);
+    while (slots > kMinSlots && slots > fit) slots /= 2;
+  }
+  size_t ringBytes() const { return shmRingBytes(slots, slotBytes); }
+};
+
+size_t segmentBytes(size_t localRanks, const RingShape& shape) {
+  return sizeof(SegmentHeader) + localRanks * shape.ringBytes();
 }
 
-size_t segmentBytes(size_t localRanks, uint32_t slots) {
-  return sizeof(SegmentHeader) + localRanks * shmRingBytes(slots, shmSlotBytes(localRanks));
-}
-
-void* ringIn(const ShmSegment& segment, size_t localRanks, size_t index, uint32_t slots) {
-  return static_cast<char*>(segment.data()) + sizeof(SegmentHeader) +
-         index * shmRingBytes(slots, shmSlotBytes(localRanks));
+void* ringIn(const ShmSegment& segment, size_t index, const RingShape& shape) {
+  return static_cast<char*>(segment.data()) + sizeof(SegmentHeader) + index * shape.ringBytes();
 }
 
 // What a rank publishes: where its segment is, how to probe it for
@@ -251,10 +256,9 @@ void ShmTransport::connect(int selfRank, const std::vector<PeerInfo>& peers) {
   // it names its ring in every segment.
   const size_t count = ranks.size();
   const size_t self = std::find(ranks.begin(), ranks.end(), selfRank) - ranks.begin();
-  const uint32_t slots = slotsPerRing(count);
-  const size_t slotBytes = shmSlotBytes(count);
-  const size_t bytes = segmentBytes(count, slots);
-  slotPayload_ = shmSlotPayload(slotBytes);
+  const RingShape shape(count);
+  const size_t bytes = segmentBytes(count, shape);
+  slotPayload_ = shmSlotPayload(shape.slotBytes);
   // Streaming through the rings, both processes copying at once, moves large
   // messages about twice as fast as Cross-Memory Attach, whose kernel copy
   // pins every page (2 ranks, 1-64 MiB: docs/performance.md). But it needs
@@ -291,8 +295,8 @@ void ShmTransport::connect(int selfRank, const std::vector<PeerInfo>& peers) {
     Peer& peer = peers_[rank];
     peer.rank = rank;
     peer.pid = address.pid;
-    peer.out = ShmProducer(ringIn(*theirs, count, self, slots), slots, slotBytes);
-    peer.in = ShmConsumer(ringIn(own_, count, index, slots), slots, slotBytes);
+    peer.out = ShmProducer(ringIn(*theirs, self, shape), shape.slots, shape.slotBytes);
+    peer.in = ShmConsumer(ringIn(own_, index, shape), shape.slots, shape.slotBytes);
     if (attachLarge_) {
       int refused = probeCrossMemory(address.pid, address.probe, address.nonce);
       peer.crossMemory = refused == 0;
@@ -304,8 +308,8 @@ void ShmTransport::connect(int selfRank, const std::vector<PeerInfo>& peers) {
     }
     local_.push_back(&peer);
   }
-  log::info("shm: direct shared memory to ranks {} ({} slots of {} bytes per pair)", fmt::join(ranks, ","), slots,
-            slotBytes);
+  log::info("shm: direct shared memory to ranks {} ({} slots of {} bytes per pair)", fmt::join(ranks, ","),
+            shape.slots, shape.slotBytes);
   if (!attachLarge_) {
     log::info("shm: large messages streamed through shared memory{}",
               options_.mode == ShmMode::kCopy ? " (COMM_SHM=copy)" : "");

@@ -47,8 +47,9 @@ inline void waitFor(comm::transport::Transport& transport, const comm::transport
   }
 }
 
-inline void waitOk(comm::transport::Transport& transport, const comm::transport::Request& request) {
-  waitFor(transport, request);
+inline void waitOk(comm::transport::Transport& transport, const comm::transport::Request& request,
+                   std::chrono::milliseconds timeout = 30s) {
+  waitFor(transport, request, timeout);
   CHECK(request.status == COMM_OK, "status {}: {}", static_cast<int>(request.status), request.error);
 }
 

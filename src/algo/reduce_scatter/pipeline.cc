@@ -37,18 +37,15 @@ void receiveChunks(CollectiveContext& ctx, int peer, uint32_t step, void* data, 
 void receiveStaged(CollectiveContext& ctx, int peer, uint32_t step, size_t bytes, const StagedChunkFn& onChunk) {
   const size_t chunks = (bytes + kChunkBytes - 1) / kChunkBytes;
   char* staging = ctx.staging();
-  std::vector<RequestId> ids;
-  ids.reserve(chunks);
   auto chunkBytes = [&](size_t i) { return std::min(kChunkBytes, bytes - i * kChunkBytes); };
   auto bufferOf = [&](size_t i) { return staging + (i % kStagingChunks) * kChunkBytes; };
-  for (size_t i = 0; i < std::min(chunks, kStagingChunks); ++i) {
-    ids.push_back(ctx.recv(peer, step, bufferOf(i), chunkBytes(i)));
-  }
+  RequestId inFlight[kStagingChunks];  // chunk i's receive, at i % kStagingChunks like its buffer
+  auto post = [&](size_t i) { inFlight[i % kStagingChunks] = ctx.recv(peer, step, bufferOf(i), chunkBytes(i)); };
+  for (size_t i = 0; i < std::min(chunks, kStagingChunks); ++i) post(i);
   for (size_t i = 0; i < chunks; ++i) {
-    ctx.wait(ids[i]);
+    ctx.wait(inFlight[i % kStagingChunks]);
     onChunk(i * kChunkBytes, chunkBytes(i), bufferOf(i));
-    size_t next = i + kStagingChunks;
-    if (next < chunks) ids.push_back(ctx.recv(peer, step, bufferOf(next), chunkBytes(next)));
+    if (i + kStagingChunks < chunks) post(i + kStagingChunks);
   }
 }
 
