@@ -24,7 +24,9 @@ namespace {
 // blocking or through `handle`.
 template <typename Body>
 void launch(comm_communicator* comm, comm_handle_t** handle, Signature signature, Body body) {
-  std::shared_ptr<comm::core::Communicator> c = comm->impl;
+  // A plain pointer: a communicator drains its queued collectives before it
+  // goes away, so it outlives every body it runs.
+  comm::core::Communicator* c = comm->impl.get();
   auto op = c->runCollective(
       [c, signature, body = std::move(body)](uint32_t sequence) {
         CollectiveContext ctx(*c, sequence, signature);

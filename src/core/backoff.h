@@ -10,6 +10,16 @@
 
 namespace comm::core {
 
+// Tells the core this thread is spinning (cheaper for a sibling hyperthread,
+// and the loop does not flood the memory system with reads).
+inline void cpuRelax() {
+#if defined(__x86_64__) || defined(__i386__)
+  __builtin_ia32_pause();
+#elif defined(__aarch64__)
+  asm volatile("yield");
+#endif
+}
+
 class Backoff {
  public:
   void reset() { idleSince_ = {}; }

@@ -1,5 +1,6 @@
 #include "core/collective_context.h"
 
+#include "core/backoff.h"
 #include "core/communicator.h"
 #include "core/error.h"
 #include "core/dtype.h"
@@ -8,32 +9,17 @@
 namespace comm::core {
 namespace {
 
-constexpr const char* kNames[] = {"?",          "barrier",          "all_reduce",        "reduce",
-                                  "broadcast",  "all_gather",       "reduce_scatter",    "gather",
-                                  "scatter",    "all_to_all_single", "all_to_all",       "all_gather_v",
-                                  "reduce_scatter_v", "gather_v",   "scatter_v"};
-
 // A collective slower than this starts listening for failure notices.
 constexpr auto kNoticeDelay = std::chrono::milliseconds(100);
+// How often a wait on the board looks for dead peers and the deadline.
+constexpr auto kBoardHealthInterval = std::chrono::milliseconds(200);
+// Looks at the board before the first clock read: a peer running on a core
+// of its own publishes within a few hundred nanoseconds.
+constexpr int kBoardSpins = 32;
 constexpr uint32_t kSignatureStep = 0;
 constexpr uint32_t kNoticeStep = 1;
 
 }  // namespace
-
-const char* collectiveName(CollectiveKind kind) {
-  auto index = static_cast<size_t>(kind);
-  return index < std::size(kNames) ? kNames[index] : "?";
-}
-
-std::string describe(const Signature& s) {
-  std::string text = collectiveName(static_cast<CollectiveKind>(s.kind));
-  if (s.dtype >= 0) text += fmt::format(" {}", dtypeName(static_cast<comm_dtype_t>(s.dtype)));
-  if (s.count >= 0) text += fmt::format(" x {}", s.count);
-  if (s.op >= 0) text += fmt::format(" {}", opName(static_cast<comm_op_t>(s.op)));
-  if (s.root >= 0) text += fmt::format(" root {}", s.root);
-  if (s.extra != 0) text += fmt::format(" (layout {:x})", s.extra);
-  return text;
-}
 
 CollectiveContext::CollectiveContext(Communicator& comm, uint32_t sequence, const Signature& signature)
     : comm_(comm),
@@ -42,8 +28,14 @@ CollectiveContext::CollectiveContext(Communicator& comm, uint32_t sequence, cons
       rank_(comm.rank()),
       size_(comm.size()),
       requests_(comm.collectiveBuffers().requests),
-      pending_(comm.collectiveBuffers().pending) {
+      pending_(comm.collectiveBuffers().pending),
+      board_(comm.board()) {
+  // Checked up front: a collective that needs no wait (one rank, or peers
+  // that already published on the board) would otherwise never look.
+  if (comm_.aborted()) fail(COMM_ERR_ABORTED, "{}: the communicator was aborted", what());
   if (size_ == 1) return;
+  signatureChecked_ = false;
+  if (board_ != nullptr) return;  // announced before the first message or wait
   uint64_t tag = tags::make(comm_.id(), tags::Kind::kSignature, sequence_, kSignatureStep);
   int right = (rank_ + 1) % size_;
   int left = (rank_ + size_ - 1) % size_;
@@ -54,7 +46,6 @@ CollectiveContext::CollectiveContext(Communicator& comm, uint32_t sequence, cons
   comm_.recv(left, tag, &leftSignature_, sizeof(leftSignature_), in);
   pending_.push_back({&in, left, true});
   signatureRecv_ = &in;
-  signatureChecked_ = false;
 }
 
 CollectiveContext::~CollectiveContext() {
@@ -78,6 +69,7 @@ char* CollectiveContext::scratch(size_t bytes, std::unique_ptr<char[]>& owner) {
 }
 
 RequestId CollectiveContext::post(bool isRecv, int peer, uint32_t step, void* data, size_t size) {
+  announce();
   transport::Request& request = requests_.emplace_back();
   uint64_t tag = tags::make(comm_.id(), tags::Kind::kCollective, sequence_, step);
   try {
@@ -104,22 +96,98 @@ RequestId CollectiveContext::recv(int peer, uint32_t step, void* data, size_t si
 }
 
 void CollectiveContext::checkSignature() {
-  if (signatureChecked_ || !signatureRecv_->done.load(std::memory_order_acquire)) return;
+  if (signatureChecked_) return;
+  if (board_ != nullptr) {
+    if (scanBoard()) signatureChecked_ = true;
+    if (boardMismatch_ >= 0) awaitBoard();  // the others have yet to publish before this rank may leave
+    return;
+  }
+  if (!signatureRecv_->done.load(std::memory_order_acquire)) return;
   signatureChecked_ = true;
   if (signatureRecv_->status != COMM_OK) return;  // reported by the wait that awaits it
   if (!(leftSignature_ == signature_)) {
     int left = (rank_ + size_ - 1) % size_;
     notifyPeers(COMM_ERR_MISMATCH, left, leftSignature_);
-    fail(COMM_ERR_MISMATCH, "comm_{}: rank {} {} vs rank {} {}", collectiveName(static_cast<CollectiveKind>(signature_.kind)),
-         rank_, describe(signature_), left, describe(leftSignature_));
+    failMismatch(left, leftSignature_);
   }
 }
 
+std::string CollectiveContext::what() const {
+  return fmt::format("comm_{} (#{} on {})", collectiveName(static_cast<CollectiveKind>(signature_.kind)), sequence_,
+                     comm_.name());
+}
+
+void CollectiveContext::failMismatch(int other, const Signature& theirs) {
+  fail(COMM_ERR_MISMATCH, "comm_{}: rank {} {} vs rank {} {}",
+       collectiveName(static_cast<CollectiveKind>(signature_.kind)), rank_, describe(signature_), other,
+       describe(theirs));
+}
+
+void CollectiveContext::announce() {
+  if (board_ == nullptr || announced_) return;
+  announced_ = true;
+  board_->publish(sequence_, signature_, NodeBoard::kNoPayload);
+}
+
+void CollectiveContext::exchangeOnBoard(uint32_t payloadBytes) {
+  if (announced_) fail(COMM_ERR_INTERNAL, "{}: published on the board twice", what());
+  announced_ = true;
+  board_->publish(sequence_, signature_, payloadBytes);
+  awaitBoard();
+}
+
+bool CollectiveContext::scanBoard() {
+  for (; boardScanned_ < size_; ++boardScanned_) {
+    const int r = boardScanned_;
+    if (r == rank_) continue;
+    if (!board_->published(r, sequence_)) return false;
+    if (boardMismatch_ < 0 && !(board_->signature(r, sequence_) == signature_)) boardMismatch_ = r;
+  }
+  return true;
+}
+
+void CollectiveContext::awaitBoard() {
+  announce();
+  bool all = scanBoard();
+  for (int spin = 0; !all && spin < kBoardSpins; ++spin) {
+    cpuRelax();
+    all = scanBoard();
+  }
+  if (!all) {
+    Backoff backoff;
+    const Deadline deadline = comm_.deadline();
+    auto nextCheck = Clock::now() + kBoardHealthInterval;
+    transport::Transport& transport = comm_.world().transport();
+    while (!scanBoard()) {
+      // A rank waiting here may still owe a peer the finish reply of an
+      // earlier large message (queued while the ring was full): that peer's
+      // send, and so its start of this collective, waits on our progress.
+      if (transport.progress()) {
+        backoff.reset();
+        continue;
+      }
+      if (comm_.aborted()) fail(COMM_ERR_ABORTED, "{}: the communicator was aborted", what());
+      const auto now = Clock::now();
+      if (now >= nextCheck) {
+        nextCheck = now + kBoardHealthInterval;
+        if (auto failure = comm_.world().peerFailure(comm_.worldRankOf(boardScanned_))) {
+          fail(COMM_ERR_REMOTE, "{}: {}", what(), *failure);
+        }
+        if (deadline.expired()) {
+          fail(COMM_ERR_TIMEOUT, "{}: timed out after {} ms waiting for rank {} to start it", what(),
+               comm_.timeout().count(), boardScanned_);
+        }
+      }
+      backoff.pause();
+    }
+  }
+  signatureChecked_ = true;
+  if (boardMismatch_ >= 0) failMismatch(boardMismatch_, board_->signature(boardMismatch_, sequence_));
+}
+
 void CollectiveContext::waitFor(std::span<const Pending> pending) {
-  auto what = [this] {
-    return fmt::format("comm_{} (#{} on {})", collectiveName(static_cast<CollectiveKind>(signature_.kind)),
-                       sequence_, comm_.name());
-  };
+  announce();
+  auto what = [this] { return this->what(); };
   std::function<void()> check = [this] {
     checkSignature();
     watchNotices();
@@ -157,15 +225,17 @@ void CollectiveContext::wait(RequestId id) {
     if (pending_[id].request->status == COMM_OK) return;
   }
   // The signature receive rides along with every wait, so a mismatch that
-  // leaves the data waiting forever is still seen.
-  const Pending both[] = {pending_[id], pending_[1]};
-  waitFor(std::span<const Pending>(both, signatureChecked_ ? 1 : 2));
+  // leaves the data waiting forever is still seen (the board is looked at
+  // by the wait's check).
+  const Pending both[] = {pending_[id], board_ == nullptr ? pending_[1] : pending_[id]};
+  waitFor(std::span<const Pending>(both, signatureChecked_ || board_ != nullptr ? 1 : 2));
 }
 
 void CollectiveContext::waitAll() { waitFor(pending_); }
 
 void CollectiveContext::finish() {
-  waitFor(pending_);
+  if (!pending_.empty()) waitFor(pending_);
+  if (!signatureChecked_ && board_ != nullptr) awaitBoard();
   pending_.clear();
   comm_.cancel(noticeReceives_);
   noticeReceives_.clear();

@@ -1,12 +1,17 @@
 // What an algorithm sees while it runs one collective: its rank and size,
 // messages tagged with the collective's sequence number and a step id the
-// algorithm picks, and waits that also watch the mismatch check.
+// algorithm picks, the node board where there is one, and waits that also
+// watch the mismatch check.
 //
-// Mismatch detection: every rank sends the collective's signature (kind,
-// dtype, count, op, root) to its right neighbour and receives its left
-// neighbour's. Any disagreement breaks at least one link of that ring, so at
-// least one rank sees it, names both sides and fails with COMM_ERR_MISMATCH,
-// even when the data messages themselves would never match (a different root).
+// Mismatch detection. On a communicator with a node board
+// (core/node_board.h) every rank publishes the collective's signature (kind,
+// dtype, count, op, root) there before it sends or waits for anything, and
+// checks every other rank's; every rank of a mismatched collective fails with
+// COMM_ERR_MISMATCH. Elsewhere every rank sends its signature to its right
+// neighbour and receives its left neighbour's: any disagreement breaks at
+// least one link of that ring, so at least one rank sees it, names both sides
+// and fails, even when the data messages themselves would never match (a
+// different root).
 #pragma once
 
 #include <cstdint>
@@ -19,46 +24,13 @@
 
 #include "comm.h"
 #include "core/deadline.h"
+#include "core/node_board.h"
 #include "core/pending.h"
+#include "core/signature.h"
 
 namespace comm::core {
 
 class Communicator;
-
-enum class CollectiveKind : uint32_t {
-  kBarrier = 1,
-  kAllReduce,
-  kReduce,
-  kBroadcast,
-  kAllGather,
-  kReduceScatter,
-  kGather,
-  kScatter,
-  kAllToAllSingle,
-  kAllToAll,
-  kAllGatherV,
-  kReduceScatterV,
-  kGatherV,
-  kScatterV,
-};
-
-const char* collectiveName(CollectiveKind kind);
-
-// What every rank of one collective must agree on. Fields a collective does
-// not use stay at their defaults.
-struct Signature {
-  uint32_t kind = 0;
-  int32_t dtype = -1;
-  int32_t op = -1;
-  int32_t root = -1;
-  int64_t count = -1;  // elements (or rows) that must agree
-  uint64_t extra = 0;  // e.g. a hash of per-rank counts
-
-  bool operator==(const Signature&) const = default;
-};
-
-// "all_reduce float32 x 1024 sum", "broadcast int8 x 7 root 2"
-std::string describe(const Signature& signature);
 
 using RequestId = size_t;
 
@@ -89,6 +61,19 @@ class CollectiveContext {
   RequestId send(int peer, uint32_t step, const void* data, size_t size);
   RequestId recv(int peer, uint32_t step, void* data, size_t size);
 
+  // The node board, where this communicator has one (all its ranks share
+  // this node): small collectives exchange their whole data there.
+  bool hasBoard() const { return board_ != nullptr; }
+  // This rank's payload area on the board for this collective (NodeBoard::kPayloadBytes).
+  char* boardPayload() { return board_->ownPayload(sequence_); }
+  // Publishes this rank's signature with the first `payloadBytes` of
+  // boardPayload() (NodeBoard::kNoPayload: none), then waits until every
+  // rank has published this collective, checking their signatures.
+  void exchangeOnBoard(uint32_t payloadBytes);
+  // What `rank` published (once exchangeOnBoard has returned).
+  const char* boardPayloadOf(int rank) const { return board_->payload(rank, sequence_); }
+  uint32_t boardPayloadBytesOf(int rank) const { return board_->payloadBytes(rank, sequence_); }
+
   // Let the transport move messages without waiting for any (between the
   // pieces of a long local computation).
   void poll();
@@ -106,6 +91,17 @@ class CollectiveContext {
   // Withdraw every receive and settle every send now (a failure is unwinding).
   void releaseAll();
   void checkSignature();
+  // "comm_all_reduce (#12 on world)"
+  std::string what() const;
+  [[noreturn]] void failMismatch(int other, const Signature& theirs);
+  // Publishes the signature on the board without payload, once.
+  void announce();
+  // Confirms, in rank order, the signatures of ranks that have published;
+  // true once every rank has. Notes the first that disagrees.
+  bool scanBoard();
+  // Waits until every rank has published on the board (deadline, abort and
+  // dead peers end it with an error), then fails if one disagreed.
+  void awaitBoard();
   // Tell every other rank that this rank gives up on the collective.
   void notifyPeers(comm_status_t status, int otherRank, const Signature& other);
   // Once the collective is slow, listen for peers giving up; throws when one did.
@@ -133,6 +129,10 @@ class CollectiveContext {
   int size_;
   std::deque<transport::Request>& requests_;  // the communicator's, emptied at the end
   std::vector<Pending>& pending_;             // likewise; indexed by RequestId
+  NodeBoard* board_;
+  bool announced_ = false;   // this rank's signature is on the board
+  int boardScanned_ = 0;     // ranks below this index published and were compared
+  int boardMismatch_ = -1;   // the first of them whose signature differs
   Signature leftSignature_;
   transport::Request* signatureRecv_ = nullptr;
   bool signatureChecked_ = true;

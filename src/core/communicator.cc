@@ -29,6 +29,7 @@ Communicator::Communicator(std::shared_ptr<World> world, uint16_t id, std::vecto
       ++localSize_;
     }
   }
+  board_ = NodeBoard::join(*world_, id_, worldRanks_, rank_);
 }
 
 Communicator::~Communicator() { executor_.drain(); }

@@ -17,6 +17,7 @@
 #include "core/collective_buffers.h"
 #include "core/deadline.h"
 #include "core/executor.h"
+#include "core/node_board.h"
 #include "core/pending.h"
 #include "core/world.h"
 
@@ -87,6 +88,9 @@ class Communicator : public std::enable_shared_from_this<Communicator> {
   }
 
   CollectiveBuffers& collectiveBuffers() { return collectiveBuffers_; }
+  // Where small collectives and every collective's signature go when all
+  // ranks share this node (core/node_board.h); null otherwise.
+  NodeBoard* board() { return board_.get(); }
 
   // How many children with this `key` (member list, split) this rank made
   // before; equal on every member when they call in the same order, which
@@ -114,6 +118,7 @@ class Communicator : public std::enable_shared_from_this<Communicator> {
   uint32_t nextSequence_ = 0;
   std::map<std::string, int> childCounts_;  // guarded by issueMutex_
   CollectiveBuffers collectiveBuffers_;  // used by the collective that runs
+  std::unique_ptr<NodeBoard> board_;
   Executor executor_;
 };
 

@@ -10,6 +10,7 @@
 #include <cerrno>
 #include <cstring>
 #include <fstream>
+#include <random>
 #include <thread>
 #include <utility>
 
@@ -137,6 +138,11 @@ ShmSegment ShmSegment::open(const std::string& name, size_t bytes, pid_t creator
 
 std::string shmSegmentName(pid_t pid, uint64_t nonce) {
   return fmt::format("/{}{}.{}.{:016x}", kPrefix, pidNamespace(), pid, nonce);
+}
+
+uint64_t randomShmNonce() {
+  std::random_device device;
+  return uint64_t{device()} << 32 | device();
 }
 
 void sweepAbandonedSegments() {

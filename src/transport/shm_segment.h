@@ -56,6 +56,9 @@ class ShmSegment {
 // later job whether its creator still lives.
 std::string shmSegmentName(pid_t pid, uint64_t nonce);
 
+// A random nonce for shmSegmentName (from std::random_device).
+uint64_t randomShmNonce();
+
 // Unlinks the segments of this pid namespace whose creator has exited (a
 // job killed while starting up). Never fails; what it cannot remove it leaves.
 void sweepAbandonedSegments();

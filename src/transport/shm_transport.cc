@@ -14,7 +14,6 @@
 #include <cstring>
 #include <deque>
 #include <mutex>
-#include <random>
 #include <thread>
 
 #include <fmt/ranges.h>
@@ -123,11 +122,6 @@ ShmAddress decodeAddress(const std::vector<uint8_t>& blob, int rank) {
   return address;
 }
 
-uint64_t randomNonce() {
-  std::random_device device;
-  return uint64_t{device()} << 32 | device();
-}
-
 class ShmTransport final : public Transport {
  public:
   explicit ShmTransport(const ShmOptions& options);
@@ -234,7 +228,7 @@ class ShmTransport final : public Transport {
 };
 
 ShmTransport::ShmTransport(const ShmOptions& options)
-    : options_(options), pid_(getpid()), nonce_(randomNonce()), segmentName_(shmSegmentName(pid_, nonce_)) {
+    : options_(options), pid_(getpid()), nonce_(randomShmNonce()), segmentName_(shmSegmentName(pid_, nonce_)) {
   if (options.mode == ShmMode::kOff) fail(COMM_ERR_INVALID_USAGE, "shm: direct transport created with shm off");
 }
 

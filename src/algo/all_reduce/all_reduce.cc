@@ -5,6 +5,7 @@
 #include "algo/all_reduce/rabenseifner.h"
 #include "algo/all_reduce/recursive_doubling.h"
 #include "algo/all_reduce/ring.h"
+#include "algo/board_collectives.h"
 #include "algo/collectives.h"
 #include "algo/selection.h"
 #include "core/dtype.h"
@@ -19,7 +20,9 @@ void allReduce(CollectiveContext& ctx, const void* in, void* out, size_t count, 
     if (in != out && bytes > 0) std::memcpy(out, in, bytes);
     return;
   }
-  if (algorithm == "recursive_doubling") {
+  if (algorithm == "board") {
+    boardAllReduce(ctx, in, out, count, dtype, op);
+  } else if (algorithm == "recursive_doubling") {
     recursiveDoublingAllReduce(ctx, in, out, count, dtype, op);
   } else if (algorithm == "rabenseifner") {
     rabenseifnerAllReduce(ctx, in, out, count, dtype, op);

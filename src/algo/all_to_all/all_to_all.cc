@@ -4,6 +4,7 @@
 #include <string_view>
 
 #include "algo/all_to_all/pairwise.h"
+#include "algo/board_collectives.h"
 #include "algo/collectives.h"
 #include "algo/selection.h"
 #include "core/error.h"
@@ -12,9 +13,13 @@ namespace comm::algo {
 
 void allToAll(CollectiveContext& ctx, const void* const* send, const size_t* sendBytes, void* const* recv,
               const size_t* recvBytes) {
-  // Ranks may send different amounts, so a size-dependent row would need the
-  // ranks to agree on a size first; this one is only this rank's total.
-  std::string_view algorithm = choose(ctx, std::accumulate(sendBytes, sendBytes + ctx.size(), size_t{0}));
+  // Ranks may send different amounts, so they choose by their own sizes:
+  // the board finds out whether everyone's fitted and falls back if not.
+  std::string_view algorithm = choose(ctx, boardAllToAllBytes(ctx.size(), sendBytes));
+  if (algorithm == "board") {
+    if (boardAllToAll(ctx, send, sendBytes, recv, recvBytes)) return;
+    algorithm = "pairwise";
+  }
   if (algorithm == "pairwise") return pairwiseAllToAll(ctx, send, sendBytes, recv, recvBytes);
   fail(COMM_ERR_INTERNAL, "all_to_all has no algorithm '{}'", algorithm);
 }

@@ -3,6 +3,7 @@
 #include <numeric>
 #include <string_view>
 
+#include "algo/board_collectives.h"
 #include "algo/collectives.h"
 #include "algo/gather/binomial.h"
 #include "algo/gather/linear.h"
@@ -13,6 +14,7 @@ namespace comm::algo {
 
 void gatherV(CollectiveContext& ctx, const void* in, void* out, const size_t* bytes, const size_t* offsets, int root) {
   std::string_view algorithm = choose(ctx, std::accumulate(bytes, bytes + ctx.size(), size_t{0}));
+  if (algorithm == "board") return boardGather(ctx, in, out, bytes, offsets, root);
   if (algorithm == "binomial") return binomialGather(ctx, in, out, bytes, offsets, root);
   if (algorithm == "linear") return linearGather(ctx, in, out, bytes, offsets, root);
   fail(COMM_ERR_INTERNAL, "gather has no algorithm '{}'", algorithm);

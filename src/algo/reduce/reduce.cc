@@ -2,6 +2,7 @@
 #include <cstring>
 #include <string_view>
 
+#include "algo/board_collectives.h"
 #include "algo/collectives.h"
 #include "algo/reduce/binomial.h"
 #include "algo/reduce/reduce_scatter_gather.h"
@@ -19,7 +20,9 @@ void reduce(CollectiveContext& ctx, const void* in, void* out, size_t count, com
     if (ctx.rank() == root && in != out && bytes > 0) std::memcpy(out, in, bytes);
     return;
   }
-  if (algorithm == "binomial") {
+  if (algorithm == "board") {
+    boardReduce(ctx, in, out, count, dtype, op, root);
+  } else if (algorithm == "binomial") {
     binomialReduce(ctx, in, out, count, dtype, op, root);
   } else if (algorithm == "reduce_scatter_gather") {
     reduceScatterGatherReduce(ctx, in, out, count, dtype, op, root);

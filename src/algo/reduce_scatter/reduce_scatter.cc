@@ -4,6 +4,7 @@
 #include <cstring>
 #include <string_view>
 
+#include "algo/board_collectives.h"
 #include "algo/collectives.h"
 #include "algo/reduce_scatter/blocks.h"
 #include "algo/reduce_scatter/recursive_halving.h"
@@ -32,7 +33,9 @@ void reduceScatterV(CollectiveContext& ctx, const void* in, void* out, const siz
     if (own != out && bytes > 0) std::memcpy(out, own, bytes);
     return;
   }
-  if (algorithm == "recursive_halving") {
+  if (algorithm == "board") {
+    boardReduceScatter(ctx, in, out, counts, offsets, dtype, op);
+  } else if (algorithm == "recursive_halving") {
     recursiveHalvingReduceScatter(ctx, in, out, blocks, dtype, op);
   } else if (algorithm == "ring") {
     ringReduceScatter(ctx, in, out, blocks, dtype, op, 0);

@@ -1,0 +1,117 @@
+#include "algo/board_collectives.h"
+
+#include <cstdint>
+#include <cstring>
+#include <numeric>
+
+#include "core/dtype.h"
+#include "core/error.h"
+#include "reduce/reduce.h"
+
+namespace comm::algo {
+namespace {
+
+// Copies `bytes` of `data` into this rank's entry and exchanges entries.
+void publish(CollectiveContext& ctx, const void* data, size_t bytes) {
+  if (bytes > 0) std::memcpy(ctx.boardPayload(), data, bytes);
+  ctx.exchangeOnBoard(static_cast<uint32_t>(bytes));
+}
+
+// out = op over every rank's entry, in rank order, of elements [first, first + count).
+void combineEntries(CollectiveContext& ctx, void* out, size_t first, size_t count, comm_dtype_t dtype,
+                    comm_op_t op) {
+  const size_t offset = first * dtypeSize(dtype);
+  reduce::combine(out, ctx.boardPayloadOf(0) + offset, ctx.boardPayloadOf(1) + offset, count, dtype, op);
+  for (int r = 2; r < ctx.size(); ++r) reduce::combine(out, out, ctx.boardPayloadOf(r) + offset, count, dtype, op);
+}
+
+// The all_to_all entry starts with size + 1 offsets: rank p's block for rank
+// r lies between offsets r and r + 1 of p's table, counted from the entry's start.
+using BlockOffset = uint32_t;
+
+}  // namespace
+
+void boardBarrier(CollectiveContext& ctx) { ctx.exchangeOnBoard(0); }
+
+void boardAllReduce(CollectiveContext& ctx, const void* in, void* out, size_t count, comm_dtype_t dtype,
+                    comm_op_t op) {
+  publish(ctx, in, count * dtypeSize(dtype));
+  combineEntries(ctx, out, 0, count, dtype, op);
+}
+
+void boardReduce(CollectiveContext& ctx, const void* in, void* out, size_t count, comm_dtype_t dtype, comm_op_t op,
+                 int root) {
+  publish(ctx, in, count * dtypeSize(dtype));
+  if (ctx.rank() == root) combineEntries(ctx, out, 0, count, dtype, op);
+}
+
+void boardBroadcast(CollectiveContext& ctx, void* buffer, size_t bytes, int root) {
+  publish(ctx, buffer, ctx.rank() == root ? bytes : 0);
+  if (ctx.rank() != root && bytes > 0) std::memcpy(buffer, ctx.boardPayloadOf(root), bytes);
+}
+
+void boardAllGather(CollectiveContext& ctx, const void* in, void* out, const size_t* bytes, const size_t* offsets) {
+  publish(ctx, in, bytes[ctx.rank()]);
+  for (int r = 0; r < ctx.size(); ++r) {
+    if (bytes[r] > 0) std::memcpy(static_cast<char*>(out) + offsets[r], ctx.boardPayloadOf(r), bytes[r]);
+  }
+}
+
+void boardReduceScatter(CollectiveContext& ctx, const void* in, void* out, const size_t* counts,
+                        const size_t* offsets, comm_dtype_t dtype, comm_op_t op) {
+  const size_t total = std::accumulate(counts, counts + ctx.size(), size_t{0});
+  publish(ctx, in, total * dtypeSize(dtype));
+  if (counts[ctx.rank()] > 0) combineEntries(ctx, out, offsets[ctx.rank()], counts[ctx.rank()], dtype, op);
+}
+
+void boardGather(CollectiveContext& ctx, const void* in, void* out, const size_t* bytes, const size_t* offsets,
+                 int root) {
+  publish(ctx, in, bytes[ctx.rank()]);
+  if (ctx.rank() != root) return;
+  for (int r = 0; r < ctx.size(); ++r) {
+    if (bytes[r] > 0) std::memcpy(static_cast<char*>(out) + offsets[r], ctx.boardPayloadOf(r), bytes[r]);
+  }
+}
+
+void boardScatter(CollectiveContext& ctx, const void* in, void* out, const size_t* bytes, const size_t* offsets,
+                  int root) {
+  const int n = ctx.size();
+  publish(ctx, in, ctx.rank() == root ? offsets[n - 1] + bytes[n - 1] : 0);
+  if (bytes[ctx.rank()] > 0) std::memcpy(out, ctx.boardPayloadOf(root) + offsets[ctx.rank()], bytes[ctx.rank()]);
+}
+
+size_t boardAllToAllBytes(int size, const size_t* sendBytes) {
+  return (static_cast<size_t>(size) + 1) * sizeof(BlockOffset) + std::accumulate(sendBytes, sendBytes + size, size_t{0});
+}
+
+bool boardAllToAll(CollectiveContext& ctx, const void* const* send, const size_t* sendBytes, void* const* recv,
+                   const size_t* recvBytes) {
+  const int n = ctx.size();
+  char* entry = ctx.boardPayload();
+  auto* table = reinterpret_cast<BlockOffset*>(entry);
+  size_t at = (static_cast<size_t>(n) + 1) * sizeof(BlockOffset);
+  for (int p = 0; p < n; ++p) {
+    table[p] = static_cast<BlockOffset>(at);
+    if (sendBytes[p] > 0) std::memcpy(entry + at, send[p], sendBytes[p]);
+    at += sendBytes[p];
+  }
+  table[n] = static_cast<BlockOffset>(at);
+  ctx.exchangeOnBoard(static_cast<uint32_t>(at));
+  for (int p = 0; p < n; ++p) {
+    if (ctx.boardPayloadBytesOf(p) == core::NodeBoard::kNoPayload) return false;
+  }
+  const int self = ctx.rank();
+  for (int p = 0; p < n; ++p) {
+    BlockOffset theirs[2];
+    std::memcpy(theirs, ctx.boardPayloadOf(p) + self * sizeof(BlockOffset), sizeof theirs);
+    const size_t bytes = theirs[1] - theirs[0];
+    if (bytes != recvBytes[p]) {
+      fail(COMM_ERR_MISMATCH, "comm_all_to_all: rank {} sends {} bytes to rank {}, which expects {}", p, bytes, self,
+           recvBytes[p]);
+    }
+    if (bytes > 0) std::memcpy(recv[p], ctx.boardPayloadOf(p) + theirs[0], bytes);
+  }
+  return true;
+}
+
+}  // namespace comm::algo

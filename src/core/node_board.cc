@@ -1,0 +1,85 @@
+#include "core/node_board.h"
+
+#include <unistd.h>
+
+#include <fmt/format.h>
+
+#include "core/backoff.h"
+#include "core/deadline.h"
+#include "core/error.h"
+#include "core/world.h"
+#include "transport/shm_transport.h"
+
+namespace comm::core {
+namespace {
+
+struct alignas(128) BoardHeader {
+  // Members that have mapped the segment; the one that completes the count
+  // removes its name.
+  std::atomic<uint32_t> mapped;
+};
+
+// How often the creator, waiting for the members to map the board, looks for dead ones.
+constexpr auto kHealthInterval = std::chrono::milliseconds(200);
+
+void awaitMembers(World& world, uint16_t id, const std::vector<int>& worldRanks, const std::atomic<uint32_t>& mapped) {
+  const Deadline deadline(world.timeout());
+  Backoff backoff;
+  auto nextCheck = Clock::now() + kHealthInterval;
+  while (mapped.load(std::memory_order_acquire) < worldRanks.size()) {
+    const auto now = Clock::now();
+    if (now >= nextCheck) {
+      nextCheck = now + kHealthInterval;
+      for (int w : worldRanks) {
+        if (auto failure = world.peerFailure(w)) {
+          fail(COMM_ERR_REMOTE, "shm: communicator {} lost a member before it mapped the node board: {}", id, *failure);
+        }
+      }
+      if (deadline.expired()) {
+        fail(COMM_ERR_TIMEOUT, "shm: only {} of the {} members of communicator {} mapped the node board within {} ms",
+             mapped.load(), worldRanks.size(), id, world.timeout().count());
+      }
+    }
+    backoff.pause();
+  }
+}
+
+}  // namespace
+
+NodeBoard::NodeBoard(transport::ShmSegment segment, int rank)
+    : segment_(std::move(segment)), entries_(static_cast<char*>(segment_.data()) + sizeof(BoardHeader)), rank_(rank) {}
+
+std::unique_ptr<NodeBoard> NodeBoard::join(World& world, uint16_t id, const std::vector<int>& worldRanks, int rank) {
+  const size_t members = worldRanks.size();
+  if (members < 2) return nullptr;
+  for (int w : worldRanks) {
+    if (w == world.rank()) continue;
+    if (!world.peer(w).sameNode || world.transport().providerFor(w) != transport::kShmDirectProvider) return nullptr;
+  }
+  const size_t bytes = sizeof(BoardHeader) + members * kEntriesPerRank * kEntryBytes;
+  const std::string key = fmt::format("board/{}", id);
+  transport::ShmSegment segment;
+  if (rank == 0) {
+    segment = transport::ShmSegment::create(transport::shmSegmentName(getpid(), transport::randomShmNonce()), bytes);
+    world.storeSet(key, segment.name());
+  } else {
+    segment = transport::ShmSegment::open(world.storeGet(key), bytes, world.peer(worldRanks[0]).pid,
+                                          fmt::format("rank 0 of communicator {} (world rank {})", id, worldRanks[0]),
+                                          world.timeout());
+  }
+  auto* header = static_cast<BoardHeader*>(segment.data());
+  if (header->mapped.fetch_add(1, std::memory_order_acq_rel) + 1 == members) segment.unlink();
+  // The creator stays until everyone has mapped it: a communicator destroyed
+  // right away would otherwise take the name with it before the others open it.
+  if (rank == 0) awaitMembers(world, id, worldRanks, header->mapped);
+  return std::unique_ptr<NodeBoard>(new NodeBoard(std::move(segment), rank));
+}
+
+void NodeBoard::publish(uint32_t sequence, const Signature& signature, uint32_t payloadBytes) {
+  EntryHeader* e = entry(rank_, sequence);
+  e->payloadBytes = payloadBytes;
+  e->signature = signature;
+  e->published.store(sequence + 1, std::memory_order_release);
+}
+
+}  // namespace comm::core

@@ -1,0 +1,45 @@
+// What every rank of one collective must agree on, and how to say it in an
+// error message.
+#pragma once
+
+#include <cstdint>
+#include <string>
+
+namespace comm::core {
+
+enum class CollectiveKind : uint32_t {
+  kBarrier = 1,
+  kAllReduce,
+  kReduce,
+  kBroadcast,
+  kAllGather,
+  kReduceScatter,
+  kGather,
+  kScatter,
+  kAllToAllSingle,
+  kAllToAll,
+  kAllGatherV,
+  kReduceScatterV,
+  kGatherV,
+  kScatterV,
+};
+
+const char* collectiveName(CollectiveKind kind);
+
+// What every rank of one collective must agree on. Fields a collective does
+// not use stay at their defaults.
+struct Signature {
+  uint32_t kind = 0;
+  int32_t dtype = -1;
+  int32_t op = -1;
+  int32_t root = -1;
+  int64_t count = -1;  // elements (or rows) that must agree
+  uint64_t extra = 0;  // e.g. a hash of per-rank counts
+
+  bool operator==(const Signature&) const = default;
+};
+
+// "all_reduce float32 x 1024 sum", "broadcast int8 x 7 root 2"
+std::string describe(const Signature& signature);
+
+}  // namespace comm::core
