@@ -11,10 +11,21 @@
 namespace comm::algo {
 namespace {
 
+void copyIn(CollectiveContext& ctx, const void* data, size_t bytes) {
+  if (bytes > 0) std::memcpy(ctx.boardPayload(), data, bytes);
+}
+
 // Copies `bytes` of `data` into this rank's entry and exchanges entries.
 void publish(CollectiveContext& ctx, const void* data, size_t bytes) {
-  if (bytes > 0) std::memcpy(ctx.boardPayload(), data, bytes);
+  copyIn(ctx, data, bytes);
   ctx.exchangeOnBoard(static_cast<uint32_t>(bytes));
+}
+
+// Copies `bytes` of `data` into this rank's entry and leaves: a rank that
+// only gives waits for nobody.
+void give(CollectiveContext& ctx, const void* data, size_t bytes) {
+  copyIn(ctx, data, bytes);
+  ctx.publishOnBoard(static_cast<uint32_t>(bytes));
 }
 
 // out = op over every rank's entry, in rank order, of elements [first, first + count).
@@ -41,13 +52,15 @@ void boardAllReduce(CollectiveContext& ctx, const void* in, void* out, size_t co
 
 void boardReduce(CollectiveContext& ctx, const void* in, void* out, size_t count, comm_dtype_t dtype, comm_op_t op,
                  int root) {
+  if (ctx.rank() != root) return give(ctx, in, count * dtypeSize(dtype));
   publish(ctx, in, count * dtypeSize(dtype));
-  if (ctx.rank() == root) combineEntries(ctx, out, 0, count, dtype, op);
+  combineEntries(ctx, out, 0, count, dtype, op);
 }
 
 void boardBroadcast(CollectiveContext& ctx, void* buffer, size_t bytes, int root) {
-  publish(ctx, buffer, ctx.rank() == root ? bytes : 0);
-  if (ctx.rank() != root && bytes > 0) std::memcpy(buffer, ctx.boardPayloadOf(root), bytes);
+  if (ctx.rank() == root) return give(ctx, buffer, bytes);
+  ctx.exchangeOnBoard(0);
+  if (bytes > 0) std::memcpy(buffer, ctx.boardPayloadOf(root), bytes);
 }
 
 void boardAllGather(CollectiveContext& ctx, const void* in, void* out, const size_t* bytes, const size_t* offsets) {
@@ -66,8 +79,8 @@ void boardReduceScatter(CollectiveContext& ctx, const void* in, void* out, const
 
 void boardGather(CollectiveContext& ctx, const void* in, void* out, const size_t* bytes, const size_t* offsets,
                  int root) {
+  if (ctx.rank() != root) return give(ctx, in, bytes[ctx.rank()]);
   publish(ctx, in, bytes[ctx.rank()]);
-  if (ctx.rank() != root) return;
   for (int r = 0; r < ctx.size(); ++r) {
     if (bytes[r] > 0) std::memcpy(static_cast<char*>(out) + offsets[r], ctx.boardPayloadOf(r), bytes[r]);
   }
@@ -76,8 +89,15 @@ void boardGather(CollectiveContext& ctx, const void* in, void* out, const size_t
 void boardScatter(CollectiveContext& ctx, const void* in, void* out, const size_t* bytes, const size_t* offsets,
                   int root) {
   const int n = ctx.size();
-  publish(ctx, in, ctx.rank() == root ? offsets[n - 1] + bytes[n - 1] : 0);
-  if (bytes[ctx.rank()] > 0) std::memcpy(out, ctx.boardPayloadOf(root) + offsets[ctx.rank()], bytes[ctx.rank()]);
+  const int self = ctx.rank();
+  if (self == root) {
+    give(ctx, in, offsets[n - 1] + bytes[n - 1]);
+    const char* mine = static_cast<const char*>(in) + offsets[self];
+    if (bytes[self] > 0 && mine != out) std::memcpy(out, mine, bytes[self]);  // in place: already there
+    return;
+  }
+  ctx.exchangeOnBoard(0);
+  if (bytes[self] > 0) std::memcpy(out, ctx.boardPayloadOf(root) + offsets[self], bytes[self]);
 }
 
 size_t boardAllToAllBytes(int size, const size_t* sendBytes) {

@@ -6,7 +6,8 @@
 // node are made of. The selection table picks them for inputs that fit an
 // entry (NodeBoard::kPayloadBytes) on communicators that have a board.
 // Reductions combine the entries in rank order, so every rank computes the
-// same bits.
+// same bits. A rank that only gives (a broadcast or scatter root, a
+// non-root of gather or reduce) publishes and returns without waiting.
 #pragma once
 
 #include <cstddef>

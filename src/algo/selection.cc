@@ -19,9 +19,8 @@ constexpr int kAnyRanks = std::numeric_limits<int>::max();
 // Rows naming it apply only on communicators with a node board.
 constexpr std::string_view kBoard = "board";
 constexpr size_t kBoardBytes = core::NodeBoard::kPayloadBytes;
-// Past this many ranks, reading every peer's entry costs more than the
-// rounds of messages it saves (except for the barrier, which reads no data).
-constexpr int kBoardRanks = 16;
+// The barrier reads no payload and takes the board at any size.
+constexpr int kBoardRanks = core::NodeBoard::kPayloadRanks;
 
 // Rows are tried in order; the first whose limits hold wins. The sizes come
 // from measurements on one node (docs/algorithms.md explains each).

@@ -9,6 +9,7 @@
 #include "api/objects.h"
 #include "core/collective_context.h"
 #include "core/dtype.h"
+#include "core/small_buffer.h"
 #include "reduce/reduce.h"
 
 using comm::fail;
@@ -84,39 +85,66 @@ void finishAverage(comm_op_t op, void* data, size_t count, comm_dtype_t dtype, i
   if (op == COMM_OP_AVG) comm::reduce::finishAverage(data, count, dtype, size);
 }
 
-// Per-rank row counts -> byte sizes and offsets; checks them.
-struct Layout {
-  std::vector<size_t> bytes;
-  std::vector<size_t> offsets;
-  std::vector<size_t> elements;
-  std::vector<size_t> elementOffsets;
-  int64_t totalRows = 0;
-  uint64_t hash = 1469598103934665603ull;
+// Group sizes up to this keep their per-rank tables on the stack.
+constexpr size_t kInlineRanks = 16;
+template <typename T>
+using PerRank = comm::core::SmallBuffer<T, kInlineRanks>;
+
+// Every rank's block of a tensor split by rows: its size and offset in bytes
+// and in elements.
+class Layout {
+ public:
+  explicit Layout(int size) : size_(size), columns_(4 * static_cast<size_t>(size)) {}
+
+  const size_t* bytes() const { return column(0); }
+  const size_t* offsets() const { return column(1); }
+  const size_t* elements() const { return column(2); }
+  const size_t* elementOffsets() const { return column(3); }
+  int64_t totalRows() const { return totalRows_; }
+  // Tells layouts apart in the signature; 0 for even ones, which agree on the count alone.
+  uint64_t hash() const { return hash_; }
+  void forgetHash() { hash_ = 0; }
+
+  // Appends the next rank's block of `rows` rows.
+  void append(int64_t rows, int64_t rowElements, size_t elementSize) {
+    const size_t elements = static_cast<size_t>(rows) * static_cast<size_t>(rowElements);
+    column(0)[filled_] = elements * elementSize;
+    column(1)[filled_] = endBytes_;
+    column(2)[filled_] = elements;
+    column(3)[filled_] = endBytes_ / elementSize;
+    endBytes_ += elements * elementSize;
+    totalRows_ += rows;
+    hash_ = (hash_ ^ static_cast<uint64_t>(rows)) * 1099511628211ull;
+    ++filled_;
+  }
+
+ private:
+  size_t* column(int c) { return columns_.data() + static_cast<size_t>(c) * size_; }
+  const size_t* column(int c) const { return columns_.data() + static_cast<size_t>(c) * size_; }
+
+  size_t size_;
+  comm::core::SmallBuffer<size_t, 4 * kInlineRanks> columns_;
+  size_t filled_ = 0;
+  size_t endBytes_ = 0;
+  int64_t totalRows_ = 0;
+  uint64_t hash_ = 1469598103934665603ull;
 };
 
+// Per-rank row counts -> the layout; checks them.
 Layout layoutOf(const int64_t* counts, const char* name, int size, int64_t rowElements, size_t elementSize) {
   require(counts, name);
-  Layout l;
-  for (auto* v : {&l.bytes, &l.offsets, &l.elements, &l.elementOffsets}) v->reserve(size);
-  size_t offset = 0;
+  Layout l(size);
   for (int r = 0; r < size; ++r) {
     if (counts[r] < 0) fail(COMM_ERR_INVALID_ARGUMENT, "{}[{}] = {} is negative", name, r, counts[r]);
-    size_t elements = static_cast<size_t>(counts[r]) * static_cast<size_t>(rowElements);
-    l.elements.push_back(elements);
-    l.elementOffsets.push_back(offset / elementSize);
-    l.bytes.push_back(elements * elementSize);
-    l.offsets.push_back(offset);
-    offset += elements * elementSize;
-    l.totalRows += counts[r];
-    l.hash = (l.hash ^ static_cast<uint64_t>(counts[r])) * 1099511628211ull;
+    l.append(counts[r], rowElements, elementSize);
   }
   return l;
 }
 
 Layout evenLayout(int size, int64_t rowsPerRank, int64_t rowElements, size_t elementSize) {
-  std::vector<int64_t> counts(size, rowsPerRank);
-  Layout l = layoutOf(counts.data(), "counts", size, rowElements, elementSize);
-  l.hash = 0;  // even collectives agree on the count alone
+  Layout l(size);
+  for (int r = 0; r < size; ++r) l.append(rowsPerRank, rowElements, elementSize);
+  l.forgetHash();
   return l;
 }
 
@@ -241,7 +269,7 @@ COMM_API comm_status_t comm_all_gather(comm_t* comm, const comm_tensor_t* in, co
     Layout l = evenLayout(c.size(), 1, i.numel, i.elementSize);
     launch(comm, handle, signatureOf(CollectiveKind::kAllGather, i.dtype, i.numel),
            [l = std::move(l), src = i.data, dst = o.data](CollectiveContext& ctx) {
-             comm::algo::allGatherV(ctx, src, dst, l.bytes.data(), l.offsets.data());
+             comm::algo::allGatherV(ctx, src, dst, l.bytes(), l.offsets());
            });
   });
 }
@@ -263,7 +291,7 @@ COMM_API comm_status_t comm_reduce_scatter(comm_t* comm, const comm_tensor_t* in
     launch(comm, handle, s,
            [l = std::move(l), op, size, dtype = i.dtype, count = static_cast<size_t>(o.numel), src = i.data,
             dst = o.data](CollectiveContext& ctx) {
-             comm::algo::reduceScatterV(ctx, src, dst, l.elements.data(), l.elementOffsets.data(), dtype, op);
+             comm::algo::reduceScatterV(ctx, src, dst, l.elements(), l.elementOffsets(), dtype, op);
              finishAverage(op, dst, count, dtype, size);
            });
   });
@@ -287,7 +315,7 @@ COMM_API comm_status_t comm_gather(comm_t* comm, const comm_tensor_t* in, comm_t
     Signature s = signatureOf(CollectiveKind::kGather, i.dtype, i.numel);
     s.root = root;
     launch(comm, handle, s, [l = std::move(l), root, src = i.data, dst](CollectiveContext& ctx) {
-      comm::algo::gatherV(ctx, src, dst, l.bytes.data(), l.offsets.data(), root);
+      comm::algo::gatherV(ctx, src, dst, l.bytes(), l.offsets(), root);
     });
   });
 }
@@ -310,7 +338,7 @@ COMM_API comm_status_t comm_scatter(comm_t* comm, const comm_tensor_t* in, comm_
     Signature s = signatureOf(CollectiveKind::kScatter, o.dtype, o.numel);
     s.root = root;
     launch(comm, handle, s, [l = std::move(l), root, src, dst = o.data](CollectiveContext& ctx) {
-      comm::algo::scatterV(ctx, src, dst, l.bytes.data(), l.offsets.data(), root);
+      comm::algo::scatterV(ctx, src, dst, l.bytes(), l.offsets(), root);
     });
   });
 }
@@ -336,8 +364,8 @@ COMM_API comm_status_t comm_all_to_all_single(comm_t* comm, const comm_tensor_t*
         return evenLayout(size, t.rows() / size, rowElements, t.elementSize);
       }
       Layout l = layoutOf(splits, splitName, size, rowElements, t.elementSize);
-      if (l.totalRows != t.rows()) {
-        fail(COMM_ERR_INVALID_ARGUMENT, "{} add up to {} rows but {} has {}", splitName, l.totalRows, tensorName,
+      if (l.totalRows() != t.rows()) {
+        fail(COMM_ERR_INVALID_ARGUMENT, "{} add up to {} rows but {} has {}", splitName, l.totalRows(), tensorName,
              t.rows());
       }
       return l;
@@ -347,13 +375,13 @@ COMM_API comm_status_t comm_all_to_all_single(comm_t* comm, const comm_tensor_t*
     launch(comm, handle, signatureOf(CollectiveKind::kAllToAllSingle, i.dtype, rowElements),
            [send = std::move(send), recv = std::move(recv), size, src = static_cast<const char*>(i.data),
             dst = static_cast<char*>(o.data)](CollectiveContext& ctx) {
-             std::vector<const void*> sendPtrs(size);
-             std::vector<void*> recvPtrs(size);
+             PerRank<const void*> sendPtrs(size);
+             PerRank<void*> recvPtrs(size);
              for (int p = 0; p < size; ++p) {
-               sendPtrs[p] = src + send.offsets[p];
-               recvPtrs[p] = dst + recv.offsets[p];
+               sendPtrs[p] = src + send.offsets()[p];
+               recvPtrs[p] = dst + recv.offsets()[p];
              }
-             comm::algo::allToAll(ctx, sendPtrs.data(), send.bytes.data(), recvPtrs.data(), recv.bytes.data());
+             comm::algo::allToAll(ctx, sendPtrs.data(), send.bytes(), recvPtrs.data(), recv.bytes());
            });
   });
 }
@@ -367,9 +395,9 @@ COMM_API comm_status_t comm_all_to_all(comm_t* comm, int nins, const comm_tensor
     if (nouts != size) fail(COMM_ERR_INVALID_ARGUMENT, "nouts {} differs from the group size {}", nouts, size);
     require(ins, "ins");
     require(outs, "outs");
-    std::vector<const void*> sendPtrs(size);
-    std::vector<void*> recvPtrs(size);
-    std::vector<size_t> sendBytes(size), recvBytes(size);
+    PerRank<const void*> sendPtrs(size);
+    PerRank<void*> recvPtrs(size);
+    PerRank<size_t> sendBytes(size), recvBytes(size);
     comm_dtype_t dtype = comm::api::tensor(ins[0], "ins[0]").dtype;
     for (int p = 0; p < size; ++p) {
       std::string inName = fmt::format("ins[{}]", p), outName = fmt::format("outs[{}]", p);
@@ -406,12 +434,12 @@ COMM_API comm_status_t comm_all_gather_v(comm_t* comm, const comm_tensor_t* in, 
     int64_t rowElements = o.ndim > 0 ? o.rowElements() : 1;
     Layout l = layoutOf(counts, "counts", c.size(), rowElements, o.elementSize);
     checkNumel(i, "in", counts[c.rank()] * rowElements, "counts[rank] rows");
-    checkNumel(o, "out", l.totalRows * rowElements, "sum(counts) rows");
-    checkAliasing(i, o, l.offsets[c.rank()]);
-    Signature s = signatureOf(CollectiveKind::kAllGatherV, i.dtype, l.totalRows * rowElements);
-    s.extra = l.hash;
+    checkNumel(o, "out", l.totalRows() * rowElements, "sum(counts) rows");
+    checkAliasing(i, o, l.offsets()[c.rank()]);
+    Signature s = signatureOf(CollectiveKind::kAllGatherV, i.dtype, l.totalRows() * rowElements);
+    s.extra = l.hash();
     launch(comm, handle, s, [l = std::move(l), src = i.data, dst = o.data](CollectiveContext& ctx) {
-      comm::algo::allGatherV(ctx, src, dst, l.bytes.data(), l.offsets.data());
+      comm::algo::allGatherV(ctx, src, dst, l.bytes(), l.offsets());
     });
   });
 }
@@ -426,17 +454,17 @@ COMM_API comm_status_t comm_reduce_scatter_v(comm_t* comm, const comm_tensor_t* 
     checkOp(op, i.dtype);
     int64_t rowElements = i.ndim > 0 ? i.rowElements() : 1;
     Layout l = layoutOf(counts, "counts", c.size(), rowElements, i.elementSize);
-    checkNumel(i, "in", l.totalRows * rowElements, "sum(counts) rows");
+    checkNumel(i, "in", l.totalRows() * rowElements, "sum(counts) rows");
     checkNumel(o, "out", counts[c.rank()] * rowElements, "counts[rank] rows");
-    checkAliasing(o, i, l.offsets[c.rank()]);
-    Signature s = signatureOf(CollectiveKind::kReduceScatterV, i.dtype, l.totalRows * rowElements);
+    checkAliasing(o, i, l.offsets()[c.rank()]);
+    Signature s = signatureOf(CollectiveKind::kReduceScatterV, i.dtype, l.totalRows() * rowElements);
     s.op = op;
-    s.extra = l.hash;
+    s.extra = l.hash();
     int size = c.size();
-    size_t mine = l.elements[c.rank()];
+    size_t mine = l.elements()[c.rank()];
     launch(comm, handle, s,
            [l = std::move(l), op, size, mine, dtype = i.dtype, src = i.data, dst = o.data](CollectiveContext& ctx) {
-             comm::algo::reduceScatterV(ctx, src, dst, l.elements.data(), l.elementOffsets.data(), dtype, op);
+             comm::algo::reduceScatterV(ctx, src, dst, l.elements(), l.elementOffsets(), dtype, op);
              finishAverage(op, dst, mine, dtype, size);
            });
   });
@@ -455,15 +483,15 @@ COMM_API comm_status_t comm_gather_v(comm_t* comm, const comm_tensor_t* in, comm
     if (c.rank() == root) {
       const comm_tensor& o = comm::api::tensor(out, "out (on the root)");
       checkSameDtype(i, "in", o, "out");
-      checkNumel(o, "out", l.totalRows * rowElements, "sum(counts) rows");
-      checkAliasing(i, o, l.offsets[c.rank()]);
+      checkNumel(o, "out", l.totalRows() * rowElements, "sum(counts) rows");
+      checkAliasing(i, o, l.offsets()[c.rank()]);
       dst = o.data;
     }
-    Signature s = signatureOf(CollectiveKind::kGatherV, i.dtype, l.totalRows * rowElements);
+    Signature s = signatureOf(CollectiveKind::kGatherV, i.dtype, l.totalRows() * rowElements);
     s.root = root;
-    s.extra = l.hash;
+    s.extra = l.hash();
     launch(comm, handle, s, [l = std::move(l), root, src = i.data, dst](CollectiveContext& ctx) {
-      comm::algo::gatherV(ctx, src, dst, l.bytes.data(), l.offsets.data(), root);
+      comm::algo::gatherV(ctx, src, dst, l.bytes(), l.offsets(), root);
     });
   });
 }
@@ -481,15 +509,15 @@ COMM_API comm_status_t comm_scatter_v(comm_t* comm, const comm_tensor_t* in, com
     if (c.rank() == root) {
       const comm_tensor& i = comm::api::tensor(in, "in (on the root)");
       checkSameDtype(i, "in", o, "out");
-      checkNumel(i, "in", l.totalRows * rowElements, "sum(counts) rows");
-      checkAliasing(o, i, l.offsets[c.rank()]);
+      checkNumel(i, "in", l.totalRows() * rowElements, "sum(counts) rows");
+      checkAliasing(o, i, l.offsets()[c.rank()]);
       src = i.data;
     }
-    Signature s = signatureOf(CollectiveKind::kScatterV, o.dtype, l.totalRows * rowElements);
+    Signature s = signatureOf(CollectiveKind::kScatterV, o.dtype, l.totalRows() * rowElements);
     s.root = root;
-    s.extra = l.hash;
+    s.extra = l.hash();
     launch(comm, handle, s, [l = std::move(l), root, src, dst = o.data](CollectiveContext& ctx) {
-      comm::algo::scatterV(ctx, src, dst, l.bytes.data(), l.offsets.data(), root);
+      comm::algo::scatterV(ctx, src, dst, l.bytes(), l.offsets(), root);
     });
   });
 }

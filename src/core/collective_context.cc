@@ -53,7 +53,7 @@ CollectiveContext::~CollectiveContext() {
   if (!pending_.empty()) comm_.abandon(std::move(requests_), pending_);
   // Capacity stays for the next collective.
   pending_.clear();
-  requests_.clear();
+  if (!requests_.empty()) requests_.clear();  // not free even when empty
 }
 
 char* CollectiveContext::staging() {
@@ -124,16 +124,45 @@ void CollectiveContext::failMismatch(int other, const Signature& theirs) {
 }
 
 void CollectiveContext::announce() {
-  if (board_ == nullptr || announced_) return;
+  if (board_ != nullptr && !announced_) publishEntry(NodeBoard::kNoPayload);
+}
+
+void CollectiveContext::publishEntry(uint32_t payloadBytes) {
   announced_ = true;
-  board_->publish(sequence_, signature_, NodeBoard::kNoPayload);
+  awaitReuse();
+  board_->publish(sequence_, signature_, payloadBytes);
+}
+
+void CollectiveContext::publishPayload(uint32_t payloadBytes) {
+  if (announced_) fail(COMM_ERR_INTERNAL, "{}: published on the board twice", what());
+  publishEntry(payloadBytes);
+}
+
+void CollectiveContext::publishOnBoard(uint32_t payloadBytes) {
+  publishPayload(payloadBytes);
+  signatureChecked_ = true;  // nothing more to look at: the ranks that wait check
 }
 
 void CollectiveContext::exchangeOnBoard(uint32_t payloadBytes) {
-  if (announced_) fail(COMM_ERR_INTERNAL, "{}: published on the board twice", what());
-  announced_ = true;
-  board_->publish(sequence_, signature_, payloadBytes);
+  publishPayload(payloadBytes);
   awaitBoard();
+}
+
+void CollectiveContext::awaitReuse() {
+  if (reusable_) return;
+  const uint32_t needed = sequence_ - NodeBoard::kEntriesPerRank + 1;
+  if (!board_->knownAllStarted(needed)) {
+    int r = 0;
+    auto allStarted = [&] {
+      for (; r < size_; ++r) {
+        if (r != rank_ && !board_->started(r, needed)) return false;
+      }
+      return true;
+    };
+    waitOnBoard(allStarted, &r, "to finish an earlier collective");
+    board_->noteAllStarted(needed);
+  }
+  reusable_ = true;
 }
 
 bool CollectiveContext::scanBoard() {
@@ -146,47 +175,51 @@ bool CollectiveContext::scanBoard() {
   return true;
 }
 
+template <typename Ready>
+void CollectiveContext::waitOnBoard(Ready ready, const int* blocker, const char* forWhat) {
+  for (int spin = 0; spin < kBoardSpins; ++spin) {
+    if (ready()) return;
+    cpuRelax();
+  }
+  Backoff backoff;
+  const Deadline deadline = comm_.deadline();
+  auto nextCheck = Clock::now() + kBoardHealthInterval;
+  transport::Transport& transport = comm_.world().transport();
+  while (!ready()) {
+    // A rank waiting here may still owe a peer the finish reply of an
+    // earlier large message (queued while the ring was full): that peer's
+    // send, and so its start of this collective, waits on our progress.
+    if (transport.progress()) {
+      backoff.reset();
+      continue;
+    }
+    if (comm_.aborted()) fail(COMM_ERR_ABORTED, "{}: the communicator was aborted", what());
+    const auto now = Clock::now();
+    if (now >= nextCheck) {
+      nextCheck = now + kBoardHealthInterval;
+      if (auto failure = comm_.world().peerFailure(comm_.worldRankOf(*blocker))) {
+        fail(COMM_ERR_REMOTE, "{}: {}", what(), *failure);
+      }
+      if (deadline.expired()) {
+        fail(COMM_ERR_TIMEOUT, "{}: timed out after {} ms waiting for rank {} {}", what(), comm_.timeout().count(),
+             *blocker, forWhat);
+      }
+    }
+    backoff.pause();
+  }
+}
+
 void CollectiveContext::awaitBoard() {
   announce();
-  bool all = scanBoard();
-  for (int spin = 0; !all && spin < kBoardSpins; ++spin) {
-    cpuRelax();
-    all = scanBoard();
-  }
-  if (!all) {
-    Backoff backoff;
-    const Deadline deadline = comm_.deadline();
-    auto nextCheck = Clock::now() + kBoardHealthInterval;
-    transport::Transport& transport = comm_.world().transport();
-    while (!scanBoard()) {
-      // A rank waiting here may still owe a peer the finish reply of an
-      // earlier large message (queued while the ring was full): that peer's
-      // send, and so its start of this collective, waits on our progress.
-      if (transport.progress()) {
-        backoff.reset();
-        continue;
-      }
-      if (comm_.aborted()) fail(COMM_ERR_ABORTED, "{}: the communicator was aborted", what());
-      const auto now = Clock::now();
-      if (now >= nextCheck) {
-        nextCheck = now + kBoardHealthInterval;
-        if (auto failure = comm_.world().peerFailure(comm_.worldRankOf(boardScanned_))) {
-          fail(COMM_ERR_REMOTE, "{}: {}", what(), *failure);
-        }
-        if (deadline.expired()) {
-          fail(COMM_ERR_TIMEOUT, "{}: timed out after {} ms waiting for rank {} to start it", what(),
-               comm_.timeout().count(), boardScanned_);
-        }
-      }
-      backoff.pause();
-    }
-  }
+  waitOnBoard([this] { return scanBoard(); }, &boardScanned_, "to start it");
+  board_->noteAllStarted(sequence_);
   signatureChecked_ = true;
   if (boardMismatch_ >= 0) failMismatch(boardMismatch_, board_->signature(boardMismatch_, sequence_));
 }
 
 void CollectiveContext::waitFor(std::span<const Pending> pending) {
   announce();
+  if (start_ == Clock::time_point{}) start_ = Clock::now();
   auto what = [this] { return this->what(); };
   std::function<void()> check = [this] {
     checkSignature();
@@ -235,13 +268,17 @@ void CollectiveContext::waitAll() { waitFor(pending_); }
 
 void CollectiveContext::finish() {
   if (!pending_.empty()) waitFor(pending_);
-  if (!signatureChecked_ && board_ != nullptr) awaitBoard();
+  if (board_ != nullptr) {
+    if (!signatureChecked_) awaitBoard();
+    board_->prefetch(sequence_ + 1, size_);
+  }
   pending_.clear();
   comm_.cancel(noticeReceives_);
   noticeReceives_.clear();
 }
 
 void CollectiveContext::withdrawNoticeReceives() {
+  if (noticeReceives_.empty()) return;
   pending_.insert(pending_.end(), noticeReceives_.begin(), noticeReceives_.end());
   noticeReceives_.clear();
 }

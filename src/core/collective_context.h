@@ -64,12 +64,21 @@ class CollectiveContext {
   // The node board, where this communicator has one (all its ranks share
   // this node): small collectives exchange their whole data there.
   bool hasBoard() const { return board_ != nullptr; }
-  // This rank's payload area on the board for this collective (NodeBoard::kPayloadBytes).
-  char* boardPayload() { return board_->ownPayload(sequence_); }
+  // This rank's payload area on the board for this collective
+  // (NodeBoard::kPayloadBytes); waits until the others are done with what it
+  // held before.
+  char* boardPayload() {
+    awaitReuse();
+    return board_->ownPayload(sequence_);
+  }
   // Publishes this rank's signature with the first `payloadBytes` of
   // boardPayload() (NodeBoard::kNoPayload: none), then waits until every
   // rank has published this collective, checking their signatures.
   void exchangeOnBoard(uint32_t payloadBytes);
+  // Publishes like exchangeOnBoard but waits for nobody: the collective is
+  // over for this rank, which only gives (a broadcast root, a gather leaf).
+  // Such a rank cannot see a mismatch; the ranks that wait for it do.
+  void publishOnBoard(uint32_t payloadBytes);
   // What `rank` published (once exchangeOnBoard has returned).
   const char* boardPayloadOf(int rank) const { return board_->payload(rank, sequence_); }
   uint32_t boardPayloadBytesOf(int rank) const { return board_->payloadBytes(rank, sequence_); }
@@ -96,6 +105,16 @@ class CollectiveContext {
   [[noreturn]] void failMismatch(int other, const Signature& theirs);
   // Publishes the signature on the board without payload, once.
   void announce();
+  void publishEntry(uint32_t payloadBytes);
+  // publishEntry, which must be the collective's first publication.
+  void publishPayload(uint32_t payloadBytes);
+  // Waits until this rank may overwrite its entry for this collective (see
+  // node_board.h); once.
+  void awaitReuse();
+  // Waits, checking the deadline, abort and dead peers, until `ready()`;
+  // `*blocker` names the rank it waits for, `forWhat` why.
+  template <typename Ready>
+  void waitOnBoard(Ready ready, const int* blocker, const char* forWhat);
   // Confirms, in rank order, the signatures of ranks that have published;
   // true once every rank has. Notes the first that disagrees.
   bool scanBoard();
@@ -131,12 +150,13 @@ class CollectiveContext {
   std::vector<Pending>& pending_;             // likewise; indexed by RequestId
   NodeBoard* board_;
   bool announced_ = false;   // this rank's signature is on the board
+  bool reusable_ = false;    // its entry for this collective is free to write
   int boardScanned_ = 0;     // ranks below this index published and were compared
   int boardMismatch_ = -1;   // the first of them whose signature differs
   Signature leftSignature_;
   transport::Request* signatureRecv_ = nullptr;
   bool signatureChecked_ = true;
-  Clock::time_point start_ = Clock::now();
+  Clock::time_point start_{};  // of the first wait on the transport: board-only collectives never read the clock
   bool peersNotified_ = false;  // this rank's failure went out, or a peer's came in
   FailureNotice outgoing_;
   std::list<FailureNotice> incoming_;  // a list: empty, it costs no allocation

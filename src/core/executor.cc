@@ -14,18 +14,14 @@ Executor::~Executor() {
 void Executor::submit(std::function<void()> task) {
   std::lock_guard lock(mutex_);
   queue_.push_back(std::move(task));
+  unfinished_.fetch_add(1, std::memory_order_relaxed);
   if (!thread_.joinable()) thread_ = std::thread([this] { run(); });
   changed_.notify_all();
 }
 
-bool Executor::idle() {
-  std::lock_guard lock(mutex_);
-  return queue_.empty() && !running_;
-}
-
 void Executor::drain() {
   std::unique_lock lock(mutex_);
-  changed_.wait(lock, [this] { return queue_.empty() && !running_; });
+  changed_.wait(lock, [this] { return idle(); });
 }
 
 void Executor::run() {
@@ -35,11 +31,10 @@ void Executor::run() {
     if (queue_.empty()) return;
     std::function<void()> task = std::move(queue_.front());
     queue_.pop_front();
-    running_ = true;
     lock.unlock();
     task();
     lock.lock();
-    running_ = false;
+    unfinished_.fetch_sub(1, std::memory_order_release);
     changed_.notify_all();
   }
 }

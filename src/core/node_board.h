@@ -6,12 +6,13 @@
 // the transport, and every rank checks every rank's signature (not only its
 // neighbour's), so every rank of a mismatched collective sees the mismatch.
 //
-// Each rank has two entries and uses them alternately. Rank r may overwrite
-// the entry of collective s - 2 when it starts s: it finished s - 1, which
-// needed every rank to publish s - 1, and a rank publishes s - 1 only after
-// it is done reading everybody's s - 2. So every collective of a
-// communicator with a board, whatever path its data takes, waits until every
-// rank has published it before it returns (CollectiveContext::finish).
+// Each rank has kEntriesPerRank entries and uses them in turn. Rank r may
+// overwrite the entry of collective s - kEntriesPerRank when it starts s
+// only once every rank has started s - kEntriesPerRank + 1: a rank starts a
+// collective after it is done reading the entries of the one before. That
+// check (CollectiveContext::awaitReuse) is the only flow control, so a rank
+// that only gives (a broadcast root, a gather leaf) publishes and leaves,
+// and may run up to kEntriesPerRank - 1 collectives ahead of the others.
 #pragma once
 
 #include <atomic>
@@ -32,6 +33,14 @@ class NodeBoard {
   // What one entry carries besides the signature; sized for the latency-
   // bound collectives, where the transport's per-message cost dominates.
   static constexpr size_t kPayloadBytes = 4096;
+  // Entries carry payload only on boards of at most this many ranks: past
+  // it, reading every peer's entry costs more than the rounds of messages
+  // it saves, and the board holds signatures alone.
+  static constexpr int kPayloadRanks = 16;
+  // How far a rank that does not wait may run ahead (see above); a power of
+  // two, so entries stay in turn when sequences wrap.
+  static constexpr uint32_t kEntriesPerRank = 16;
+  static_assert((kEntriesPerRank & (kEntriesPerRank - 1)) == 0);
   // An entry's payload size when the rank put no payload there.
   static constexpr uint32_t kNoPayload = UINT32_MAX;
 
@@ -53,6 +62,23 @@ class NodeBoard {
   bool published(int rank, uint32_t sequence) const {
     return entry(rank, sequence)->published.load(std::memory_order_acquire) == sequence + 1;
   }
+  // Whether `rank` has published `sequence` or a later collective.
+  // Sequences wrap: an entry holds values that grow by kEntriesPerRank.
+  bool started(int rank, uint32_t sequence) const {
+    return static_cast<int32_t>(entry(rank, sequence)->published.load(std::memory_order_acquire) - (sequence + 1)) >= 0;
+  }
+  // Starts loading the first line of every rank's entry for `sequence`
+  // (this rank's for writing): a rank that stays ahead has usually
+  // published it already, and the load then overlaps this rank's own work
+  // between collectives instead of stalling the next one.
+  void prefetch(uint32_t sequence, int size) const {
+    for (int r = 0; r < size; ++r) __builtin_prefetch(entry(r, sequence), r == rank_ ? 1 : 0);
+  }
+  // This rank's record of a sequence every rank is known to have started.
+  bool knownAllStarted(uint32_t sequence) const { return static_cast<int32_t>(sequence - allStarted_) <= 0; }
+  void noteAllStarted(uint32_t sequence) {
+    if (!knownAllStarted(sequence)) allStarted_ = sequence;
+  }
   const Signature& signature(int rank, uint32_t sequence) const { return entry(rank, sequence)->signature; }
   uint32_t payloadBytes(int rank, uint32_t sequence) const { return entry(rank, sequence)->payloadBytes; }
   const char* payload(int rank, uint32_t sequence) const { return payloadOf(entry(rank, sequence)); }
@@ -68,20 +94,22 @@ class NodeBoard {
   static_assert(sizeof(EntryHeader) == 40, "the payload should start in the entry's first cache line");
   // Entries start on 128-byte boundaries: adjacent-line prefetch never couples two of them.
   static constexpr size_t kAlign = 128;
-  static constexpr size_t kEntryBytes = (sizeof(EntryHeader) + kPayloadBytes + kAlign - 1) / kAlign * kAlign;
-  static constexpr size_t kEntriesPerRank = 2;
-
-  NodeBoard(transport::ShmSegment segment, int rank);
+  static constexpr size_t entryBytes(size_t payloadBytes) {
+    return (sizeof(EntryHeader) + payloadBytes + kAlign - 1) / kAlign * kAlign;
+  }
+  NodeBoard(transport::ShmSegment segment, size_t entryBytes, int rank);
   // Inline: waits call it in their polling loop.
   EntryHeader* entry(int rank, uint32_t sequence) const {
     const size_t index = static_cast<size_t>(rank) * kEntriesPerRank + sequence % kEntriesPerRank;
-    return reinterpret_cast<EntryHeader*>(entries_ + index * kEntryBytes);
+    return reinterpret_cast<EntryHeader*>(entries_ + index * entryBytes_);
   }
   static char* payloadOf(EntryHeader* e) { return reinterpret_cast<char*>(e + 1); }
 
   transport::ShmSegment segment_;
   char* entries_;  // in segment_, after its header
+  size_t entryBytes_;
   int rank_;
+  uint32_t allStarted_ = UINT32_MAX;  // sequence -1: vacuously started
 };
 
 }  // namespace comm::core

@@ -19,8 +19,16 @@ int main(void) {
   comm_rank(&rank, world);
   comm_size(&size, world);
   int victim = size - 1;
-  if (comm_barrier(world, NULL) != COMM_OK) return 1;
+  if (comm_barrier(world, NULL) != COMM_OK) {
+    fprintf(stderr, "rank %d: comm_barrier: %s\n", rank, comm_last_error());
+    return 1;
+  }
   if (rank == victim) {
+    /* A send completes once the transport holds it (over tcp, the kernel),
+     * so the barrier's last messages may still be on their way: a kill now
+     * could drop them and fail the others' barrier instead of their wait. */
+    struct timespec nap = {0, 200 * 1000 * 1000};
+    nanosleep(&nap, NULL);
     kill(getpid(), SIGKILL);
   }
   char expected[32];
