@@ -8,6 +8,8 @@
 
 #include <chrono>
 
+#include "core/deadline.h"
+
 namespace comm::core {
 
 // Tells the core this thread is spinning (cheaper for a sibling hyperthread,
@@ -54,5 +56,29 @@ class Backoff {
   static constexpr std::chrono::microseconds kMaxNap{1000};
   std::chrono::steady_clock::time_point idleSince_{};
 };
+
+// How often a waiter looks for dead peers and its deadline while idle.
+constexpr auto kHealthCheckInterval = std::chrono::milliseconds(200);
+
+// Waits until `ready()`: between looks `work()` moves what it can (true when
+// it did something, which resets the backoff), and every
+// kHealthCheckInterval `check()` throws if the wait should give up.
+template <typename Ready, typename Work, typename Check>
+void waitUntil(Ready ready, Work work, Check check) {
+  Backoff backoff;
+  auto nextCheck = Clock::now() + kHealthCheckInterval;
+  while (!ready()) {
+    if (work()) {
+      backoff.reset();
+      continue;
+    }
+    const auto now = Clock::now();
+    if (now >= nextCheck) {
+      nextCheck = now + kHealthCheckInterval;
+      check();
+    }
+    backoff.pause();
+  }
+}
 
 }  // namespace comm::core

@@ -11,8 +11,6 @@ namespace {
 
 // A collective slower than this starts listening for failure notices.
 constexpr auto kNoticeDelay = std::chrono::milliseconds(100);
-// How often a wait on the board looks for dead peers and the deadline.
-constexpr auto kBoardHealthInterval = std::chrono::milliseconds(200);
 // Looks at the board before the first clock read: a peer running on a core
 // of its own publishes within a few hundred nanoseconds.
 constexpr int kBoardSpins = 32;
@@ -181,32 +179,25 @@ void CollectiveContext::waitOnBoard(Ready ready, const int* blocker, const char*
     if (ready()) return;
     cpuRelax();
   }
-  Backoff backoff;
   const Deadline deadline = comm_.deadline();
-  auto nextCheck = Clock::now() + kBoardHealthInterval;
   transport::Transport& transport = comm_.world().transport();
-  while (!ready()) {
+  auto work = [&] {
     // A rank waiting here may still owe a peer the finish reply of an
     // earlier large message (queued while the ring was full): that peer's
     // send, and so its start of this collective, waits on our progress.
-    if (transport.progress()) {
-      backoff.reset();
-      continue;
-    }
+    if (transport.progress()) return true;
     if (comm_.aborted()) fail(COMM_ERR_ABORTED, "{}: the communicator was aborted", what());
-    const auto now = Clock::now();
-    if (now >= nextCheck) {
-      nextCheck = now + kBoardHealthInterval;
-      if (auto failure = comm_.world().peerFailure(comm_.worldRankOf(*blocker))) {
-        fail(COMM_ERR_REMOTE, "{}: {}", what(), *failure);
-      }
-      if (deadline.expired()) {
-        fail(COMM_ERR_TIMEOUT, "{}: timed out after {} ms waiting for rank {} {}", what(), comm_.timeout().count(),
-             *blocker, forWhat);
-      }
+    return false;
+  };
+  waitUntil(ready, work, [&] {
+    if (auto failure = comm_.world().peerFailure(comm_.worldRankOf(*blocker))) {
+      fail(COMM_ERR_REMOTE, "{}: {}", what(), *failure);
     }
-    backoff.pause();
-  }
+    if (deadline.expired()) {
+      fail(COMM_ERR_TIMEOUT, "{}: timed out after {} ms waiting for rank {} {}", what(), comm_.timeout().count(),
+           *blocker, forWhat);
+    }
+  });
 }
 
 void CollectiveContext::awaitBoard() {

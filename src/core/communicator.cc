@@ -8,13 +8,6 @@
 #include "core/operation.h"
 
 namespace comm::core {
-namespace {
-
-// How often a waiter looks for dead peers and the deadline while idle.
-constexpr auto kHealthCheckInterval = std::chrono::milliseconds(200);
-
-}  // namespace
-
 Communicator::Communicator(std::shared_ptr<World> world, uint16_t id, std::vector<int> worldRanks, std::string name)
     : world_(std::move(world)),
       id_(id),

@@ -5,7 +5,6 @@
 #include <fmt/format.h>
 
 #include "core/backoff.h"
-#include "core/deadline.h"
 #include "core/error.h"
 #include "core/world.h"
 #include "transport/shm_transport.h"
@@ -19,29 +18,21 @@ struct alignas(128) BoardHeader {
   std::atomic<uint32_t> mapped;
 };
 
-// How often the creator, waiting for the members to map the board, looks for dead ones.
-constexpr auto kHealthInterval = std::chrono::milliseconds(200);
-
 void awaitMembers(World& world, uint16_t id, const std::vector<int>& worldRanks, const std::atomic<uint32_t>& mapped) {
   const Deadline deadline(world.timeout());
-  Backoff backoff;
-  auto nextCheck = Clock::now() + kHealthInterval;
-  while (mapped.load(std::memory_order_acquire) < worldRanks.size()) {
-    const auto now = Clock::now();
-    if (now >= nextCheck) {
-      nextCheck = now + kHealthInterval;
-      for (int w : worldRanks) {
-        if (auto failure = world.peerFailure(w)) {
-          fail(COMM_ERR_REMOTE, "shm: communicator {} lost a member before it mapped the node board: {}", id, *failure);
-        }
-      }
-      if (deadline.expired()) {
-        fail(COMM_ERR_TIMEOUT, "shm: only {} of the {} members of communicator {} mapped the node board within {} ms",
-             mapped.load(), worldRanks.size(), id, world.timeout().count());
+  auto allMapped = [&] { return mapped.load(std::memory_order_acquire) >= worldRanks.size(); };
+  auto nothingToDo = [] { return false; };
+  waitUntil(allMapped, nothingToDo, [&] {
+    for (int w : worldRanks) {
+      if (auto failure = world.peerFailure(w)) {
+        fail(COMM_ERR_REMOTE, "shm: communicator {} lost a member before it mapped the node board: {}", id, *failure);
       }
     }
-    backoff.pause();
-  }
+    if (deadline.expired()) {
+      fail(COMM_ERR_TIMEOUT, "shm: only {} of the {} members of communicator {} mapped the node board within {} ms",
+           mapped.load(), worldRanks.size(), id, world.timeout().count());
+    }
+  });
 }
 
 }  // namespace
