@@ -129,30 +129,30 @@ std::span<const char* const> algorithmsOf(CollectiveKind kind) {
   return {};
 }
 
-const char* choose(CollectiveContext& ctx, size_t bytes) {
+std::string_view choose(CollectiveContext& ctx, size_t bytes) {
   auto kind = static_cast<CollectiveKind>(ctx.signature().kind);
-  const char* collective = core::collectiveName(kind);
-  const std::string& forced = ctx.communicator().world().algorithmOverride(collective);
+  const std::string& forced = ctx.communicator().world().algorithmOverride(kind);
   // Every rank decides alike: whether the communicator has a board, and
   // the size, are the same everywhere (all_to_all sorts it out on the board).
-  const bool boardFits = ctx.hasBoard() && bytes <= kBoardBytes && ctx.size() <= kBoardRanks;
-  if (!forced.empty() && (forced != kBoard || boardFits)) {
-    for (const char* name : algorithmsOf(kind)) {
+  if (!forced.empty() && (forced != kBoard || (ctx.hasBoard() && bytes <= kBoardBytes && ctx.size() <= kBoardRanks))) {
+    for (std::string_view name : algorithmsOf(kind)) {
       if (forced == name) {
-        log::debug("{} of {} bytes on {} ranks: {} (set by COMM_ALGO)", collective, bytes, ctx.size(), name);
+        log::debug("{} of {} bytes on {} ranks: {} (set by COMM_ALGO)", core::collectiveName(kind), bytes, ctx.size(),
+                   name);
         return name;
       }
     }
-    fail(COMM_ERR_INVALID_ARGUMENT, "COMM_ALGO names '{}' for {}, which has no such algorithm", forced, collective);
+    fail(COMM_ERR_INVALID_ARGUMENT, "COMM_ALGO names '{}' for {}, which has no such algorithm", forced,
+         core::collectiveName(kind));
   }
   for (size_t row = kFirstRow[static_cast<size_t>(kind)]; row < std::size(kTable) && kTable[row].kind == kind; ++row) {
     const Rule& rule = kTable[row];
     if (bytes > rule.maxBytes || ctx.size() > rule.maxRanks) continue;
     if (rule.algorithm == kBoard && !ctx.hasBoard()) continue;
-    log::debug("{} of {} bytes on {} ranks: {}", collective, bytes, ctx.size(), rule.algorithm);
+    log::debug("{} of {} bytes on {} ranks: {}", core::collectiveName(kind), bytes, ctx.size(), rule.algorithm);
     return rule.algorithm;
   }
-  fail(COMM_ERR_INTERNAL, "the selection table has no row for {}", collective);
+  fail(COMM_ERR_INTERNAL, "the selection table has no row for {}", core::collectiveName(kind));
 }
 
 }  // namespace comm::algo

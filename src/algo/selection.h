@@ -6,6 +6,7 @@
 
 #include <cstddef>
 #include <span>
+#include <string_view>
 
 #include "core/collective_context.h"
 
@@ -17,7 +18,7 @@ struct Rule {
   core::CollectiveKind kind;
   size_t maxBytes;     // the rule applies to messages of at most this many bytes
   int maxRanks;        // ... and groups of at most this many ranks
-  const char* algorithm;
+  std::string_view algorithm;
 };
 
 // The table, in matching order; comm-info prints it.
@@ -29,6 +30,6 @@ std::span<const char* const> algorithmsOf(core::CollectiveKind kind);
 // Pick the algorithm for this call. `bytes` is the collective's message size
 // as the collective defines it (all_reduce: the vector; all_gather: the whole
 // output). Throws INVALID_ARGUMENT when COMM_ALGO names an unknown algorithm.
-const char* choose(CollectiveContext& ctx, size_t bytes);
+std::string_view choose(CollectiveContext& ctx, size_t bytes);
 
 }  // namespace comm::algo

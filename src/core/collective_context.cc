@@ -264,26 +264,29 @@ void CollectiveContext::finish() {
     board_->prefetch(sequence_ + 1, size_);
   }
   pending_.clear();
-  comm_.cancel(noticeReceives_);
-  noticeReceives_.clear();
+  if (notices_) {
+    comm_.cancel(notices_->receives);
+    notices_->receives.clear();
+  }
 }
 
 void CollectiveContext::withdrawNoticeReceives() {
-  if (noticeReceives_.empty()) return;
-  pending_.insert(pending_.end(), noticeReceives_.begin(), noticeReceives_.end());
-  noticeReceives_.clear();
+  if (!notices_ || notices_->receives.empty()) return;
+  pending_.insert(pending_.end(), notices_->receives.begin(), notices_->receives.end());
+  notices_->receives.clear();
 }
 
 void CollectiveContext::notifyPeers(comm_status_t status, int otherRank, const Signature& other) {
   if (peersNotified_ || size_ == 1) return;
   peersNotified_ = true;
-  outgoing_ = {sequence_, status, rank_, otherRank, signature_, other};
+  FailureNotice& outgoing = notices().outgoing;
+  outgoing = {sequence_, status, rank_, otherRank, signature_, other};
   uint64_t tag = tags::make(comm_.id(), tags::Kind::kSignature, sequence_, kNoticeStep);
   try {
     for (int peer = 0; peer < size_; ++peer) {
       if (peer == rank_) continue;
       transport::Request& request = requests_.emplace_back();
-      comm_.send(peer, tag, &outgoing_, sizeof(outgoing_), request);
+      comm_.send(peer, tag, &outgoing, sizeof(outgoing), request);
       pending_.push_back({&request, peer, false});
     }
   } catch (const Error&) {
@@ -291,34 +294,39 @@ void CollectiveContext::notifyPeers(comm_status_t status, int otherRank, const S
   }
 }
 
+CollectiveContext::Notices& CollectiveContext::notices() {
+  if (!notices_) notices_ = std::make_unique<Notices>();
+  return *notices_;
+}
+
 void CollectiveContext::postNoticeReceive(int peer) {
   size_t slot = peer < rank_ ? peer : peer - 1;
   transport::Request& request = requests_.emplace_back();
-  FailureNotice& notice = incoming_.emplace_back();
+  FailureNotice& notice = notices_->incoming.emplace_back();
   comm_.recv(peer, tags::make(comm_.id(), tags::Kind::kSignature, sequence_, kNoticeStep), &notice, sizeof(notice),
              request);
-  noticeReceives_[slot] = {&request, peer, true};
-  noticeOf_[slot] = &notice;
+  notices_->receives[slot] = {&request, peer, true};
+  notices_->of[slot] = &notice;
 }
 
 void CollectiveContext::watchNotices() {
   if (size_ == 1 || peersNotified_) return;
-  if (noticeReceives_.empty()) {
+  if (!notices_ || notices_->receives.empty()) {
     if (Clock::now() - start_ < kNoticeDelay) return;
-    noticeReceives_.resize(size_ - 1);
-    noticeOf_.resize(size_ - 1);
+    notices().receives.resize(size_ - 1);
+    notices_->of.resize(size_ - 1);
     for (int peer = 0; peer < size_; ++peer) {
       if (peer != rank_) postNoticeReceive(peer);
     }
     return;
   }
-  for (size_t slot = 0; slot < noticeReceives_.size(); ++slot) {
-    const transport::Request& request = *noticeReceives_[slot].request;
+  for (size_t slot = 0; slot < notices_->receives.size(); ++slot) {
+    const transport::Request& request = *notices_->receives[slot].request;
     if (!request.done.load(std::memory_order_acquire) || request.status != COMM_OK) continue;
-    const FailureNotice& notice = *noticeOf_[slot];
+    const FailureNotice& notice = *notices_->of[slot];
     if (notice.sequence != sequence_) {
       // Left over from a failed collective 2^14 sequence numbers ago.
-      postNoticeReceive(noticeReceives_[slot].peer);
+      postNoticeReceive(notices_->receives[slot].peer);
       continue;
     }
     peersNotified_ = true;  // every rank heard it from the rank that gave up

@@ -158,10 +158,16 @@ class CollectiveContext {
   bool signatureChecked_ = true;
   Clock::time_point start_{};  // of the first wait on the transport: board-only collectives never read the clock
   bool peersNotified_ = false;  // this rank's failure went out, or a peer's came in
-  FailureNotice outgoing_;
-  std::list<FailureNotice> incoming_;  // a list: empty, it costs no allocation
-  std::vector<Pending> noticeReceives_;         // one per peer once the collective is slow, else empty
-  std::vector<const FailureNotice*> noticeOf_;  // the buffer of each of those receives
+  // The notices this rank sent and listens for; made only once a collective
+  // is slow or fails, so a fast one never builds (or destroys) them.
+  struct Notices {
+    FailureNotice outgoing;
+    std::list<FailureNotice> incoming;  // a list: receives point into it
+    std::vector<Pending> receives;      // one per peer once listening
+    std::vector<const FailureNotice*> of;  // the buffer of each of those receives
+  };
+  Notices& notices();
+  std::unique_ptr<Notices> notices_;
 };
 
 }  // namespace comm::core

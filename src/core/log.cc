@@ -36,14 +36,21 @@ Level levelFromEnvironment() {
   }
 }
 
-std::atomic<int>& currentLevel() {
-  static std::atomic<int> level{static_cast<int>(levelFromEnvironment())};
-  return level;
-}
-
 std::atomic<int> gRank{-1};
 
 }  // namespace
+
+namespace detail {
+
+constinit std::atomic<int> gLevel{kUnread};
+
+int readLevel() {
+  int expected = kUnread;
+  gLevel.compare_exchange_strong(expected, static_cast<int>(levelFromEnvironment()));
+  return gLevel.load();
+}
+
+}  // namespace detail
 
 Level parseLevel(std::string_view name) {
   for (int i = 0; i < 5; ++i) {
@@ -54,7 +61,7 @@ Level parseLevel(std::string_view name) {
 }
 
 void configure(std::string_view level, std::string_view file) {
-  currentLevel().store(static_cast<int>(parseLevel(level)));
+  detail::gLevel.store(static_cast<int>(parseLevel(level)));
   Sink& s = sink();
   std::lock_guard lock(s.mutex);
   if (s.ownsFile) {
@@ -77,7 +84,6 @@ void configure(std::string_view level, std::string_view file) {
 
 void setRank(int rank) { gRank.store(rank); }
 
-bool enabled(Level level) { return static_cast<int>(level) <= currentLevel().load(std::memory_order_relaxed); }
 
 void write(Level level, std::string_view message) {
   Sink& s = sink();

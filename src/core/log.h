@@ -2,6 +2,7 @@
 // COMM_LOG_FILE (default stderr). Every line carries the rank once known.
 #pragma once
 
+#include <atomic>
 #include <string_view>
 
 #include <fmt/format.h>
@@ -16,7 +17,20 @@ void configure(std::string_view level, std::string_view file);
 // Parse a level name; throws comm::Error (INVALID_ARGUMENT) naming the value.
 Level parseLevel(std::string_view name);
 void setRank(int rank);
-bool enabled(Level level);
+namespace detail {
+// The level in force, or kUnread before anything looked.
+inline constexpr int kUnread = -1;
+extern std::atomic<int> gLevel;
+// Reads COMM_LOG_LEVEL into gLevel (once) and returns the level in force.
+int readLevel();
+}  // namespace detail
+
+// Inline: hot paths (every collective's algorithm choice) ask it.
+inline bool enabled(Level level) {
+  int current = detail::gLevel.load(std::memory_order_relaxed);
+  if (current == detail::kUnread) current = detail::readLevel();
+  return static_cast<int>(level) <= current;
+}
 void write(Level level, std::string_view message);
 
 template <typename... Args>

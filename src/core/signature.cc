@@ -14,9 +14,18 @@ constexpr const char* kNames[] = {"?",          "barrier",          "all_reduce"
 
 }  // namespace
 
+static_assert(std::size(kNames) == kCollectiveKinds);
+
 const char* collectiveName(CollectiveKind kind) {
   auto index = static_cast<size_t>(kind);
   return index < std::size(kNames) ? kNames[index] : "?";
+}
+
+std::optional<CollectiveKind> collectiveNamed(std::string_view name) {
+  for (size_t index = 1; index < std::size(kNames); ++index) {
+    if (name == kNames[index]) return static_cast<CollectiveKind>(index);
+  }
+  return std::nullopt;
 }
 
 std::string describe(const Signature& s) {

@@ -2,8 +2,11 @@
 // error message.
 #pragma once
 
+#include <cstddef>
 #include <cstdint>
+#include <optional>
 #include <string>
+#include <string_view>
 
 namespace comm::core {
 
@@ -24,7 +27,12 @@ enum class CollectiveKind : uint32_t {
   kScatterV,
 };
 
+// Tables indexed by kind have this many rows (row 0 unused).
+constexpr size_t kCollectiveKinds = static_cast<size_t>(CollectiveKind::kScatterV) + 1;
+
 const char* collectiveName(CollectiveKind kind);
+// The kind named `name` ("all_reduce"), if any.
+std::optional<CollectiveKind> collectiveNamed(std::string_view name);
 
 // What every rank of one collective must agree on. Fields a collective does
 // not use stay at their defaults.

@@ -114,15 +114,12 @@ void World::parseAlgorithmOverrides() {
     if (colon == std::string::npos || colon == 0 || colon + 1 == item.size()) {
       fail(COMM_ERR_INVALID_ARGUMENT, "COMM_ALGO entry '{}' is not collective:algorithm", item);
     }
-    algorithmOverrides_[item.substr(0, colon)] = item.substr(colon + 1);
+    std::optional<CollectiveKind> kind = collectiveNamed(std::string_view(item).substr(0, colon));
+    if (!kind) {
+      fail(COMM_ERR_INVALID_ARGUMENT, "COMM_ALGO entry '{}' names no collective (all_reduce, broadcast, ...)", item);
+    }
+    algorithmOverrides_[static_cast<size_t>(*kind)] = item.substr(colon + 1);
   }
-}
-
-const std::string& World::algorithmOverride(std::string_view collective) const {
-  static const std::string none;
-  if (algorithmOverrides_.empty()) return none;  // the usual case, asked on every collective
-  auto it = algorithmOverrides_.find(collective);
-  return it == algorithmOverrides_.end() ? none : it->second;
 }
 
 Deadline World::storeDeadline() const {

@@ -5,9 +5,9 @@
 
 #include <sys/types.h>
 
+#include <array>
 #include <atomic>
 #include <chrono>
-#include <map>
 #include <memory>
 #include <mutex>
 #include <optional>
@@ -18,6 +18,7 @@
 #include "core/deadline.h"
 #include "core/progress_thread.h"
 #include "core/settings.h"
+#include "core/signature.h"
 #include "transport/transport.h"
 
 namespace comm::core {
@@ -42,8 +43,10 @@ class World {
   const PeerRecord& peer(int worldRank) const { return peers_[worldRank]; }
   std::chrono::milliseconds timeout() const { return timeout_; }
   const Settings& settings() const { return settings_; }
-  // The algorithm COMM_ALGO names for `collective` ("all_reduce"), or "".
-  const std::string& algorithmOverride(std::string_view collective) const;
+  // The algorithm COMM_ALGO names for `kind`, or "". Inline: every collective asks.
+  const std::string& algorithmOverride(CollectiveKind kind) const {
+    return algorithmOverrides_[static_cast<size_t>(kind)];
+  }
   transport::Transport& transport() { return *transport_; }
   ProgressThread& progressThread() { return *progress_; }
 
@@ -72,7 +75,7 @@ class World {
   void parseAlgorithmOverrides();
 
   Settings settings_;
-  std::map<std::string, std::string, std::less<>> algorithmOverrides_;
+  std::array<std::string, kCollectiveKinds> algorithmOverrides_;  // indexed by CollectiveKind
   int rank_ = 0;
   int size_ = 1;
   int localRank_ = 0;
