@@ -1,5 +1,5 @@
-// Routes each peer to the direct shared-memory transport or to the libfabric
-// one and speaks for both: one address blob, one progress(), one cancel().
+// Routes each peer to the direct shared-memory transport or to the network
+// one (comm's own tcp, or libfabric) and speaks for both: one address blob, one progress(), one cancel().
 #include "transport/hybrid_transport.h"
 
 #include <cstdlib>
@@ -9,6 +9,7 @@
 
 #include "core/error.h"
 #include "core/log.h"
+#include "transport/socket_transport.h"
 
 namespace comm::transport {
 namespace {
@@ -16,21 +17,21 @@ namespace {
 constexpr uint8_t kBlobVersion = 1;
 
 // The blob: version, the shared-memory part's length (4 bytes), that part,
-// then the fabric part. Either part may be empty: that transport is absent.
+// then the network part. Either part may be empty: that transport is absent.
 struct Parts {
   std::vector<uint8_t> shm;
-  std::vector<uint8_t> fabric;
+  std::vector<uint8_t> network;
 };
 
 std::vector<uint8_t> combine(const Parts& parts) {
   std::vector<uint8_t> blob;
-  blob.reserve(1 + sizeof(uint32_t) + parts.shm.size() + parts.fabric.size());
+  blob.reserve(1 + sizeof(uint32_t) + parts.shm.size() + parts.network.size());
   blob.push_back(kBlobVersion);
   const auto length = static_cast<uint32_t>(parts.shm.size());
   const auto* bytes = reinterpret_cast<const uint8_t*>(&length);
   blob.insert(blob.end(), bytes, bytes + sizeof length);
   blob.insert(blob.end(), parts.shm.begin(), parts.shm.end());
-  blob.insert(blob.end(), parts.fabric.begin(), parts.fabric.end());
+  blob.insert(blob.end(), parts.network.begin(), parts.network.end());
   return blob;
 }
 
@@ -58,13 +59,19 @@ bool forcesOtherProvider(const Options& options) {
   return !forced.empty() && forced != "shm";
 }
 
+// "tcp" is comm's own TCP transport; any other provider is libfabric's.
+std::unique_ptr<Transport> createNetworkTransport(const Options& options) {
+  if (options.provider == kSocketProvider) return createSocketTransport(options);
+  return createFabricTransport(options);
+}
+
 class HybridTransport final : public Transport {
  public:
   HybridTransport(const Options& options, const ShmOptions& shm);
 
   std::vector<uint8_t> localAddress() const override {
     return combine({shm_ ? shm_->localAddress() : std::vector<uint8_t>{},
-                    fabric_ ? fabric_->localAddress() : std::vector<uint8_t>{}});
+                    network_ ? network_->localAddress() : std::vector<uint8_t>{}});
   }
   void connect(int selfRank, const std::vector<PeerInfo>& peers) override;
   void send(int peer, uint64_t tag, const void* data, size_t size, Request& request) override {
@@ -76,12 +83,12 @@ class HybridTransport final : public Transport {
   void cancel(Request& request) override {
     // Each leaves alone what is not its own.
     if (shm_) shm_->cancel(request);
-    if (fabric_ && fabricUsed_ && !request.done.load(std::memory_order_acquire)) fabric_->cancel(request);
+    if (network_ && networkUsed_ && !request.done.load(std::memory_order_acquire)) network_->cancel(request);
   }
-  bool busy() const override { return fabricUsed_ && fabric_->busy(); }
+  bool busy() const override { return networkUsed_ && network_->busy(); }
   bool progress() override {
     bool completed = shm_ && shm_->progress();
-    if (fabricUsed_) completed = fabric_->progress() || completed;
+    if (networkUsed_) completed = network_->progress() || completed;
     return completed;
   }
   std::string providerFor(int peer) const override {
@@ -98,46 +105,46 @@ class HybridTransport final : public Transport {
   }
 
   std::unique_ptr<Transport> shm_;
-  std::unique_ptr<Transport> fabric_;
+  std::unique_ptr<Transport> network_;
   std::vector<Transport*> routes_;
-  bool fabricUsed_ = false;
+  bool networkUsed_ = false;
 };
 
 HybridTransport::HybridTransport(const Options& options, const ShmOptions& shm) {
   if (shm.mode != ShmMode::kOff && !forcesOtherProvider(options)) shm_ = createShmTransport(shm);
-  // On a single node the direct path reaches everyone; libfabric would only
-  // open endpoints (and shared memory of its own) that nobody uses.
-  if (!shm_ || !options.singleNode) fabric_ = createFabricTransport(options);
+  // On a single node the direct path reaches everyone; a network transport
+  // would only open endpoints (and shared memory of its own) that nobody uses.
+  if (!shm_ || !options.singleNode) network_ = createNetworkTransport(options);
 }
 
 void HybridTransport::connect(int selfRank, const std::vector<PeerInfo>& peers) {
   if (!routes_.empty()) fail(COMM_ERR_INVALID_USAGE, "transport: connect called twice");
   std::vector<PeerInfo> direct(peers.size());
-  std::vector<PeerInfo> fabric(peers.size());
+  std::vector<PeerInfo> network(peers.size());
   std::vector<int> directRanks;
-  std::vector<int> fabricRanks;
+  std::vector<int> networkRanks;
   for (size_t rank = 0; rank < peers.size(); ++rank) {
     Parts parts = split(peers[rank].address, static_cast<int>(rank));
     const bool isDirect = shm_ && peers[rank].sameNode && !parts.shm.empty();
-    (isDirect ? directRanks : fabricRanks).push_back(static_cast<int>(rank));
-    if (!isDirect && (!fabric_ || parts.fabric.empty())) {
+    (isDirect ? directRanks : networkRanks).push_back(static_cast<int>(rank));
+    if (!isDirect && (!network_ || parts.network.empty())) {
       fail(COMM_ERR_TRANSPORT,
-           "transport: no way to reach rank {}: {} over shared memory and {} over libfabric (do COMM_SHM and "
+           "transport: no way to reach rank {}: {} over shared memory and {} over the network (do COMM_SHM and "
            "COMM_PROVIDER agree on all ranks?)",
            rank, peers[rank].sameNode ? "it offers nothing" : "it is on another node",
-           fabric_ ? "it offers nothing" : "this rank opened nothing");
+           network_ ? "it offers nothing" : "this rank opened nothing");
     }
     direct[rank] = {std::move(parts.shm), isDirect};
-    fabric[rank] = {std::move(parts.fabric), peers[rank].sameNode};
+    network[rank] = {std::move(parts.network), peers[rank].sameNode};
   }
   if (shm_) shm_->connect(selfRank, direct);
-  fabricUsed_ = !fabricRanks.empty();
-  if (fabricUsed_) fabric_->connect(selfRank, fabric);
+  networkUsed_ = !networkRanks.empty();
+  if (networkUsed_) network_->connect(selfRank, network);
   routes_.resize(peers.size());
   for (int rank : directRanks) routes_[rank] = shm_.get();
-  for (int rank : fabricRanks) routes_[rank] = fabric_.get();
+  for (int rank : networkRanks) routes_[rank] = network_.get();
   if (!directRanks.empty()) log::info("transport: ranks {} over {}", fmt::join(directRanks, ","), kShmDirectProvider);
-  if (fabricUsed_) log::info("transport: ranks {} over libfabric", fmt::join(fabricRanks, ","));
+  if (networkUsed_) log::info("transport: ranks {} over {}", fmt::join(networkRanks, ","), network_->providerFor(networkRanks[0]));
 }
 
 }  // namespace

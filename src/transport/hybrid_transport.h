@@ -1,5 +1,7 @@
 // The transport a world uses: peers on this node over direct shared memory
-// (shm_transport.h), everyone else over libfabric (createFabricTransport).
+// (shm_transport.h), everyone else over the network: comm's own TCP transport
+// when the provider is "tcp" (socket_transport.h), else libfabric
+// (createFabricTransport).
 #pragma once
 
 #include <memory>
@@ -11,8 +13,8 @@ namespace comm::transport {
 
 // Peers on the node go over a ShmTransport unless `shm.mode` is kOff or a
 // provider other than shm is forced (Options::provider, else FI_PROVIDER);
-// the rest, and peers on the node that offer no direct path, over the fabric
-// transport. A forced "shm" keeps the direct path: both are shared memory,
+// the rest, and peers on the node that offer no direct path, over the
+// network transport. A forced "shm" keeps the direct path: both are shared memory,
 // the direct one is the faster.
 std::unique_ptr<Transport> createTransport(const Options& options, const ShmOptions& shm);
 

@@ -1,5 +1,6 @@
 // The engine's view of the network: tagged, reliable, ordered messages to
-// peers addressed by world rank. Implementations: libfabric (fabric_*.cc).
+// peers addressed by world rank. Implementations: libfabric (fabric_*.cc),
+// direct shared memory (shm_*.cc), comm's own TCP (socket_transport.cc).
 #pragma once
 
 #include <atomic>
@@ -30,9 +31,11 @@ struct PeerInfo {
 };
 
 struct Options {
-  // "" chooses per peer (shm on the node, tcp;ofi_rxm between nodes); otherwise
-  // a libfabric provider name ("shm", "tcp", "tcp;ofi_rxm", "verbs;ofi_rxm"...)
-  // used for every peer. FI_PROVIDER, when set, is honoured the same way.
+  // "" chooses per peer (shm on the node, tcp;ofi_rxm between nodes);
+  // "tcp" is comm's own TCP transport (socket_transport.h) for every peer;
+  // any other name is a libfabric provider ("shm", "tcp;ofi_rxm",
+  // "verbs;ofi_rxm"...) used for every peer. FI_PROVIDER, when set, names a
+  // libfabric provider the same way (the fabric transport's own choice).
   std::string provider;
   // Every rank is on this node: bind the network provider to loopback.
   bool singleNode = false;

@@ -1,4 +1,5 @@
-// The libfabric transport between real processes. The cmocka process never
+// The network transports between real processes: libfabric's and comm's own
+// tcp (provider "tcp", socket_transport.h), which share these cases. The cmocka process never
 // touches libfabric: each case forks its ranks first (libfabric state must not
 // cross fork), the ranks meet through a shared anonymous mapping (barrier and
 // address exchange) and report failures through their exit status.
@@ -31,6 +32,7 @@
 #include "core/deadline.h"
 #include "core/error.h"
 #include "transport/fabric_address.h"
+#include "transport/socket_transport.h"
 
 #include "transport_test_support.h"
 
@@ -112,7 +114,10 @@ struct Rank {
   }
 
   void connect(const Options& options, bool sameNode = true) {
-    transport = comm::transport::createFabricTransport(options);
+    // As the hybrid transport picks: "tcp" is comm's own, the rest libfabric's.
+    transport = options.provider == comm::transport::kSocketProvider
+                    ? comm::transport::createSocketTransport(options)
+                    : comm::transport::createFabricTransport(options);
     std::vector<bool> local(size, sameNode);
     local[rank] = true;
     transport->connect(rank, exchange(transport->localAddress(), local));
@@ -211,8 +216,9 @@ void exchangeSizes(const Options& options, size_t largest = 64 * kMiB) {
 
 void test_shm_sizes(void**) { exchangeSizes(withProvider("shm")); }
 void test_tcp_sizes(void**) { exchangeSizes(withProvider("tcp")); }
+void test_rxm_sizes(void**) { exchangeSizes(withProvider("tcp;ofi_rxm")); }
 // Chunks of 1 MiB + 1: 8 MiB + 5 travels as 8 full chunks and a short one.
-void test_tcp_sizes_chunked(void**) { exchangeSizes(withProvider("tcp", kMiB + 1), 8 * kMiB + 5); }
+void test_rxm_sizes_chunked(void**) { exchangeSizes(withProvider("tcp;ofi_rxm", kMiB + 1), 8 * kMiB + 5); }
 
 // Sends land before their receives are posted (the provider's unexpected queue).
 void unexpected(const Options& options) {
@@ -242,6 +248,7 @@ void unexpected(const Options& options) {
 
 void test_shm_unexpected(void**) { unexpected(withProvider("shm")); }
 void test_tcp_unexpected(void**) { unexpected(withProvider("tcp")); }
+void test_rxm_unexpected(void**) { unexpected(withProvider("tcp;ofi_rxm")); }
 
 // Tags that differ only in the top bit (or only in the bottom one) stay apart
 // when received in the opposite order; one tag keeps its messages in order.
@@ -282,6 +289,7 @@ void tagsAndOrder(const Options& options) {
 
 void test_shm_tags_and_order(void**) { tagsAndOrder(withProvider("shm")); }
 void test_tcp_tags_and_order(void**) { tagsAndOrder(withProvider("tcp")); }
+void test_rxm_tags_and_order(void**) { tagsAndOrder(withProvider("tcp;ofi_rxm")); }
 // 4 KiB chunks: every message but the smallest spans chunks of one tag.
 void test_shm_tags_and_order_chunked(void**) { tagsAndOrder(withProvider("shm", 4096)); }
 
@@ -303,6 +311,7 @@ void mismatch(const Options& options, bool survivesLonger, bool bounceBuffers = 
         {4096, 8192, "is 4096 bytes, expected 8192"},
         {3000, 2000, "bytes, expected 2000"},
         {8192 + 100, 4096, "bytes, expected 4096"},
+        {300000, 200000, "bytes, expected 200000"},
         {10000, 0, "bytes, expected 0"},
     };
     const size_t count = survivesLonger ? std::size(cases) : 3;
@@ -341,9 +350,10 @@ void mismatch(const Options& options, bool survivesLonger, bool bounceBuffers = 
 }
 
 void test_shm_mismatch(void**) { mismatch(withProvider("shm", 4096), true); }
-void test_tcp_mismatch(void**) { mismatch(withProvider("tcp", 4096), false); }
+void test_tcp_mismatch(void**) { mismatch(withProvider("tcp"), true); }
+void test_rxm_mismatch(void**) { mismatch(withProvider("tcp;ofi_rxm", 4096), false); }
 // With rxm's bounce buffers a long message is truncated without harm.
-void test_tcp_mismatch_bounce_buffers(void**) { mismatch(withProvider("tcp", 4096), true, true); }
+void test_rxm_mismatch_bounce_buffers(void**) { mismatch(withProvider("tcp;ofi_rxm", 4096), true, true); }
 
 // A cancelled receive is done with COMM_ERR_ABORTED and its buffer is left alone;
 // the transport keeps working.
@@ -373,6 +383,7 @@ void cancelReceive(const Options& options) {
 
 void test_shm_cancel(void**) { cancelReceive(withProvider("shm", 4096)); }
 void test_tcp_cancel(void**) { cancelReceive(withProvider("tcp", 4096)); }
+void test_rxm_cancel(void**) { cancelReceive(withProvider("tcp;ofi_rxm", 4096)); }
 
 // More than 2 GiB in one message (three 1 GiB-bounded chunks), checked by sampling.
 void test_shm_over_2GiB(void**) {
@@ -462,6 +473,7 @@ void manyOutstanding(const Options& options) {
 
 void test_shm_many_outstanding(void**) { manyOutstanding(withProvider("shm")); }
 void test_tcp_many_outstanding(void**) { manyOutstanding(withProvider("tcp")); }
+void test_rxm_many_outstanding(void**) { manyOutstanding(withProvider("tcp;ofi_rxm")); }
 
 // Without shm (FI_PROVIDER=^shm excludes it) peers on the node use tcp.
 void test_auto_without_shm(void**) {
@@ -517,6 +529,41 @@ void threads(const Options& options) {
 
 void test_shm_threads(void**) { threads(withProvider("shm")); }
 void test_tcp_threads(void**) { threads(withProvider("tcp")); }
+void test_rxm_threads(void**) { threads(withProvider("tcp;ofi_rxm")); }
+
+// A peer that exits fails what waits on it, naming it; messages that had
+// arrived whole are still received.
+void test_tcp_peer_exit(void**) {
+  runRanks(2, [&](Rank& self) {
+    self.connect(withProvider("tcp"));
+    std::vector<uint8_t> small = pattern(100, 5);
+    if (self.rank == 1) {
+      Request sent;
+      self.transport->send(0, 1, small.data(), small.size(), sent);
+      waitOk(*self.transport, sent);
+      self.barrier();
+      std::fflush(nullptr);
+      _exit(0);  // no goodbye: the connection just closes
+    }
+    self.barrier();
+    std::vector<uint8_t> large(2 * kMiB);
+    Request pending, arrived;
+    self.transport->recv(1, 2, large.data(), large.size(), pending);
+    waitFor(*self.transport, pending);
+    CHECK(pending.status == COMM_ERR_REMOTE && pending.error.find("rank 1") != std::string::npos,
+          "status {} ({})", static_cast<int>(pending.status), pending.error);
+    std::fill(small.begin(), small.end(), 0);
+    self.transport->recv(1, 1, small.data(), small.size(), arrived);
+    waitOk(*self.transport, arrived);
+    checkPattern(small, small.size(), 5);
+    Request late;
+    self.transport->send(1, 3, small.data(), small.size(), late);
+    waitFor(*self.transport, late);
+    CHECK(late.status == COMM_ERR_REMOTE, "a send to the gone rank: status {}", static_cast<int>(late.status));
+    std::fflush(nullptr);
+    _exit(0);  // the harness's closing barrier would wait for rank 1
+  });
+}
 
 void test_auto_routes(void**) {
   runRanks(2, [&](Rank& self) {
@@ -686,24 +733,32 @@ int main(int argc, char** argv) {
       cmocka_unit_test(test_setup_errors),
       cmocka_unit_test(test_shm_sizes),
       cmocka_unit_test(test_tcp_sizes),
-      cmocka_unit_test(test_tcp_sizes_chunked),
+      cmocka_unit_test(test_rxm_sizes),
+      cmocka_unit_test(test_rxm_sizes_chunked),
       cmocka_unit_test(test_shm_unexpected),
       cmocka_unit_test(test_tcp_unexpected),
+      cmocka_unit_test(test_rxm_unexpected),
       cmocka_unit_test(test_shm_tags_and_order),
       cmocka_unit_test(test_tcp_tags_and_order),
+      cmocka_unit_test(test_rxm_tags_and_order),
       cmocka_unit_test(test_shm_tags_and_order_chunked),
       cmocka_unit_test(test_shm_mismatch),
       cmocka_unit_test(test_tcp_mismatch),
-      cmocka_unit_test(test_tcp_mismatch_bounce_buffers),
+      cmocka_unit_test(test_rxm_mismatch),
+      cmocka_unit_test(test_rxm_mismatch_bounce_buffers),
       cmocka_unit_test(test_shm_cancel),
       cmocka_unit_test(test_tcp_cancel),
+      cmocka_unit_test(test_rxm_cancel),
       cmocka_unit_test(test_auto_all_to_all_local),
       cmocka_unit_test(test_auto_all_to_all_remote),
       cmocka_unit_test(test_shm_many_outstanding),
       cmocka_unit_test(test_tcp_many_outstanding),
+      cmocka_unit_test(test_rxm_many_outstanding),
       cmocka_unit_test(test_auto_without_shm),
       cmocka_unit_test(test_shm_threads),
       cmocka_unit_test(test_tcp_threads),
+      cmocka_unit_test(test_tcp_peer_exit),
+      cmocka_unit_test(test_rxm_threads),
       cmocka_unit_test(test_auto_routes),
       cmocka_unit_test(test_fi_provider_environment),
       cmocka_unit_test(test_tcp_interface_environment),

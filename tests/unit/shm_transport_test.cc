@@ -855,7 +855,8 @@ Options fabric(const char* provider, bool singleNode) {
 void test_hybrid_direct(void**) { hybrid(fabric("", true), kAuto, true, "shm-direct"); }
 void test_hybrid_forced_shm(void**) { hybrid(fabric("shm", true), kAuto, true, "shm-direct"); }
 void test_hybrid_off(void**) { hybrid(fabric("", true), mode(ShmMode::kOff), true, "shm"); }
-void test_hybrid_forced_tcp(void**) { hybrid(fabric("tcp", true), kAuto, true, "tcp;ofi_rxm"); }
+void test_hybrid_forced_tcp(void**) { hybrid(fabric("tcp", true), kAuto, true, "tcp"); }
+void test_hybrid_forced_rxm(void**) { hybrid(fabric("tcp;ofi_rxm", true), kAuto, true, "tcp;ofi_rxm"); }
 // The peer pretends to be on another node; each rank reaches itself directly.
 void test_hybrid_remote(void**) { hybrid(fabric("", false), kAuto, false, "tcp;ofi_rxm"); }
 
@@ -949,6 +950,7 @@ int main() {
       cmocka_unit_test(test_hybrid_forced_shm),
       cmocka_unit_test(test_hybrid_off),
       cmocka_unit_test(test_hybrid_forced_tcp),
+      cmocka_unit_test(test_hybrid_forced_rxm),
       cmocka_unit_test(test_hybrid_remote),
       cmocka_unit_test(test_performance),
       cmocka_unit_test(test_performance_copy),

@@ -1,0 +1,738 @@
+#include "transport/socket_transport.h"
+
+#include <arpa/inet.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <ifaddrs.h>
+#include <net/if.h>
+#include <netinet/in.h>
+#include <netinet/tcp.h>
+#include <poll.h>
+#include <sys/epoll.h>
+#include <sys/socket.h>
+#include <sys/uio.h>
+
+#include <algorithm>
+#include <cstdlib>
+#include <cstring>
+#include <deque>
+#include <list>
+#include <mutex>
+#include <thread>
+#include <unordered_map>
+
+#include "bootstrap/socket.h"
+#include "bootstrap/unique_fd.h"
+#include "core/deadline.h"
+#include "core/error.h"
+#include "core/log.h"
+
+namespace comm::transport {
+namespace {
+
+using bootstrap::errnoText;
+using bootstrap::UniqueFd;
+
+// Messages up to kEagerBytes go whole (kEager). A larger one is announced
+// (kReadyToSend) and its payload follows (kPayload) only once the receiver
+// has a receive for it and says so (kClearToSend): it then lands straight in
+// that receive's buffer, never in a buffer of ours, and a sender can never
+// fill the receiver's memory with messages nobody has asked for yet.
+enum class Kind : uint32_t { kEager = 0, kReadyToSend = 1, kClearToSend = 2, kPayload = 3 };
+
+// What precedes every message on a connection.
+struct Header {
+  uint64_t tag;
+  uint64_t size;  // the message's bytes (kClearToSend: 0)
+  Kind kind;
+  uint32_t id;      // kReadyToSend, kClearToSend: the sender's number for the message; kPayload: the receiver's
+  uint32_t answer;  // kClearToSend: the receiver's number for it
+  uint32_t unused;
+};
+
+// The bytes that follow a header.
+size_t payloadBytes(const Header& header) {
+  return header.kind == Kind::kEager || header.kind == Kind::kPayload ? header.size : 0;
+}
+
+// The first bytes a connecting rank sends: who it is.
+struct Hello {
+  uint64_t magic;
+  int64_t rank;
+};
+constexpr uint64_t kHelloMagic = 0x31706374'6d6d6f63;  // "commtcp1"
+
+// Reads land here first, so one recv() brings a small message with its
+// header (and often the next ones); the rest of a payload at least this big
+// goes straight from the kernel into the receiver's buffer.
+constexpr size_t kInboxBytes = 64 * 1024;
+// Larger messages wait for their receive (see Kind).
+constexpr size_t kEagerBytes = kInboxBytes;
+// The most queued messages one sendmsg gathers.
+constexpr size_t kSendsPerCall = 16;
+// Up to this many peers progress() tries a recv() on each instead of asking
+// epoll which are readable: one system call per peer when idle, and when a
+// message is there, one fewer than epoll_wait plus the recv().
+constexpr size_t kDirectReadPeers = 3;
+// How long connect() waits for every peer's connection.
+constexpr auto kConnectTimeout = std::chrono::seconds(120);
+
+void complete(Request& request, comm_status_t status, std::string error = {}) {
+  request.status = status;
+  request.error = std::move(error);
+  request.done.store(true, std::memory_order_release);
+}
+
+struct PostedRecv {
+  uint64_t tag = 0;
+  char* data = nullptr;
+  size_t size = 0;
+  Request* request = nullptr;
+};
+
+// A message that arrived before its receive was posted: an eager one with
+// its bytes, or an announcement.
+struct Unexpected {
+  uint64_t tag = 0;
+  size_t size = 0;
+  std::unique_ptr<char[]> data;
+  bool complete = false;
+  PostedRecv claim;        // the receive waiting for the rest of it, if any (claim.request)
+  bool announced = false;  // a kReadyToSend: no bytes here
+  uint32_t sendId = 0;     // ... and the sender's number for it
+};
+
+struct QueuedSend {
+  Header header;
+  const char* data;
+  Request* request;  // null for kClearToSend and kReadyToSend
+  size_t sent = 0;   // of sizeof(Header) + payloadBytes(header)
+};
+
+// A large message announced and waiting for the receiver's go-ahead.
+struct AnnouncedSend {
+  const char* data;
+  size_t size;
+  Request* request;
+};
+
+// The payload being read and where it goes.
+struct Incoming {
+  bool active = false;
+  char* destination = nullptr;  // null: read and dropped (a cancelled or mismatched receive)
+  size_t size = 0;
+  size_t got = 0;
+  Request* request = nullptr;        // completed once the payload is in
+  Unexpected* unexpected = nullptr;  // or the buffer it fills
+  size_t remaining() const { return size - got; }
+};
+
+struct Connection {
+  int peer = -1;
+  UniqueFd fd;
+  std::string deadWhy;  // non-empty once the connection is gone
+  std::deque<QueuedSend> sends;
+  std::deque<PostedRecv> posted;
+  std::list<Unexpected> unexpected;  // a list: Incoming and claims point into it
+  std::unordered_map<uint32_t, AnnouncedSend> announced;  // by the sender's number
+  uint32_t nextSendId = 0;
+  std::unordered_map<uint32_t, PostedRecv> cleared;  // receives told to come, by the receiver's number;
+                                                     // data and request null: dropped on arrival
+  uint32_t nextRecvId = 0;
+  std::unique_ptr<char[]> inbox = std::make_unique_for_overwrite<char[]>(kInboxBytes);
+  size_t inStart = 0;
+  size_t inEnd = 0;
+  Incoming incoming;
+
+  bool dead() const { return !deadWhy.empty(); }
+};
+
+std::string mismatch(int peer, uint64_t tag, size_t arrived, size_t expected) {
+  return fmt::format("the message from rank {} (tag {:#x}) is {} bytes, expected {}", peer, tag, arrived, expected);
+}
+
+// The address to listen on: loopback when every rank is on this node, else
+// the IPv4 address of COMM_TCP_IFACE or of the first interface that is up
+// and not loopback.
+in_addr listenAddress(const Options& options) {
+  in_addr loopback{htonl(INADDR_LOOPBACK)};
+  if (options.singleNode) return loopback;
+  const char* wanted = std::getenv("COMM_TCP_IFACE");
+  const bool named = wanted != nullptr && *wanted != '\0';
+  ifaddrs* list = nullptr;
+  if (getifaddrs(&list) != 0) fail(COMM_ERR_TRANSPORT, "tcp: cannot list interfaces: {}", errnoText(errno));
+  std::unique_ptr<ifaddrs, decltype(&freeifaddrs)> owner(list, freeifaddrs);
+  for (const ifaddrs* i = list; i != nullptr; i = i->ifa_next) {
+    if (i->ifa_addr == nullptr || i->ifa_addr->sa_family != AF_INET || (i->ifa_flags & IFF_UP) == 0) continue;
+    const in_addr address = reinterpret_cast<const sockaddr_in*>(i->ifa_addr)->sin_addr;
+    if (named ? std::strcmp(i->ifa_name, wanted) == 0 : (i->ifa_flags & IFF_LOOPBACK) == 0) return address;
+  }
+  if (named) fail(COMM_ERR_TRANSPORT, "tcp: no IPv4 interface named '{}' is up (COMM_TCP_IFACE)", wanted);
+  return loopback;
+}
+
+// Reads or writes all of `bytes` on a blocking-mode setup socket, polling
+// so that a silent peer ends at `deadline`.
+template <typename Io>
+void transferAll(int fd, char* data, size_t bytes, short event, Deadline deadline, const char* what, Io io) {
+  size_t done = 0;
+  while (done < bytes) {
+    pollfd p{fd, event, 0};
+    int ready = poll(&p, 1, 100);
+    if (ready < 0 && errno != EINTR) fail(COMM_ERR_TRANSPORT, "tcp: {}: {}", what, errnoText(errno));
+    if (ready <= 0) {
+      if (deadline.expired()) fail(COMM_ERR_TIMEOUT, "tcp: {}: timed out", what);
+      continue;
+    }
+    ssize_t n = io(fd, data + done, bytes - done);
+    if (n == 0) fail(COMM_ERR_REMOTE, "tcp: {}: the peer closed the connection", what);
+    if (n < 0) {
+      if (errno == EINTR || errno == EAGAIN) continue;
+      fail(COMM_ERR_TRANSPORT, "tcp: {}: {}", what, errnoText(errno));
+    }
+    done += static_cast<size_t>(n);
+  }
+}
+
+void sendAll(int fd, const void* data, size_t bytes, Deadline deadline, const char* what) {
+  transferAll(fd, static_cast<char*>(const_cast<void*>(data)), bytes, POLLOUT, deadline, what,
+              [](int f, char* d, size_t n) { return ::send(f, d, n, MSG_NOSIGNAL); });
+}
+
+void recvAll(int fd, void* data, size_t bytes, Deadline deadline, const char* what) {
+  transferAll(fd, static_cast<char*>(data), bytes, POLLIN, deadline, what,
+              [](int f, char* d, size_t n) { return ::recv(f, d, n, 0); });
+}
+
+class SocketTransport final : public Transport {
+ public:
+  explicit SocketTransport(const Options& options);
+
+  std::vector<uint8_t> localAddress() const override {
+    const auto* bytes = reinterpret_cast<const uint8_t*>(&address_);
+    return {bytes, bytes + sizeof address_};
+  }
+  void connect(int selfRank, const std::vector<PeerInfo>& peers) override;
+  void send(int peer, uint64_t tag, const void* data, size_t size, Request& request) override;
+  void recv(int peer, uint64_t tag, void* data, size_t size, Request& request) override;
+  void cancel(Request& request) override;
+  bool busy() const override { return busy_.load(std::memory_order_relaxed); }
+  bool progress() override;
+  std::string providerFor(int) const override { return kSocketProvider; }
+
+ private:
+  Connection& connection(int peer);
+  // Makes `fd` the non-blocking connection to `peer`.
+  void adopt(int peer, UniqueFd fd);
+  // Each returns true when a request completed.
+  bool readFrom(Connection& c);
+  bool writeTo(Connection& c);
+  bool startMessage(Connection& c, const Header& header);
+  bool finishIncoming(Connection& c);
+  bool deliver(Connection& c, Unexpected& message, const PostedRecv& receive);
+  // Answers the announcement of message `sendId` (`size` bytes) with the
+  // go-ahead for `receive`; returns true when it completed the receive (a
+  // size mismatch: the payload is then dropped on arrival).
+  bool clearToSend(Connection& c, uint64_t tag, size_t size, uint32_t sendId, const PostedRecv& receive);
+  void queue(Connection& c, const Header& header, const char* data, Request* request);
+  // A message to this rank: delivered (or kept as unexpected) at once.
+  void sendToSelf(Connection& c, uint64_t tag, const char* data, size_t size, Request& request);
+  void markDead(Connection& c, std::string why);
+  void updateBusy();
+
+  std::mutex mutex_;  // guards everything below but address_
+  sockaddr_in address_{};
+  UniqueFd listener_;
+  UniqueFd epoll_;
+  std::vector<std::unique_ptr<Connection>> connections_;  // by rank; null for this rank and unreached ones
+  size_t queuedSends_ = 0;
+  size_t live_ = 0;  // connections to peers not dead
+  int self_ = -1;
+  std::atomic<bool> busy_{false};
+};
+
+SocketTransport::SocketTransport(const Options& options) {
+  address_.sin_family = AF_INET;
+  address_.sin_addr = listenAddress(options);
+  listener_.reset(::socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0));
+  if (!listener_.valid()) fail(COMM_ERR_TRANSPORT, "tcp: cannot make a socket: {}", errnoText(errno));
+  if (::bind(listener_.get(), reinterpret_cast<const sockaddr*>(&address_), sizeof address_) != 0 ||
+      ::listen(listener_.get(), SOMAXCONN) != 0) {
+    char text[INET_ADDRSTRLEN] = "?";
+    inet_ntop(AF_INET, &address_.sin_addr, text, sizeof text);
+    fail(COMM_ERR_TRANSPORT, "tcp: cannot listen on {}: {}", text, errnoText(errno));
+  }
+  socklen_t length = sizeof address_;
+  getsockname(listener_.get(), reinterpret_cast<sockaddr*>(&address_), &length);
+  epoll_.reset(epoll_create1(EPOLL_CLOEXEC));
+  if (!epoll_.valid()) fail(COMM_ERR_TRANSPORT, "tcp: epoll_create1: {}", errnoText(errno));
+}
+
+void SocketTransport::connect(int selfRank, const std::vector<PeerInfo>& peers) {
+  std::lock_guard lock(mutex_);
+  connections_.resize(peers.size());
+  // Messages to itself never touch a socket (send() hands them over).
+  connections_[selfRank] = std::make_unique<Connection>();
+  connections_[selfRank]->peer = selfRank;
+  self_ = selfRank;
+  const Deadline deadline(kConnectTimeout);
+  // Each pair gets one connection: the higher rank calls, the lower one
+  // accepts. Calling never waits for the accept (the listen backlog holds
+  // it), so every rank makes its calls first and then accepts.
+  int awaited = 0;
+  for (int rank = 0; rank < static_cast<int>(peers.size()); ++rank) {
+    const std::vector<uint8_t>& blob = peers[rank].address;
+    if (rank == selfRank || blob.empty()) continue;
+    if (rank > selfRank) {
+      ++awaited;
+      continue;
+    }
+    if (blob.size() != sizeof(sockaddr_in)) {
+      fail(COMM_ERR_TRANSPORT, "tcp: rank {}'s address has {} bytes, not {}", rank, blob.size(), sizeof(sockaddr_in));
+    }
+    sockaddr_in to{};
+    std::memcpy(&to, blob.data(), sizeof to);
+    UniqueFd fd(::socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0));
+    if (!fd.valid()) fail(COMM_ERR_TRANSPORT, "tcp: cannot make a socket: {}", errnoText(errno));
+    while (::connect(fd.get(), reinterpret_cast<const sockaddr*>(&to), sizeof to) != 0) {
+      if (errno == EINTR) continue;
+      char text[INET_ADDRSTRLEN] = "?";
+      inet_ntop(AF_INET, &to.sin_addr, text, sizeof text);
+      fail(COMM_ERR_TRANSPORT, "tcp: cannot connect to rank {} at {}:{}: {}", rank, text, ntohs(to.sin_port),
+           errnoText(errno));
+    }
+    Hello hello{kHelloMagic, selfRank};
+    sendAll(fd.get(), &hello, sizeof hello, deadline, "introducing this rank");
+    adopt(rank, std::move(fd));
+  }
+  while (awaited > 0) {
+    pollfd p{listener_.get(), POLLIN, 0};
+    if (poll(&p, 1, 100) <= 0) {
+      if (deadline.expired()) {
+        fail(COMM_ERR_TIMEOUT, "tcp: {} higher rank(s) did not connect within {} s", awaited,
+             std::chrono::duration_cast<std::chrono::seconds>(kConnectTimeout).count());
+      }
+      continue;
+    }
+    UniqueFd fd(::accept4(listener_.get(), nullptr, nullptr, SOCK_CLOEXEC));
+    if (!fd.valid()) {
+      if (errno == EINTR || errno == EAGAIN || errno == ECONNABORTED) continue;
+      fail(COMM_ERR_TRANSPORT, "tcp: accept: {}", errnoText(errno));
+    }
+    Hello hello{};
+    recvAll(fd.get(), &hello, sizeof hello, deadline, "learning who connected");
+    if (hello.magic != kHelloMagic || hello.rank <= selfRank || hello.rank >= static_cast<int64_t>(peers.size()) ||
+        connections_[hello.rank]) {
+      fail(COMM_ERR_TRANSPORT, "tcp: a connection introduced itself as rank {} (magic {:#x}), which is not awaited",
+           hello.rank, hello.magic);
+    }
+    adopt(static_cast<int>(hello.rank), std::move(fd));
+    --awaited;
+  }
+  listener_.reset();
+}
+
+void SocketTransport::adopt(int peer, UniqueFd fd) {
+  bootstrap::setNoDelay(fd.get());
+  fcntl(fd.get(), F_SETFL, fcntl(fd.get(), F_GETFL) | O_NONBLOCK);
+  epoll_event event{};
+  event.events = EPOLLIN;
+  event.data.u32 = static_cast<uint32_t>(peer);
+  if (epoll_ctl(epoll_.get(), EPOLL_CTL_ADD, fd.get(), &event) != 0) {
+    fail(COMM_ERR_TRANSPORT, "tcp: epoll_ctl for rank {}: {}", peer, errnoText(errno));
+  }
+  auto c = std::make_unique<Connection>();
+  c->peer = peer;
+  c->fd = std::move(fd);
+  connections_[peer] = std::move(c);
+  ++live_;
+}
+
+Connection& SocketTransport::connection(int peer) {
+  if (peer < 0 || static_cast<size_t>(peer) >= connections_.size() || !connections_[peer]) {
+    fail(COMM_ERR_INVALID_ARGUMENT, "tcp: no connection to rank {}", peer);
+  }
+  return *connections_[peer];
+}
+
+void SocketTransport::send(int peer, uint64_t tag, const void* data, size_t size, Request& request) {
+  std::lock_guard lock(mutex_);
+  Connection& c = connection(peer);
+  if (c.dead()) return complete(request, COMM_ERR_REMOTE, c.deadWhy);
+  if (peer == self_) return sendToSelf(c, tag, static_cast<const char*>(data), size, request);
+  if (size <= kEagerBytes) {
+    queue(c, {tag, size, Kind::kEager, 0, 0, 0}, static_cast<const char*>(data), &request);
+    return;
+  }
+  const uint32_t id = c.nextSendId++;
+  c.announced[id] = {static_cast<const char*>(data), size, &request};
+  queue(c, {tag, size, Kind::kReadyToSend, id, 0, 0}, nullptr, nullptr);
+}
+
+void SocketTransport::sendToSelf(Connection& c, uint64_t tag, const char* data, size_t size, Request& request) {
+  auto posted = std::find_if(c.posted.begin(), c.posted.end(), [&](const PostedRecv& p) { return p.tag == tag; });
+  if (posted != c.posted.end()) {
+    const PostedRecv receive = *posted;
+    c.posted.erase(posted);
+    if (receive.size != size) {
+      complete(*receive.request, COMM_ERR_MISMATCH, mismatch(self_, tag, size, receive.size));
+    } else {
+      if (size > 0) std::memcpy(receive.data, data, size);
+      receive.request->bytes = size;
+      complete(*receive.request, COMM_OK);
+    }
+  } else {
+    Unexpected& message = c.unexpected.emplace_back();
+    message.tag = tag;
+    message.size = size;
+    message.data = std::make_unique_for_overwrite<char[]>(size);
+    if (size > 0) std::memcpy(message.data.get(), data, size);
+    message.complete = true;
+  }
+  complete(request, COMM_OK);
+}
+
+void SocketTransport::queue(Connection& c, const Header& header, const char* data, Request* request) {
+  c.sends.push_back({header, data, request});
+  ++queuedSends_;
+  // The next progress() writes it, with whatever else was posted meanwhile
+  // (the caller's wait comes straight after posting).
+  busy_.store(true, std::memory_order_relaxed);
+}
+
+void SocketTransport::recv(int peer, uint64_t tag, void* data, size_t size, Request& request) {
+  std::lock_guard lock(mutex_);
+  Connection& c = connection(peer);
+  request.bytes = 0;
+  PostedRecv receive{tag, static_cast<char*>(data), size, &request};
+  for (Unexpected& message : c.unexpected) {
+    if (message.tag != tag || message.claim.request != nullptr) continue;
+    if (message.announced) {
+      clearToSend(c, tag, message.size, message.sendId, receive);
+      c.unexpected.remove_if([&](const Unexpected& m) { return &m == &message; });
+    } else if (message.complete) {
+      deliver(c, message, receive);
+    } else {
+      message.claim = receive;
+    }
+    return;
+  }
+  if (c.dead()) return complete(request, COMM_ERR_REMOTE, c.deadWhy);
+  c.posted.push_back(receive);
+}
+
+void SocketTransport::cancel(Request& request) {
+  std::lock_guard lock(mutex_);
+  if (request.done.load(std::memory_order_acquire)) return;
+  for (auto& owned : connections_) {
+    if (!owned) continue;
+    Connection& c = *owned;
+    auto posted = std::find_if(c.posted.begin(), c.posted.end(),
+                               [&](const PostedRecv& p) { return p.request == &request; });
+    if (posted != c.posted.end()) {
+      c.posted.erase(posted);
+      return complete(request, COMM_ERR_ABORTED, "cancelled");
+    }
+    for (auto& [id, cleared] : c.cleared) {
+      if (cleared.request == &request) {
+        // Its payload is on its way: read it, drop it.
+        cleared = {cleared.tag, nullptr, cleared.size, nullptr};
+        return complete(request, COMM_ERR_ABORTED, "cancelled");
+      }
+    }
+    if (c.incoming.request == &request) {
+      // The payload is on its way: read it, drop it.
+      c.incoming.request = nullptr;
+      c.incoming.destination = nullptr;
+      return complete(request, COMM_ERR_ABORTED, "cancelled");
+    }
+    for (Unexpected& message : c.unexpected) {
+      if (message.claim.request == &request) {
+        message.claim = {};
+        return complete(request, COMM_ERR_ABORTED, "cancelled");
+      }
+    }
+  }
+}
+
+bool SocketTransport::progress() {
+  std::unique_lock lock(mutex_, std::try_to_lock);
+  if (!lock.owns_lock()) return false;  // another thread is at it
+  bool completed = false;
+  if (live_ <= kDirectReadPeers) {
+    for (auto& c : connections_) {
+      if (c && c->fd.valid()) completed = readFrom(*c) || completed;
+    }
+  } else {
+    epoll_event events[32];
+    const int ready = epoll_wait(epoll_.get(), events, 32, 0);
+    for (int i = 0; i < ready; ++i) {
+      Connection& c = *connections_[events[i].data.u32];
+      if (!c.dead()) completed = readFrom(c) || completed;
+    }
+  }
+  if (queuedSends_ > 0) {
+    for (auto& c : connections_) {
+      if (c && !c->sends.empty()) completed = writeTo(*c) || completed;
+    }
+  }
+  updateBusy();
+  return completed;
+}
+
+bool SocketTransport::writeTo(Connection& c) {
+  bool completed = false;
+  while (!c.sends.empty()) {
+    // Every queued message in one sendmsg: a collective's signature and its
+    // first data leave in one system call and usually arrive in one read.
+    iovec parts[2 * kSendsPerCall];
+    int count = 0;
+    for (size_t i = 0; i < c.sends.size() && i < kSendsPerCall; ++i) {
+      QueuedSend& s = c.sends[i];
+      if (s.sent < sizeof(Header)) {
+        parts[count++] = {reinterpret_cast<char*>(&s.header) + s.sent, sizeof(Header) - s.sent};
+      }
+      const size_t payloadSent = s.sent > sizeof(Header) ? s.sent - sizeof(Header) : 0;
+      if (payloadBytes(s.header) > payloadSent) {
+        parts[count++] = {const_cast<char*>(s.data) + payloadSent, payloadBytes(s.header) - payloadSent};
+      }
+    }
+    msghdr message{};
+    message.msg_iov = parts;
+    message.msg_iovlen = count;
+    const ssize_t wrote = sendmsg(c.fd.get(), &message, MSG_NOSIGNAL | MSG_DONTWAIT);
+    if (wrote < 0) {
+      if (errno == EINTR) continue;
+      if (errno == EAGAIN || errno == EWOULDBLOCK) break;
+      markDead(c, fmt::format("sending to rank {} failed: {}", c.peer, errnoText(errno)));
+      return true;
+    }
+    size_t left = static_cast<size_t>(wrote);
+    while (left > 0) {
+      QueuedSend& s = c.sends.front();
+      const size_t total = sizeof(Header) + payloadBytes(s.header);
+      const size_t taken = std::min(left, total - s.sent);
+      s.sent += taken;
+      left -= taken;
+      if (s.sent < total) break;
+      if (s.request != nullptr) {
+        complete(*s.request, COMM_OK);
+        completed = true;
+      }
+      c.sends.pop_front();
+      --queuedSends_;
+    }
+  }
+  return completed;
+}
+
+bool SocketTransport::readFrom(Connection& c) {
+  bool completed = false;
+  bool drained = false;
+  for (;;) {
+    // What the inbox holds first: the rest of a payload, then headers.
+    while (c.inStart < c.inEnd) {
+      Incoming& in = c.incoming;
+      if (in.active) {
+        const size_t n = std::min(c.inEnd - c.inStart, in.remaining());
+        if (in.destination != nullptr) std::memcpy(in.destination + in.got, c.inbox.get() + c.inStart, n);
+        c.inStart += n;
+        in.got += n;
+        if (in.remaining() == 0) completed = finishIncoming(c) || completed;
+        continue;
+      }
+      if (c.inEnd - c.inStart < sizeof(Header)) break;
+      Header header;
+      std::memcpy(&header, c.inbox.get() + c.inStart, sizeof header);
+      c.inStart += sizeof header;
+      completed = startMessage(c, header) || completed;
+    }
+    if (drained) return completed;
+    ssize_t got;
+    Incoming& in = c.incoming;
+    if (in.active && in.destination != nullptr && c.inStart == c.inEnd && in.remaining() >= kInboxBytes) {
+      got = ::recv(c.fd.get(), in.destination + in.got, in.remaining(), MSG_DONTWAIT);
+      if (got > 0) {
+        in.got += static_cast<size_t>(got);
+        if (in.remaining() == 0) completed = finishIncoming(c) || completed;
+        continue;
+      }
+    } else {
+      // Keep a partial header, move it to the front.
+      if (c.inStart > 0) {
+        std::memmove(c.inbox.get(), c.inbox.get() + c.inStart, c.inEnd - c.inStart);
+        c.inEnd -= c.inStart;
+        c.inStart = 0;
+      }
+      const size_t room = kInboxBytes - c.inEnd;
+      got = ::recv(c.fd.get(), c.inbox.get() + c.inEnd, room, MSG_DONTWAIT);
+      if (got > 0) {
+        c.inEnd += static_cast<size_t>(got);
+        // A short read drained the socket: parse what came and stop without
+        // the recv() that would only say EAGAIN (epoll reports the rest).
+        drained = static_cast<size_t>(got) < room;
+        continue;
+      }
+    }
+    if (got == 0) {
+      markDead(c, fmt::format("rank {} closed its connection (it exited or failed)", c.peer));
+      return true;
+    }
+    if (errno == EINTR) continue;
+    if (errno == EAGAIN || errno == EWOULDBLOCK) return completed;
+    markDead(c, fmt::format("receiving from rank {} failed: {}", c.peer, errnoText(errno)));
+    return true;
+  }
+}
+
+bool SocketTransport::startMessage(Connection& c, const Header& header) {
+  switch (header.kind) {
+    case Kind::kEager: break;
+    case Kind::kReadyToSend: {
+      auto posted = std::find_if(c.posted.begin(), c.posted.end(),
+                                 [&](const PostedRecv& p) { return p.tag == header.tag; });
+      if (posted != c.posted.end()) {
+        const PostedRecv receive = *posted;
+        c.posted.erase(posted);
+        return clearToSend(c, header.tag, header.size, header.id, receive);
+      }
+      Unexpected& message = c.unexpected.emplace_back();
+      message.tag = header.tag;
+      message.size = header.size;
+      message.complete = true;
+      message.announced = true;
+      message.sendId = header.id;
+      return false;
+    }
+    case Kind::kClearToSend: {
+      auto it = c.announced.find(header.id);
+      if (it == c.announced.end()) {
+        markDead(c, fmt::format("rank {} cleared message {}, which this rank never announced", c.peer, header.id));
+        return true;
+      }
+      queue(c, {header.tag, it->second.size, Kind::kPayload, header.answer, 0, 0}, it->second.data,
+            it->second.request);
+      c.announced.erase(it);
+      return false;
+    }
+    case Kind::kPayload: {
+      auto it = c.cleared.find(header.id);
+      if (it == c.cleared.end() || it->second.size != header.size) {
+        markDead(c, fmt::format("rank {} sent {} bytes for receive {}, which this rank did not clear for that size",
+                                c.peer, header.size, header.id));
+        return true;
+      }
+      c.incoming = {true, it->second.data, header.size, 0, it->second.request, nullptr};
+      c.cleared.erase(it);
+      return header.size == 0 && finishIncoming(c);
+    }
+    default:
+      markDead(c, fmt::format("rank {} sent a message of unknown kind {}", c.peer, static_cast<uint32_t>(header.kind)));
+      return true;
+  }
+  bool completed = false;
+  auto posted = std::find_if(c.posted.begin(), c.posted.end(),
+                             [&](const PostedRecv& p) { return p.tag == header.tag; });
+  if (posted != c.posted.end()) {
+    const PostedRecv receive = *posted;
+    c.posted.erase(posted);
+    if (receive.size == header.size) {
+      c.incoming = {true, receive.data, header.size, 0, receive.request, nullptr};
+    } else {
+      complete(*receive.request, COMM_ERR_MISMATCH, mismatch(c.peer, header.tag, header.size, receive.size));
+      completed = true;
+      c.incoming = {true, nullptr, header.size, 0, nullptr, nullptr};
+    }
+  } else {
+    Unexpected& message = c.unexpected.emplace_back();
+    message.tag = header.tag;
+    message.size = header.size;
+    message.data = std::make_unique_for_overwrite<char[]>(header.size);
+    c.incoming = {true, message.data.get(), header.size, 0, nullptr, &message};
+  }
+  if (header.size == 0) completed = finishIncoming(c) || completed;
+  return completed;
+}
+
+bool SocketTransport::finishIncoming(Connection& c) {
+  const Incoming in = c.incoming;
+  c.incoming = {};
+  if (in.request != nullptr) {
+    in.request->bytes = in.size;
+    complete(*in.request, COMM_OK);
+    return true;
+  }
+  if (in.unexpected == nullptr) return false;  // dropped
+  in.unexpected->complete = true;
+  return in.unexpected->claim.request != nullptr && deliver(c, *in.unexpected, in.unexpected->claim);
+}
+
+bool SocketTransport::clearToSend(Connection& c, uint64_t tag, size_t size, uint32_t sendId,
+                                  const PostedRecv& receive) {
+  const uint32_t id = c.nextRecvId++;
+  const bool fits = receive.size == size;
+  c.cleared[id] = fits ? receive : PostedRecv{tag, nullptr, size, nullptr};
+  queue(c, {tag, 0, Kind::kClearToSend, sendId, id, 0}, nullptr, nullptr);
+  if (fits) return false;
+  complete(*receive.request, COMM_ERR_MISMATCH, mismatch(c.peer, tag, size, receive.size));
+  return true;
+}
+
+bool SocketTransport::deliver(Connection& c, Unexpected& message, const PostedRecv& receive) {
+  if (message.size != receive.size) {
+    complete(*receive.request, COMM_ERR_MISMATCH, mismatch(c.peer, message.tag, message.size, receive.size));
+  } else {
+    if (message.size > 0) std::memcpy(receive.data, message.data.get(), message.size);
+    receive.request->bytes = message.size;
+    complete(*receive.request, COMM_OK);
+  }
+  c.unexpected.remove_if([&](const Unexpected& m) { return &m == &message; });
+  return true;
+}
+
+void SocketTransport::markDead(Connection& c, std::string why) {
+  if (c.dead()) return;
+  log::warn("tcp: {}", why);
+  c.deadWhy = std::move(why);
+  --live_;
+  epoll_ctl(epoll_.get(), EPOLL_CTL_DEL, c.fd.get(), nullptr);
+  c.fd.reset();
+  for (QueuedSend& s : c.sends) {
+    if (s.request != nullptr) complete(*s.request, COMM_ERR_REMOTE, c.deadWhy);
+  }
+  for (auto& [id, send] : c.announced) complete(*send.request, COMM_ERR_REMOTE, c.deadWhy);
+  c.announced.clear();
+  for (auto& [id, receive] : c.cleared) {
+    if (receive.request != nullptr) complete(*receive.request, COMM_ERR_REMOTE, c.deadWhy);
+  }
+  c.cleared.clear();
+  queuedSends_ -= c.sends.size();
+  c.sends.clear();
+  for (PostedRecv& p : c.posted) complete(*p.request, COMM_ERR_REMOTE, c.deadWhy);
+  c.posted.clear();
+  if (c.incoming.request != nullptr) complete(*c.incoming.request, COMM_ERR_REMOTE, c.deadWhy);
+  c.incoming = {};
+  // Messages that arrived whole can still be received; the rest never will.
+  c.unexpected.remove_if([&](const Unexpected& m) {
+    if (m.complete && !m.announced) return false;
+    if (m.claim.request != nullptr) complete(*m.claim.request, COMM_ERR_REMOTE, c.deadWhy);
+    return true;
+  });
+}
+
+void SocketTransport::updateBusy() {
+  bool moving = queuedSends_ > 0;
+  for (size_t i = 0; i < connections_.size() && !moving; ++i) {
+    const Connection* c = connections_[i].get();
+    moving = c != nullptr && (c->incoming.active || !c->announced.empty() || !c->cleared.empty());
+  }
+  busy_.store(moving, std::memory_order_relaxed);
+}
+
+}  // namespace
+
+std::unique_ptr<Transport> createSocketTransport(const Options& options) {
+  return std::make_unique<SocketTransport>(options);
+}
+
+}  // namespace comm::transport
