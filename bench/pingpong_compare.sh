@@ -2,7 +2,9 @@
 # comm's point-to-point against libfabric's own fi_pingpong, alternately in
 # one sitting: 2 ranks, 8 B latency (one way) and 4 MiB / 64 MiB bandwidth,
 # over shared memory (comm's direct path and comm over libfabric shm) and over
-# tcp;ofi_rxm on loopback. Prints every round and the medians.
+# tcp on loopback (comm's own tcp transport, comm over libfabric's
+# tcp;ofi_rxm, and fi_pingpong over tcp;ofi_rxm). Prints every round and the
+# medians.
 #   bench/pingpong_compare.sh [build dir (default build)] [rounds (default 3)]
 # Needs libfabric-bin (fi_pingpong) and a build with commrun and comm-pingpong.
 set -euo pipefail
@@ -41,6 +43,7 @@ for round in $(seq "$rounds"); do
   comm comm-direct-shm COMM_SHM=1
   comm comm-libfabric-shm COMM_SHM=0
   comm comm-tcp COMM_SHM=0 COMM_PROVIDER=tcp
+  comm comm-rxm COMM_SHM=0 "COMM_PROVIDER=tcp;ofi_rxm"
   for provider in shm tcp; do
     for size in 8 4194304 67108864; do fabric "$provider" "$size"; done
   done
