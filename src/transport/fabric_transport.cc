@@ -68,10 +68,9 @@ EndpointConfig configFor(const std::string& provider, const Options& options) {
   if (provider.starts_with("tcp")) {
     if (options.singleNode) {
       config.node = "127.0.0.1";
-    } else if (const char* iface = std::getenv("COMM_TCP_IFACE"); iface != nullptr && *iface != '\0' &&
-                                                                   std::getenv("FI_TCP_IFACE") == nullptr) {
+    } else if (!options.tcpInterface.empty() && std::getenv("FI_TCP_IFACE") == nullptr) {
       // FI_TCP_IFACE, when set, is applied by libfabric itself.
-      config.domain = iface;
+      config.domain = options.tcpInterface;
     }
   }
   return config;

@@ -152,13 +152,13 @@ std::string mismatch(int peer, uint64_t tag, size_t arrived, size_t expected) {
 }
 
 // The address to listen on: loopback when every rank is on this node, else
-// the IPv4 address of COMM_TCP_IFACE or of the first interface that is up
-// and not loopback.
+// the IPv4 address of options.tcpInterface or of the first interface that is
+// up and not loopback.
 in_addr listenAddress(const Options& options) {
   in_addr loopback{htonl(INADDR_LOOPBACK)};
   if (options.singleNode) return loopback;
-  const char* wanted = std::getenv("COMM_TCP_IFACE");
-  const bool named = wanted != nullptr && *wanted != '\0';
+  const char* wanted = options.tcpInterface.c_str();
+  const bool named = !options.tcpInterface.empty();
   ifaddrs* list = nullptr;
   if (getifaddrs(&list) != 0) fail(COMM_ERR_TRANSPORT, "tcp: cannot list interfaces: {}", errnoText(errno));
   std::unique_ptr<ifaddrs, decltype(&freeifaddrs)> owner(list, freeifaddrs);
@@ -167,7 +167,7 @@ in_addr listenAddress(const Options& options) {
     const in_addr address = reinterpret_cast<const sockaddr_in*>(i->ifa_addr)->sin_addr;
     if (named ? std::strcmp(i->ifa_name, wanted) == 0 : (i->ifa_flags & IFF_LOOPBACK) == 0) return address;
   }
-  if (named) fail(COMM_ERR_TRANSPORT, "tcp: no IPv4 interface named '{}' is up (COMM_TCP_IFACE)", wanted);
+  if (named) fail(COMM_ERR_TRANSPORT, "tcp: no IPv4 interface named '{}' is up (tcp_iface, COMM_TCP_IFACE)", wanted);
   return loopback;
 }
 

@@ -20,7 +20,7 @@ namespace comm::transport {
 inline constexpr const char* kSocketProvider = "tcp";
 
 // Listens at once (on loopback when options.singleNode, else on the
-// interface COMM_TCP_IFACE names or the first one that is up); connect()
+// interface options.tcpInterface names or the first one that is up); connect()
 // then opens one connection per peer. Throws comm::Error (COMM_ERR_TRANSPORT)
 // naming the cause when a socket cannot be made.
 std::unique_ptr<Transport> createSocketTransport(const Options& options);

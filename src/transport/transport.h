@@ -39,6 +39,9 @@ struct Options {
   std::string provider;
   // Every rank is on this node: bind the network provider to loopback.
   bool singleNode = false;
+  // Otherwise tcp (comm's own and libfabric's) uses this interface ("eth1";
+  // the tcp_iface setting, COMM_TCP_IFACE); "" lets the transport choose.
+  std::string tcpInterface;
   // Largest piece one libfabric message carries; 0 means min(the provider's
   // maximum message size, 1 GiB). Tests lower it to exercise chunking.
   size_t maxChunkBytes = 0;

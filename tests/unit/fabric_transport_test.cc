@@ -580,13 +580,14 @@ void test_auto_routes(void**) {
   });
 }
 
-// Off a single node tcp binds to the interface COMM_TCP_IFACE names.
-void test_tcp_interface_environment(void**) {
+// Off a single node tcp;ofi_rxm binds to the interface the tcp_iface setting
+// (COMM_TCP_IFACE) names.
+void test_rxm_interface(void**) {
   runRanks(2, [&](Rank& self) {
-    setenv("COMM_TCP_IFACE", "lo", 1);
     unsetenv("FI_TCP_IFACE");
-    Options options = withProvider("tcp");
+    Options options = withProvider("tcp;ofi_rxm");
     options.singleNode = false;
+    options.tcpInterface = "lo";
     self.transport = comm::transport::createFabricTransport(options);
     std::vector<uint8_t> blob = self.transport->localAddress();
     std::vector<comm::transport::EndpointAddress> endpoints = comm::transport::decodeAddresses(blob, self.rank);
@@ -657,6 +658,26 @@ void test_setup_errors(void**) {
     Request request;
     uint8_t byte = 0;
     expectError(COMM_ERR_INVALID_ARGUMENT, "rank 3", [&] { shm->send(3, 0, &byte, 1, request); });
+  });
+}
+
+// Off a single node comm's tcp listens on the interface the tcp_iface setting
+// names, and says so when there is no such interface.
+void test_tcp_interface(void**) {
+  runRanks(1, [&](Rank&) {
+    Options options = withProvider("tcp");
+    options.singleNode = false;
+    options.tcpInterface = "lo";
+    auto transport = comm::transport::createSocketTransport(options);
+    std::vector<uint8_t> blob = transport->localAddress();
+    sockaddr_in address{};
+    CHECK(blob.size() == sizeof address, "address of {} bytes", blob.size());
+    std::memcpy(&address, blob.data(), sizeof address);
+    CHECK(address.sin_family == AF_INET && ntohl(address.sin_addr.s_addr) == INADDR_LOOPBACK && address.sin_port != 0,
+          "listening on family {} address {:#x} port {}", address.sin_family, ntohl(address.sin_addr.s_addr),
+          ntohs(address.sin_port));
+    options.tcpInterface = "no-such-interface0";
+    expectError(COMM_ERR_TRANSPORT, "no-such-interface0", [&] { comm::transport::createSocketTransport(options); });
   });
 }
 
@@ -761,7 +782,8 @@ int main(int argc, char** argv) {
       cmocka_unit_test(test_rxm_threads),
       cmocka_unit_test(test_auto_routes),
       cmocka_unit_test(test_fi_provider_environment),
-      cmocka_unit_test(test_tcp_interface_environment),
+      cmocka_unit_test(test_rxm_interface),
+      cmocka_unit_test(test_tcp_interface),
       cmocka_unit_test(test_shm_over_2GiB),
       cmocka_unit_test(test_shm_performance),
   };
