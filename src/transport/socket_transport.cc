@@ -244,7 +244,8 @@ class SocketTransport final : public Transport {
   sockaddr_in address_{};
   UniqueFd listener_;
   UniqueFd epoll_;
-  std::vector<std::unique_ptr<Connection>> connections_;  // by rank; null for this rank and unreached ones
+  // By rank; this rank's has no socket (sendToSelf), ranks not reached have none.
+  std::vector<std::unique_ptr<Connection>> connections_;
   size_t queuedSends_ = 0;
   size_t live_ = 0;  // connections to peers not dead
   int self_ = -1;
