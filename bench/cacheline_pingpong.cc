@@ -5,7 +5,7 @@
 // node board pays such transfers, so this number says which regime a run of
 // 8 B collectives was measured in.
 //
-//   c++ -O2 -pthread -o build/cacheline_pingpong bench/cacheline_pingpong.cc && build/cacheline_pingpong
+//   cmake --build build --target comm-cacheline-pingpong && build/bench/comm-cacheline-pingpong
 #include <pthread.h>
 
 #include <atomic>

@@ -6,7 +6,7 @@
  * (S/2 in its reduce-scatter, S/2 in its all-gather) and its busbw is S /
  * time, so it cannot beat this exchange's per-direction rate at S.
  *
- *   cc -O2 -o build/tcp_exchange bench/tcp_exchange.c && build/tcp_exchange 64 5
+ *   cmake --build build --target comm-tcp-exchange && build/bench/comm-tcp-exchange 64 5
  *
  * Prints each round (after one untimed) and the median, in GB/s per
  * direction. */
