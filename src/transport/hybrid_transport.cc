@@ -59,12 +59,6 @@ bool forcesOtherProvider(const Options& options) {
   return !forced.empty() && forced != "shm";
 }
 
-// "tcp" is comm's own TCP transport; any other provider is libfabric's.
-std::unique_ptr<Transport> createNetworkTransport(const Options& options) {
-  if (options.provider == kSocketProvider) return createSocketTransport(options);
-  return createFabricTransport(options);
-}
-
 class HybridTransport final : public Transport {
  public:
   HybridTransport(const Options& options, const ShmOptions& shm);
@@ -148,6 +142,11 @@ void HybridTransport::connect(int selfRank, const std::vector<PeerInfo>& peers) 
 }
 
 }  // namespace
+
+std::unique_ptr<Transport> createNetworkTransport(const Options& options) {
+  if (options.provider == kSocketProvider) return createSocketTransport(options);
+  return createFabricTransport(options);
+}
 
 std::unique_ptr<Transport> createTransport(const Options& options, const ShmOptions& shm) {
   return std::make_unique<HybridTransport>(options, shm);

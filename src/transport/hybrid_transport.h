@@ -18,4 +18,8 @@ namespace comm::transport {
 // the direct one is the faster.
 std::unique_ptr<Transport> createTransport(const Options& options, const ShmOptions& shm);
 
+// The transport for peers off the direct path: comm's own TCP for provider
+// "tcp" (socket_transport.h), libfabric for any other name.
+std::unique_ptr<Transport> createNetworkTransport(const Options& options);
+
 }  // namespace comm::transport

@@ -18,6 +18,7 @@
 #include <deque>
 #include <list>
 #include <mutex>
+#include <optional>
 #include <thread>
 #include <unordered_map>
 
@@ -149,6 +150,31 @@ struct Connection {
 
 std::string mismatch(int peer, uint64_t tag, size_t arrived, size_t expected) {
   return fmt::format("the message from rank {} (tag {:#x}) is {} bytes, expected {}", peer, tag, arrived, expected);
+}
+
+// The first receive posted for `tag`, taken off the list; messages and
+// receives of one tag match in order.
+std::optional<PostedRecv> takePosted(Connection& c, uint64_t tag) {
+  auto posted = std::find_if(c.posted.begin(), c.posted.end(), [&](const PostedRecv& p) { return p.tag == tag; });
+  if (posted == c.posted.end()) return std::nullopt;
+  PostedRecv receive = *posted;
+  c.posted.erase(posted);
+  return receive;
+}
+
+// Completes `receive` with a whole message from `peer`: its bytes, or a
+// mismatch when the sizes differ.
+void fill(const PostedRecv& receive, int peer, uint64_t tag, const char* data, size_t size) {
+  if (receive.size != size) {
+    return complete(*receive.request, COMM_ERR_MISMATCH, mismatch(peer, tag, size, receive.size));
+  }
+  if (size > 0) std::memcpy(receive.data, data, size);
+  receive.request->bytes = size;
+  complete(*receive.request, COMM_OK);
+}
+
+void forget(Connection& c, const Unexpected& message) {
+  c.unexpected.remove_if([&](const Unexpected& m) { return &m == &message; });
 }
 
 // The address to listen on: loopback when every rank is on this node, else
@@ -371,17 +397,8 @@ void SocketTransport::send(int peer, uint64_t tag, const void* data, size_t size
 }
 
 void SocketTransport::sendToSelf(Connection& c, uint64_t tag, const char* data, size_t size, Request& request) {
-  auto posted = std::find_if(c.posted.begin(), c.posted.end(), [&](const PostedRecv& p) { return p.tag == tag; });
-  if (posted != c.posted.end()) {
-    const PostedRecv receive = *posted;
-    c.posted.erase(posted);
-    if (receive.size != size) {
-      complete(*receive.request, COMM_ERR_MISMATCH, mismatch(self_, tag, size, receive.size));
-    } else {
-      if (size > 0) std::memcpy(receive.data, data, size);
-      receive.request->bytes = size;
-      complete(*receive.request, COMM_OK);
-    }
+  if (std::optional<PostedRecv> receive = takePosted(c, tag)) {
+    fill(*receive, self_, tag, data, size);
   } else {
     Unexpected& message = c.unexpected.emplace_back();
     message.tag = tag;
@@ -410,7 +427,7 @@ void SocketTransport::recv(int peer, uint64_t tag, void* data, size_t size, Requ
     if (message.tag != tag || message.claim.request != nullptr) continue;
     if (message.announced) {
       clearToSend(c, tag, message.size, message.sendId, receive);
-      c.unexpected.remove_if([&](const Unexpected& m) { return &m == &message; });
+      forget(c, message);
     } else if (message.complete) {
       deliver(c, message, receive);
     } else {
@@ -590,12 +607,8 @@ bool SocketTransport::startMessage(Connection& c, const Header& header) {
   switch (header.kind) {
     case Kind::kEager: break;
     case Kind::kReadyToSend: {
-      auto posted = std::find_if(c.posted.begin(), c.posted.end(),
-                                 [&](const PostedRecv& p) { return p.tag == header.tag; });
-      if (posted != c.posted.end()) {
-        const PostedRecv receive = *posted;
-        c.posted.erase(posted);
-        return clearToSend(c, header.tag, header.size, header.id, receive);
+      if (std::optional<PostedRecv> receive = takePosted(c, header.tag)) {
+        return clearToSend(c, header.tag, header.size, header.id, *receive);
       }
       Unexpected& message = c.unexpected.emplace_back();
       message.tag = header.tag;
@@ -632,15 +645,11 @@ bool SocketTransport::startMessage(Connection& c, const Header& header) {
       return true;
   }
   bool completed = false;
-  auto posted = std::find_if(c.posted.begin(), c.posted.end(),
-                             [&](const PostedRecv& p) { return p.tag == header.tag; });
-  if (posted != c.posted.end()) {
-    const PostedRecv receive = *posted;
-    c.posted.erase(posted);
-    if (receive.size == header.size) {
-      c.incoming = {true, receive.data, header.size, 0, receive.request, nullptr};
+  if (std::optional<PostedRecv> receive = takePosted(c, header.tag)) {
+    if (receive->size == header.size) {
+      c.incoming = {true, receive->data, header.size, 0, receive->request, nullptr};
     } else {
-      complete(*receive.request, COMM_ERR_MISMATCH, mismatch(c.peer, header.tag, header.size, receive.size));
+      complete(*receive->request, COMM_ERR_MISMATCH, mismatch(c.peer, header.tag, header.size, receive->size));
       completed = true;
       c.incoming = {true, nullptr, header.size, 0, nullptr, nullptr};
     }
@@ -680,14 +689,8 @@ bool SocketTransport::clearToSend(Connection& c, uint64_t tag, size_t size, uint
 }
 
 bool SocketTransport::deliver(Connection& c, Unexpected& message, const PostedRecv& receive) {
-  if (message.size != receive.size) {
-    complete(*receive.request, COMM_ERR_MISMATCH, mismatch(c.peer, message.tag, message.size, receive.size));
-  } else {
-    if (message.size > 0) std::memcpy(receive.data, message.data.get(), message.size);
-    receive.request->bytes = message.size;
-    complete(*receive.request, COMM_OK);
-  }
-  c.unexpected.remove_if([&](const Unexpected& m) { return &m == &message; });
+  fill(receive, c.peer, message.tag, message.data.get(), message.size);
+  forget(c, message);
   return true;
 }
 

@@ -32,6 +32,7 @@
 #include "core/deadline.h"
 #include "core/error.h"
 #include "transport/fabric_address.h"
+#include "transport/hybrid_transport.h"
 #include "transport/socket_transport.h"
 
 #include "transport_test_support.h"
@@ -114,10 +115,7 @@ struct Rank {
   }
 
   void connect(const Options& options, bool sameNode = true) {
-    // As the hybrid transport picks: "tcp" is comm's own, the rest libfabric's.
-    transport = options.provider == comm::transport::kSocketProvider
-                    ? comm::transport::createSocketTransport(options)
-                    : comm::transport::createFabricTransport(options);
+    transport = comm::transport::createNetworkTransport(options);
     std::vector<bool> local(size, sameNode);
     local[rank] = true;
     transport->connect(rank, exchange(transport->localAddress(), local));
