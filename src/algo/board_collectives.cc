@@ -11,9 +11,31 @@
 namespace comm::algo {
 namespace {
 
-void copyIn(CollectiveContext& ctx, const void* data, size_t bytes) {
-  if (bytes > 0) std::memcpy(ctx.boardPayload(), data, bytes);
+// memcpy, inline for the few bytes of a latency-bound collective: a call
+// into libc costs as much as the rest of such a copy.
+void copy(void* to, const void* from, size_t bytes) {
+  auto* d = static_cast<char*>(to);
+  auto* s = static_cast<const char*>(from);
+  if (bytes > 16) {
+    std::memcpy(d, s, bytes);
+  } else if (bytes >= 8) {  // two overlapping words
+    uint64_t head, tail;
+    std::memcpy(&head, s, 8);
+    std::memcpy(&tail, s + bytes - 8, 8);
+    std::memcpy(d, &head, 8);
+    std::memcpy(d + bytes - 8, &tail, 8);
+  } else if (bytes >= 4) {
+    uint32_t head, tail;
+    std::memcpy(&head, s, 4);
+    std::memcpy(&tail, s + bytes - 4, 4);
+    std::memcpy(d, &head, 4);
+    std::memcpy(d + bytes - 4, &tail, 4);
+  } else {
+    for (size_t i = 0; i < bytes; ++i) d[i] = s[i];
+  }
 }
+
+void copyIn(CollectiveContext& ctx, const void* data, size_t bytes) { copy(ctx.boardPayload(), data, bytes); }
 
 // Copies `bytes` of `data` into this rank's entry and exchanges entries.
 void publish(CollectiveContext& ctx, const void* data, size_t bytes) {
@@ -60,13 +82,13 @@ void boardReduce(CollectiveContext& ctx, const void* in, void* out, size_t count
 void boardBroadcast(CollectiveContext& ctx, void* buffer, size_t bytes, int root) {
   if (ctx.rank() == root) return give(ctx, buffer, bytes);
   ctx.exchangeOnBoard(0);
-  if (bytes > 0) std::memcpy(buffer, ctx.boardPayloadOf(root), bytes);
+  copy(buffer, ctx.boardPayloadOf(root), bytes);
 }
 
 void boardAllGather(CollectiveContext& ctx, const void* in, void* out, const size_t* bytes, const size_t* offsets) {
   publish(ctx, in, bytes[ctx.rank()]);
   for (int r = 0; r < ctx.size(); ++r) {
-    if (bytes[r] > 0) std::memcpy(static_cast<char*>(out) + offsets[r], ctx.boardPayloadOf(r), bytes[r]);
+    copy(static_cast<char*>(out) + offsets[r], ctx.boardPayloadOf(r), bytes[r]);
   }
 }
 
@@ -82,7 +104,7 @@ void boardGather(CollectiveContext& ctx, const void* in, void* out, const size_t
   if (ctx.rank() != root) return give(ctx, in, bytes[ctx.rank()]);
   publish(ctx, in, bytes[ctx.rank()]);
   for (int r = 0; r < ctx.size(); ++r) {
-    if (bytes[r] > 0) std::memcpy(static_cast<char*>(out) + offsets[r], ctx.boardPayloadOf(r), bytes[r]);
+    copy(static_cast<char*>(out) + offsets[r], ctx.boardPayloadOf(r), bytes[r]);
   }
 }
 
@@ -93,11 +115,11 @@ void boardScatter(CollectiveContext& ctx, const void* in, void* out, const size_
   if (self == root) {
     give(ctx, in, offsets[n - 1] + bytes[n - 1]);
     const char* mine = static_cast<const char*>(in) + offsets[self];
-    if (bytes[self] > 0 && mine != out) std::memcpy(out, mine, bytes[self]);  // in place: already there
+    if (mine != out) copy(out, mine, bytes[self]);  // in place: already there
     return;
   }
   ctx.exchangeOnBoard(0);
-  if (bytes[self] > 0) std::memcpy(out, ctx.boardPayloadOf(root) + offsets[self], bytes[self]);
+  copy(out, ctx.boardPayloadOf(root) + offsets[self], bytes[self]);
 }
 
 size_t boardAllToAllBytes(int size, const size_t* sendBytes) {
@@ -112,7 +134,7 @@ bool boardAllToAll(CollectiveContext& ctx, const void* const* send, const size_t
   size_t at = (static_cast<size_t>(n) + 1) * sizeof(BlockOffset);
   for (int p = 0; p < n; ++p) {
     table[p] = static_cast<BlockOffset>(at);
-    if (sendBytes[p] > 0) std::memcpy(entry + at, send[p], sendBytes[p]);
+    copy(entry + at, send[p], sendBytes[p]);
     at += sendBytes[p];
   }
   table[n] = static_cast<BlockOffset>(at);
@@ -129,7 +151,7 @@ bool boardAllToAll(CollectiveContext& ctx, const void* const* send, const size_t
       fail(COMM_ERR_MISMATCH, "comm_all_to_all: rank {} sends {} bytes to rank {}, which expects {}", p, bytes, self,
            recvBytes[p]);
     }
-    if (bytes > 0) std::memcpy(recv[p], ctx.boardPayloadOf(p) + theirs[0], bytes);
+    copy(recv[p], ctx.boardPayloadOf(p) + theirs[0], bytes);
   }
   return true;
 }

@@ -94,7 +94,27 @@ using PerRank = comm::core::SmallBuffer<T, kInlineRanks>;
 // and in elements.
 class Layout {
  public:
-  explicit Layout(int size) : size_(size), columns_(4 * static_cast<size_t>(size)) {}
+  // Every column is written by append() or even() before it is read.
+  explicit Layout(int size) : size_(size), columns_(4 * static_cast<size_t>(size), comm::core::kForOverwrite) {}
+
+  // `rowsPerRank` rows for every rank; hash 0. No division or hashing per
+  // rank: at 8 B this layout is a good part of a rooted collective's call.
+  static Layout even(int size, int64_t rowsPerRank, int64_t rowElements, size_t elementSize) {
+    Layout l(size);
+    const size_t elements = static_cast<size_t>(rowsPerRank) * static_cast<size_t>(rowElements);
+    const size_t bytes = elements * elementSize;
+    for (size_t r = 0; r < l.size_; ++r) {
+      l.column(0)[r] = bytes;
+      l.column(1)[r] = r * bytes;
+      l.column(2)[r] = elements;
+      l.column(3)[r] = r * elements;
+    }
+    l.filled_ = l.size_;
+    l.endBytes_ = l.size_ * bytes;
+    l.totalRows_ = static_cast<int64_t>(l.size_) * rowsPerRank;
+    l.hash_ = 0;
+    return l;
+  }
 
   const size_t* bytes() const { return column(0); }
   const size_t* offsets() const { return column(1); }
@@ -103,7 +123,6 @@ class Layout {
   int64_t totalRows() const { return totalRows_; }
   // Tells layouts apart in the signature; 0 for even ones, which agree on the count alone.
   uint64_t hash() const { return hash_; }
-  void forgetHash() { hash_ = 0; }
 
   // Appends the next rank's block of `rows` rows.
   void append(int64_t rows, int64_t rowElements, size_t elementSize) {
@@ -138,13 +157,6 @@ Layout layoutOf(const int64_t* counts, const char* name, int size, int64_t rowEl
     if (counts[r] < 0) fail(COMM_ERR_INVALID_ARGUMENT, "{}[{}] = {} is negative", name, r, counts[r]);
     l.append(counts[r], rowElements, elementSize);
   }
-  return l;
-}
-
-Layout evenLayout(int size, int64_t rowsPerRank, int64_t rowElements, size_t elementSize) {
-  Layout l(size);
-  for (int r = 0; r < size; ++r) l.append(rowsPerRank, rowElements, elementSize);
-  l.forgetHash();
   return l;
 }
 
@@ -266,9 +278,10 @@ COMM_API comm_status_t comm_all_gather(comm_t* comm, const comm_tensor_t* in, co
     checkSameDtype(i, "in", o, "out");
     checkNumel(o, "out", i.numel * c.size(), "size x in's");
     checkAliasing(i, o, i.nbytes() * c.rank());
-    Layout l = evenLayout(c.size(), 1, i.numel, i.elementSize);
     launch(comm, handle, signatureOf(CollectiveKind::kAllGather, i.dtype, i.numel),
-           [l = std::move(l), src = i.data, dst = o.data](CollectiveContext& ctx) {
+           [size = c.size(), numel = i.numel, elementSize = i.elementSize, src = i.data,
+            dst = o.data](CollectiveContext& ctx) {
+             const Layout l = Layout::even(size, 1, numel, elementSize);
              comm::algo::allGatherV(ctx, src, dst, l.bytes(), l.offsets());
            });
   });
@@ -284,15 +297,15 @@ COMM_API comm_status_t comm_reduce_scatter(comm_t* comm, const comm_tensor_t* in
     checkNumel(i, "in", o.numel * c.size(), "size x out's");
     checkOp(op, i.dtype);
     checkAliasing(o, i, o.nbytes() * c.rank());
-    Layout l = evenLayout(c.size(), 1, o.numel, o.elementSize);
     Signature s = signatureOf(CollectiveKind::kReduceScatter, i.dtype, o.numel);
     s.op = op;
     int size = c.size();
     launch(comm, handle, s,
-           [l = std::move(l), op, size, dtype = i.dtype, count = static_cast<size_t>(o.numel), src = i.data,
+           [op, size, dtype = i.dtype, elementSize = o.elementSize, count = o.numel, src = i.data,
             dst = o.data](CollectiveContext& ctx) {
+             const Layout l = Layout::even(size, 1, count, elementSize);
              comm::algo::reduceScatterV(ctx, src, dst, l.elements(), l.elementOffsets(), dtype, op);
-             finishAverage(op, dst, count, dtype, size);
+             finishAverage(op, dst, static_cast<size_t>(count), dtype, size);
            });
   });
 }
@@ -311,10 +324,12 @@ COMM_API comm_status_t comm_gather(comm_t* comm, const comm_tensor_t* in, comm_t
       checkAliasing(i, o, i.nbytes() * c.rank());
       dst = o.data;
     }
-    Layout l = evenLayout(c.size(), 1, i.numel, i.elementSize);
     Signature s = signatureOf(CollectiveKind::kGather, i.dtype, i.numel);
     s.root = root;
-    launch(comm, handle, s, [l = std::move(l), root, src = i.data, dst](CollectiveContext& ctx) {
+    launch(comm, handle, s,
+           [size = c.size(), numel = i.numel, elementSize = i.elementSize, root, src = i.data,
+            dst](CollectiveContext& ctx) {
+      const Layout l = Layout::even(size, 1, numel, elementSize);
       comm::algo::gatherV(ctx, src, dst, l.bytes(), l.offsets(), root);
     });
   });
@@ -334,10 +349,12 @@ COMM_API comm_status_t comm_scatter(comm_t* comm, const comm_tensor_t* in, comm_
       checkAliasing(o, i, o.nbytes() * c.rank());
       src = i.data;
     }
-    Layout l = evenLayout(c.size(), 1, o.numel, o.elementSize);
     Signature s = signatureOf(CollectiveKind::kScatter, o.dtype, o.numel);
     s.root = root;
-    launch(comm, handle, s, [l = std::move(l), root, src, dst = o.data](CollectiveContext& ctx) {
+    launch(comm, handle, s,
+           [size = c.size(), numel = o.numel, elementSize = o.elementSize, root, src,
+            dst = o.data](CollectiveContext& ctx) {
+      const Layout l = Layout::even(size, 1, numel, elementSize);
       comm::algo::scatterV(ctx, src, dst, l.bytes(), l.offsets(), root);
     });
   });
@@ -361,7 +378,7 @@ COMM_API comm_status_t comm_all_to_all_single(comm_t* comm, const comm_tensor_t*
           fail(COMM_ERR_INVALID_ARGUMENT, "dim 0 of {} ({}) does not divide by the group size {}; pass {}",
                tensorName, t.rows(), size, splitName);
         }
-        return evenLayout(size, t.rows() / size, rowElements, t.elementSize);
+        return Layout::even(size, t.rows() / size, rowElements, t.elementSize);
       }
       Layout l = layoutOf(splits, splitName, size, rowElements, t.elementSize);
       if (l.totalRows() != t.rows()) {

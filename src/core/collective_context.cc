@@ -146,21 +146,17 @@ void CollectiveContext::exchangeOnBoard(uint32_t payloadBytes) {
   awaitBoard();
 }
 
-void CollectiveContext::awaitReuse() {
-  if (reusable_) return;
+void CollectiveContext::awaitPeersStarted() {
   const uint32_t needed = sequence_ - NodeBoard::kEntriesPerRank + 1;
-  if (!board_->knownAllStarted(needed)) {
-    int r = 0;
-    auto allStarted = [&] {
-      for (; r < size_; ++r) {
-        if (r != rank_ && !board_->started(r, needed)) return false;
-      }
-      return true;
-    };
-    waitOnBoard(allStarted, &r, "to finish an earlier collective");
-    board_->noteAllStarted(needed);
-  }
-  reusable_ = true;
+  int r = 0;
+  auto allStarted = [&] {
+    for (; r < size_; ++r) {
+      if (r != rank_ && !board_->started(r, needed)) return false;
+    }
+    return true;
+  };
+  waitOnBoard(allStarted, &r, "to finish an earlier collective");
+  board_->noteAllStarted(needed);
 }
 
 bool CollectiveContext::scanBoard() {
@@ -202,7 +198,8 @@ void CollectiveContext::waitOnBoard(Ready ready, const int* blocker, const char*
 
 void CollectiveContext::awaitBoard() {
   announce();
-  waitOnBoard([this] { return scanBoard(); }, &boardScanned_, "to start it");
+  peersAhead_ = scanBoard();
+  if (!peersAhead_) waitOnBoard([this] { return scanBoard(); }, &boardScanned_, "to start it");
   board_->noteAllStarted(sequence_);
   signatureChecked_ = true;
   if (boardMismatch_ >= 0) failMismatch(boardMismatch_, board_->signature(boardMismatch_, sequence_));
@@ -261,7 +258,7 @@ void CollectiveContext::finish() {
   if (!pending_.empty()) waitFor(pending_);
   if (board_ != nullptr) {
     if (!signatureChecked_) awaitBoard();
-    board_->prefetch(sequence_ + 1, size_);
+    board_->prefetchNext(sequence_, size_, peersAhead_);
   }
   pending_.clear();
   if (notices_) {

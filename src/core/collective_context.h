@@ -109,8 +109,14 @@ class CollectiveContext {
   // publishEntry, which must be the collective's first publication.
   void publishPayload(uint32_t payloadBytes);
   // Waits until this rank may overwrite its entry for this collective (see
-  // node_board.h); once.
-  void awaitReuse();
+  // node_board.h); once. Inline: it usually only confirms what is known.
+  void awaitReuse() {
+    if (reusable_) return;
+    if (!board_->knownAllStarted(sequence_ - NodeBoard::kEntriesPerRank + 1)) awaitPeersStarted();
+    reusable_ = true;
+  }
+  // The waiting part of awaitReuse.
+  void awaitPeersStarted();
   // Waits, checking the deadline, abort and dead peers, until `ready()`;
   // `*blocker` names the rank it waits for, `forWhat` why.
   template <typename Ready>
@@ -158,6 +164,7 @@ class CollectiveContext {
   bool signatureChecked_ = true;
   Clock::time_point start_{};  // of the first wait on the transport: board-only collectives never read the clock
   bool peersNotified_ = false;  // this rank's failure went out, or a peer's came in
+  bool peersAhead_ = false;     // every peer had published on the board before this rank looked
   // The notices this rank sent and listens for; made only once a collective
   // is slow or fails, so a fast one never builds (or destroys) them.
   struct Notices {

@@ -70,11 +70,4 @@ std::unique_ptr<NodeBoard> NodeBoard::join(World& world, uint16_t id, const std:
   return std::unique_ptr<NodeBoard>(new NodeBoard(std::move(segment), entryBytes, rank));
 }
 
-void NodeBoard::publish(uint32_t sequence, const Signature& signature, uint32_t payloadBytes) {
-  EntryHeader* e = entry(rank_, sequence);
-  e->payloadBytes = payloadBytes;
-  e->signature = signature;
-  e->published.store(sequence + 1, std::memory_order_release);
-}
-
 }  // namespace comm::core

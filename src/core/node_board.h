@@ -21,6 +21,7 @@
 #include <memory>
 #include <vector>
 
+#include "core/prefetch.h"
 #include "core/signature.h"
 #include "transport/shm_segment.h"
 
@@ -41,6 +42,8 @@ class NodeBoard {
   // two, so entries stay in turn when sequences wrap.
   static constexpr uint32_t kEntriesPerRank = 16;
   static_assert((kEntriesPerRank & (kEntriesPerRank - 1)) == 0);
+  // How many collectives ahead a rank that runs behind its peers loads their entries.
+  static constexpr uint32_t kReadAhead = 2;
   // An entry's payload size when the rank put no payload there.
   static constexpr uint32_t kNoPayload = UINT32_MAX;
 
@@ -55,7 +58,12 @@ class NodeBoard {
   char* ownPayload(uint32_t sequence) { return payloadOf(entry(rank_, sequence)); }
   // Makes this rank's `signature` and the first `payloadBytes` of its
   // payload area (or kNoPayload) visible to the others for `sequence`.
-  void publish(uint32_t sequence, const Signature& signature, uint32_t payloadBytes);
+  void publish(uint32_t sequence, const Signature& signature, uint32_t payloadBytes) {
+    EntryHeader* e = entry(rank_, sequence);
+    e->payloadBytes = payloadBytes;
+    e->signature = signature;
+    e->published.store(sequence + 1, std::memory_order_release);
+  }
 
   // Whether `rank` has published `sequence`; only then may the accessors
   // below be asked about it (for that sequence).
@@ -67,12 +75,25 @@ class NodeBoard {
   bool started(int rank, uint32_t sequence) const {
     return static_cast<int32_t>(entry(rank, sequence)->published.load(std::memory_order_acquire) - (sequence + 1)) >= 0;
   }
-  // Starts loading the first line of every rank's entry for `sequence`
-  // (this rank's for writing): a rank that stays ahead has usually
-  // published it already, and the load then overlaps this rank's own work
-  // between collectives instead of stalling the next one.
-  void prefetch(uint32_t sequence, int size) const {
-    for (int r = 0; r < size; ++r) __builtin_prefetch(entry(r, sequence), r == rank_ ? 1 : 0);
+  // Starts moving the lines the next collectives will touch while this rank
+  // is between collectives, so that they do not stall the next one.
+  //  - This rank's own next entry is taken exclusive even while a slower
+  //    peer may still read what it held: the store that publishes there
+  //    then does not wait for that peer's copy to be invalidated, a wait
+  //    that would hold every later store (and the next lock) behind it.
+  //    Two entries ahead was faster for rooted collectives on some hosts,
+  //    three times slower on others and for all_reduce (docs/performance.md).
+  //  - Peers' entries are loaded kReadAhead collectives ahead only when
+  //    `peersAhead` (they had published this collective before this rank
+  //    looked): an entry loaded before its owner writes it only makes the
+  //    owner's store invalidate it.
+  void prefetchNext(uint32_t sequence, int size, bool peersAhead) const {
+    prefetchForWrite(entry(rank_, sequence + 1));
+    if (!peersAhead) return;
+    for (int r = 0; r < size; ++r) {
+      if (r == rank_) continue;
+      for (uint32_t k = 1; k <= kReadAhead; ++k) prefetchForRead(entry(r, sequence + k));
+    }
   }
   // This rank's record of a sequence every rank is known to have started.
   bool knownAllStarted(uint32_t sequence) const { return static_cast<int32_t>(sequence - allStarted_) <= 0; }

@@ -10,6 +10,10 @@
 
 namespace comm::core {
 
+// Tags the SmallBuffer constructor that leaves its elements uninitialised.
+struct ForOverwrite {};
+inline constexpr ForOverwrite kForOverwrite{};
+
 template <typename T, size_t N>
 class SmallBuffer {
   static_assert(std::is_trivially_copyable_v<T>, "elements are copied as bytes");
@@ -19,6 +23,10 @@ class SmallBuffer {
   explicit SmallBuffer(size_t n) : size_(n) {
     if (n > N) heap_ = std::make_unique<T[]>(n);
     std::fill_n(data(), n, T{});
+  }
+  // `n` elements the caller writes before it reads them (no clearing).
+  SmallBuffer(size_t n, ForOverwrite) : size_(n) {
+    if (n > N) heap_ = std::make_unique_for_overwrite<T[]>(n);
   }
   SmallBuffer(const SmallBuffer& other) : size_(other.size_) {
     if (size_ > N) heap_ = std::make_unique_for_overwrite<T[]>(size_);
