@@ -147,7 +147,14 @@ void CollectiveContext::exchangeOnBoard(uint32_t payloadBytes) {
 }
 
 void CollectiveContext::awaitPeersStarted() {
-  const uint32_t needed = sequence_ - NodeBoard::kEntriesPerRank + 1;
+  // Held up, this rank waits until the others are half the board behind
+  // instead of one entry: it then runs that many collectives without
+  // looking, and never polls the entry a slower rank is about to publish
+  // (its reads would pull the line away from that rank's store each time).
+  // No deadlock: the ranks it waits for need nothing more from it to get
+  // there, since it has published every collective before this one.
+  // Rooted 8 B collectives went from 0.07 to 0.06 us (docs/performance.md).
+  const uint32_t needed = sequence_ + 1 - NodeBoard::kEntriesPerRank / 2;
   int r = 0;
   auto allStarted = [&] {
     for (; r < size_; ++r) {
