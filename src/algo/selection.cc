@@ -149,7 +149,9 @@ std::string_view choose(CollectiveContext& ctx, size_t bytes) {
     const Rule& rule = kTable[row];
     if (bytes > rule.maxBytes || ctx.size() > rule.maxRanks) continue;
     if (rule.algorithm == kBoard && !ctx.hasBoard()) continue;
-    log::debug("{} of {} bytes on {} ranks: {}", core::collectiveName(kind), bytes, ctx.size(), rule.algorithm);
+    if (log::enabled(log::Level::kDebug)) {  // collectiveName is not free
+      log::debug("{} of {} bytes on {} ranks: {}", core::collectiveName(kind), bytes, ctx.size(), rule.algorithm);
+    }
     return rule.algorithm;
   }
   fail(COMM_ERR_INTERNAL, "the selection table has no row for {}", core::collectiveName(kind));
