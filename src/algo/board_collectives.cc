@@ -11,6 +11,16 @@
 namespace comm::algo {
 namespace {
 
+// Copies 1 to 2 x sizeof(Word) bytes as two words that may overlap.
+template <typename Word>
+void copyTwoWords(char* to, const char* from, size_t bytes) {
+  Word head, tail;
+  std::memcpy(&head, from, sizeof(Word));
+  std::memcpy(&tail, from + bytes - sizeof(Word), sizeof(Word));
+  std::memcpy(to, &head, sizeof(Word));
+  std::memcpy(to + bytes - sizeof(Word), &tail, sizeof(Word));
+}
+
 // memcpy, inline for the few bytes of a latency-bound collective: a call
 // into libc costs as much as the rest of such a copy.
 void copy(void* to, const void* from, size_t bytes) {
@@ -18,18 +28,10 @@ void copy(void* to, const void* from, size_t bytes) {
   auto* s = static_cast<const char*>(from);
   if (bytes > 16) {
     std::memcpy(d, s, bytes);
-  } else if (bytes >= 8) {  // two overlapping words
-    uint64_t head, tail;
-    std::memcpy(&head, s, 8);
-    std::memcpy(&tail, s + bytes - 8, 8);
-    std::memcpy(d, &head, 8);
-    std::memcpy(d + bytes - 8, &tail, 8);
+  } else if (bytes >= 8) {
+    copyTwoWords<uint64_t>(d, s, bytes);
   } else if (bytes >= 4) {
-    uint32_t head, tail;
-    std::memcpy(&head, s, 4);
-    std::memcpy(&tail, s + bytes - 4, 4);
-    std::memcpy(d, &head, 4);
-    std::memcpy(d + bytes - 4, &tail, 4);
+    copyTwoWords<uint32_t>(d, s, bytes);
   } else {
     for (size_t i = 0; i < bytes; ++i) d[i] = s[i];
   }

@@ -103,12 +103,7 @@ class Layout {
     Layout l(size);
     const size_t elements = static_cast<size_t>(rowsPerRank) * static_cast<size_t>(rowElements);
     const size_t bytes = elements * elementSize;
-    for (size_t r = 0; r < l.size_; ++r) {
-      l.column(0)[r] = bytes;
-      l.column(1)[r] = r * bytes;
-      l.column(2)[r] = elements;
-      l.column(3)[r] = r * elements;
-    }
+    for (size_t r = 0; r < l.size_; ++r) l.setBlock(r, elements, bytes, r * bytes, r * elements);
     l.filled_ = l.size_;
     l.endBytes_ = l.size_ * bytes;
     l.totalRows_ = static_cast<int64_t>(l.size_) * rowsPerRank;
@@ -127,10 +122,7 @@ class Layout {
   // Appends the next rank's block of `rows` rows.
   void append(int64_t rows, int64_t rowElements, size_t elementSize) {
     const size_t elements = static_cast<size_t>(rows) * static_cast<size_t>(rowElements);
-    column(0)[filled_] = elements * elementSize;
-    column(1)[filled_] = endBytes_;
-    column(2)[filled_] = elements;
-    column(3)[filled_] = endBytes_ / elementSize;
+    setBlock(filled_, elements, elements * elementSize, endBytes_, endBytes_ / elementSize);
     endBytes_ += elements * elementSize;
     totalRows_ += rows;
     hash_ = (hash_ ^ static_cast<uint64_t>(rows)) * 1099511628211ull;
@@ -140,6 +132,13 @@ class Layout {
  private:
   size_t* column(int c) { return columns_.data() + static_cast<size_t>(c) * size_; }
   const size_t* column(int c) const { return columns_.data() + static_cast<size_t>(c) * size_; }
+  // Rank `rank`'s block, in every column.
+  void setBlock(size_t rank, size_t elements, size_t bytes, size_t byteOffset, size_t elementOffset) {
+    column(0)[rank] = bytes;
+    column(1)[rank] = byteOffset;
+    column(2)[rank] = elements;
+    column(3)[rank] = elementOffset;
+  }
 
   size_t size_;
   comm::core::SmallBuffer<size_t, 4 * kInlineRanks> columns_;
