@@ -129,7 +129,7 @@ std::span<const char* const> algorithmsOf(CollectiveKind kind) {
   return {};
 }
 
-std::string_view choose(CollectiveContext& ctx, size_t bytes) {
+std::string_view decide(CollectiveContext& ctx, size_t bytes) {
   auto kind = static_cast<CollectiveKind>(ctx.signature().kind);
   const std::string& forced = ctx.communicator().world().algorithmOverride(kind);
   // Every rank decides alike: whether the communicator has a board, and

@@ -5,12 +5,16 @@
 // so it owns them all while it runs.
 #pragma once
 
+#include <array>
 #include <cstddef>
+#include <cstdint>
 #include <deque>
 #include <memory>
+#include <string_view>
 #include <vector>
 
 #include "core/pending.h"
+#include "core/signature.h"
 
 namespace comm::core {
 
@@ -18,6 +22,14 @@ struct CollectiveBuffers {
   std::deque<transport::Request> requests;  // addresses stay put as it grows
   std::vector<Pending> pending;
   std::unique_ptr<char[]> staging;  // CollectiveContext::kStagingBytes, made on first use
+  // The algorithm each kind of collective took last, for how many bytes
+  // (algo::choose): walking the selection table costs as much as a small
+  // collective's own work on the node board.
+  struct Choice {
+    size_t bytes = SIZE_MAX;  // none yet
+    std::string_view algorithm;
+  };
+  std::array<Choice, kCollectiveKinds> lastChoice;
 };
 
 }  // namespace comm::core

@@ -33,7 +33,10 @@ CollectiveContext::CollectiveContext(Communicator& comm, uint32_t sequence, cons
   if (comm_.aborted()) fail(COMM_ERR_ABORTED, "{}: the communicator was aborted", what());
   if (size_ == 1) return;
   signatureChecked_ = false;
-  if (board_ != nullptr) return;  // announced before the first message or wait
+  if (board_ != nullptr) {  // announced before the first message or wait
+    lane_ = NodeBoard::laneOf(signature_, size_);
+    return;
+  }
   uint64_t tag = tags::make(comm_.id(), tags::Kind::kSignature, sequence_, kSignatureStep);
   int right = (rank_ + 1) % size_;
   int left = (rank_ + size_ - 1) % size_;
@@ -96,7 +99,11 @@ RequestId CollectiveContext::recv(int peer, uint32_t step, void* data, size_t si
 void CollectiveContext::checkSignature() {
   if (signatureChecked_) return;
   if (board_ != nullptr) {
-    if (scanBoard()) signatureChecked_ = true;
+    if (scanBoard()) {
+      signatureChecked_ = true;
+    } else {
+      checkOtherLane();
+    }
     if (boardMismatch_ >= 0) awaitBoard();  // the others have yet to publish before this rank may leave
     return;
   }
@@ -128,7 +135,7 @@ void CollectiveContext::announce() {
 void CollectiveContext::publishEntry(uint32_t payloadBytes) {
   announced_ = true;
   awaitReuse();
-  board_->publish(sequence_, signature_, payloadBytes);
+  board_->publish(lane_, sequence_, signature_, payloadBytes);
 }
 
 void CollectiveContext::publishPayload(uint32_t payloadBytes) {
@@ -162,22 +169,29 @@ void CollectiveContext::awaitPeersStarted() {
     }
     return true;
   };
-  waitOnBoard(allStarted, &r, "to finish an earlier collective");
+  waitOnBoard(allStarted, &r, "to finish an earlier collective", [] {});
   board_->noteAllStarted(needed);
+}
+
+void CollectiveContext::checkOtherLane() {
+  const int r = boardScanned_;
+  if (!board_->publishedElsewhere(lane_, r, sequence_)) return;
+  signatureChecked_ = true;
+  failMismatch(r, board_->signature(otherLane(lane_), r, sequence_));
 }
 
 bool CollectiveContext::scanBoard() {
   for (; boardScanned_ < size_; ++boardScanned_) {
     const int r = boardScanned_;
     if (r == rank_) continue;
-    if (!board_->published(r, sequence_)) return false;
-    if (boardMismatch_ < 0 && !(board_->signature(r, sequence_) == signature_)) boardMismatch_ = r;
+    if (!board_->published(lane_, r, sequence_)) return false;
+    if (boardMismatch_ < 0 && !(board_->signature(lane_, r, sequence_) == signature_)) boardMismatch_ = r;
   }
   return true;
 }
 
-template <typename Ready>
-void CollectiveContext::waitOnBoard(Ready ready, const int* blocker, const char* forWhat) {
+template <typename Ready, typename AlsoCheck>
+void CollectiveContext::waitOnBoard(Ready ready, const int* blocker, const char* forWhat, AlsoCheck alsoCheck) {
   for (int spin = 0; spin < kBoardSpins; ++spin) {
     if (ready()) return;
     cpuRelax();
@@ -200,16 +214,19 @@ void CollectiveContext::waitOnBoard(Ready ready, const int* blocker, const char*
       fail(COMM_ERR_TIMEOUT, "{}: timed out after {} ms waiting for rank {} {}", what(), comm_.timeout().count(),
            *blocker, forWhat);
     }
+    alsoCheck();
   });
 }
 
 void CollectiveContext::awaitBoard() {
   announce();
   peersAhead_ = scanBoard();
-  if (!peersAhead_) waitOnBoard([this] { return scanBoard(); }, &boardScanned_, "to start it");
+  if (!peersAhead_) {
+    waitOnBoard([this] { return scanBoard(); }, &boardScanned_, "to start it", [this] { checkOtherLane(); });
+  }
   board_->noteAllStarted(sequence_);
   signatureChecked_ = true;
-  if (boardMismatch_ >= 0) failMismatch(boardMismatch_, board_->signature(boardMismatch_, sequence_));
+  if (boardMismatch_ >= 0) failMismatch(boardMismatch_, board_->signature(lane_, boardMismatch_, sequence_));
 }
 
 void CollectiveContext::waitFor(std::span<const Pending> pending) {
@@ -265,7 +282,7 @@ void CollectiveContext::finish() {
   if (!pending_.empty()) waitFor(pending_);
   if (board_ != nullptr) {
     if (!signatureChecked_) awaitBoard();
-    board_->prefetchNext(sequence_, size_, peersAhead_);
+    board_->prefetchNext(lane_, sequence_, size_, peersAhead_);
   }
   pending_.clear();
   if (notices_) {

@@ -65,11 +65,12 @@ class CollectiveContext {
   // this node): small collectives exchange their whole data there.
   bool hasBoard() const { return board_ != nullptr; }
   // This rank's payload area on the board for this collective
-  // (NodeBoard::kPayloadBytes); waits until the others are done with what it
-  // held before.
+  // (NodeBoard::kPayloadBytes, or kNarrowPayloadBytes for the few bytes of a
+  // rooted collective: NodeBoard::laneOf); waits until the others are done
+  // with what it held before.
   char* boardPayload() {
     awaitReuse();
-    return board_->ownPayload(sequence_);
+    return board_->ownPayload(lane_, sequence_);
   }
   // Publishes this rank's signature with the first `payloadBytes` of
   // boardPayload() (NodeBoard::kNoPayload: none), then waits until every
@@ -80,8 +81,8 @@ class CollectiveContext {
   // Such a rank cannot see a mismatch; the ranks that wait for it do.
   void publishOnBoard(uint32_t payloadBytes);
   // What `rank` published (once exchangeOnBoard has returned).
-  const char* boardPayloadOf(int rank) const { return board_->payload(rank, sequence_); }
-  uint32_t boardPayloadBytesOf(int rank) const { return board_->payloadBytes(rank, sequence_); }
+  const char* boardPayloadOf(int rank) const { return board_->payload(lane_, rank, sequence_); }
+  uint32_t boardPayloadBytesOf(int rank) const { return board_->payloadBytes(lane_, rank, sequence_); }
 
   // Let the transport move messages without waiting for any (between the
   // pieces of a long local computation).
@@ -119,11 +120,17 @@ class CollectiveContext {
   void awaitPeersStarted();
   // Waits, checking the deadline, abort and dead peers, until `ready()`;
   // `*blocker` names the rank it waits for, `forWhat` why.
-  template <typename Ready>
-  void waitOnBoard(Ready ready, const int* blocker, const char* forWhat);
+  // `alsoCheck` runs with the health checks (every kHealthCheckInterval).
+  template <typename Ready, typename AlsoCheck>
+  void waitOnBoard(Ready ready, const int* blocker, const char* forWhat, AlsoCheck alsoCheck);
   // Confirms, in rank order, the signatures of ranks that have published;
   // true once every rank has. Notes the first that disagrees.
   bool scanBoard();
+  // A rank whose signature picked the other lane of the board never shows
+  // up in this one; fails naming the mismatch when the rank scanBoard waits
+  // for did that. Looked at only while waiting: it reads a line that rank
+  // writes for every collective.
+  void checkOtherLane();
   // Waits until every rank has published on the board (deadline, abort and
   // dead peers end it with an error), then fails if one disagreed.
   void awaitBoard();
@@ -155,6 +162,7 @@ class CollectiveContext {
   std::deque<transport::Request>& requests_;  // the communicator's, emptied at the end
   std::vector<Pending>& pending_;             // likewise; indexed by RequestId
   NodeBoard* board_;
+  Lane lane_ = Lane::kWide;  // where this collective's board entries lie
   bool announced_ = false;   // this rank's signature is on the board
   bool reusable_ = false;    // its entry for this collective is free to write
   int boardScanned_ = 0;     // ranks below this index published and were compared

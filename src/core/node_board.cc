@@ -37,11 +37,12 @@ void awaitMembers(World& world, uint16_t id, const std::vector<int>& worldRanks,
 
 }  // namespace
 
-NodeBoard::NodeBoard(transport::ShmSegment segment, size_t entryBytes, int rank)
-    : segment_(std::move(segment)),
-      entries_(static_cast<char*>(segment_.data()) + sizeof(BoardHeader)),
-      entryBytes_(entryBytes),
-      rank_(rank) {}
+NodeBoard::NodeBoard(transport::ShmSegment segment, size_t wideEntryBytes, int members, int rank)
+    : segment_(std::move(segment)), rank_(rank) {
+  char* wide = static_cast<char*>(segment_.data()) + sizeof(BoardHeader);
+  lanes_[static_cast<size_t>(Lane::kWide)] = {wide, wideEntryBytes};
+  lanes_[static_cast<size_t>(Lane::kNarrow)] = {wide + members * kEntriesPerRank * wideEntryBytes, kNarrowEntryBytes};
+}
 
 std::unique_ptr<NodeBoard> NodeBoard::join(World& world, uint16_t id, const std::vector<int>& worldRanks, int rank) {
   const size_t members = worldRanks.size();
@@ -50,8 +51,8 @@ std::unique_ptr<NodeBoard> NodeBoard::join(World& world, uint16_t id, const std:
     if (w == world.rank()) continue;
     if (!world.peer(w).sameNode || world.transport().providerFor(w) != transport::kShmDirectProvider) return nullptr;
   }
-  const size_t entryBytes = NodeBoard::entryBytes(members <= kPayloadRanks ? kPayloadBytes : 0);
-  const size_t bytes = sizeof(BoardHeader) + members * kEntriesPerRank * entryBytes;
+  const size_t wideEntryBytes = NodeBoard::wideEntryBytes(members <= kPayloadRanks ? kPayloadBytes : 0);
+  const size_t bytes = sizeof(BoardHeader) + members * kEntriesPerRank * (wideEntryBytes + kNarrowEntryBytes);
   const std::string key = fmt::format("board/{}", id);
   transport::ShmSegment segment;
   if (rank == 0) {
@@ -67,7 +68,7 @@ std::unique_ptr<NodeBoard> NodeBoard::join(World& world, uint16_t id, const std:
   // The creator stays until everyone has mapped it: a communicator destroyed
   // right away would otherwise take the name with it before the others open it.
   if (rank == 0) awaitMembers(world, id, worldRanks, header->mapped);
-  return std::unique_ptr<NodeBoard>(new NodeBoard(std::move(segment), entryBytes, rank));
+  return std::unique_ptr<NodeBoard>(new NodeBoard(std::move(segment), wideEntryBytes, static_cast<int>(members), rank));
 }
 
 }  // namespace comm::core

@@ -6,14 +6,18 @@
 // the transport, and every rank checks every rank's signature (not only its
 // neighbour's), so every rank of a mismatched collective sees the mismatch.
 //
-// Each rank has kEntriesPerRank entries and uses them in turn. Rank r may
-// overwrite the entry of collective s - kEntriesPerRank when it starts s
-// only once every rank has started s - kEntriesPerRank + 1: a rank starts a
-// collective after it is done reading the entries of the one before. That
-// check (CollectiveContext::awaitReuse) is the only flow control, so a rank
-// that only gives (a broadcast root, a gather leaf) publishes and leaves,
-// and may run up to kEntriesPerRank - 1 collectives ahead of the others;
-// once held up, it waits until they are at most kEntriesPerRank / 2 behind.
+// Each rank has kEntriesPerRank entries in each of two lanes (see Lane) and
+// uses them in turn: collective s goes to entry s % kEntriesPerRank of the
+// lane its signature picks. Rank r may overwrite its entry of collective
+// s - kEntriesPerRank when it starts s only once every rank has started
+// s - kEntriesPerRank + 1: a rank starts a collective after it is done
+// reading the entries of the one before. That check
+// (CollectiveContext::awaitReuse) is the only flow control, so a rank that
+// only gives (a broadcast root, a gather leaf) publishes and leaves, and may
+// run up to kEntriesPerRank - 1 collectives ahead of the others; once held
+// up, it waits until they are at most kEntriesPerRank / 2 behind. Whatever
+// lane a collective takes, its rank also stamps the narrow lane's entry of
+// that index, so the narrow lane alone tells how far a rank has got.
 #pragma once
 
 #include <atomic>
@@ -22,6 +26,7 @@
 #include <memory>
 #include <vector>
 
+#include "core/dtype.h"
 #include "core/prefetch.h"
 #include "core/signature.h"
 #include "transport/shm_segment.h"
@@ -30,11 +35,30 @@ namespace comm::core {
 
 class World;
 
+// Where a collective's entries lie. The lanes differ in layout because the
+// collectives differ in who waits for whom:
+//  - wide: entries of kPayloadBytes, each on pages of its own, so that no
+//    hardware prefetcher pulls a peer's next entry before the peer has
+//    written it. Collectives where every rank reads every other's entry as
+//    soon as it is out (all_reduce, all_gather, ...) run in step, and such a
+//    premature copy makes the writer's next store wait (all_reduce 8 B at
+//    2 ranks: 0.26-0.31 us here, 0.37-0.43 us on consecutive lines).
+//  - narrow: one cache line per entry, kNarrowPayloadBytes of payload, all
+//    of a rank's entries on consecutive lines. Rooted collectives of a few
+//    bytes (broadcast, reduce, gather, scatter) have givers that run ahead;
+//    whoever reads their entries reads a run of finished lines, which the
+//    hardware prefetchers then stream (gather 8 B at 2 ranks, launches
+//    alternated: 9 of 12 at 0.06 us against 7 of 12, the rest 0.07-0.10).
+enum class Lane : uint32_t { kWide = 0, kNarrow = 1 };
+constexpr Lane otherLane(Lane lane) { return lane == Lane::kWide ? Lane::kNarrow : Lane::kWide; }
+
 class NodeBoard {
  public:
   // What one entry carries besides the signature; sized for the latency-
   // bound collectives, where the transport's per-message cost dominates.
   static constexpr size_t kPayloadBytes = 4096;
+  // A narrow entry's payload: one cache line with the header.
+  static constexpr size_t kNarrowPayloadBytes = 16;
   // Entries carry payload only on boards of at most this many ranks: past
   // it, reading every peer's entry costs more than the rounds of messages
   // it saves, and the board holds signatures alone.
@@ -55,26 +79,46 @@ class NodeBoard {
   // Throws comm::Error naming the cause when the segment cannot be made.
   static std::unique_ptr<NodeBoard> join(World& world, uint16_t id, const std::vector<int>& worldRanks, int rank);
 
-  // This rank's payload area (kPayloadBytes) for collective `sequence`.
-  char* ownPayload(uint32_t sequence) { return payloadOf(entry(rank_, sequence)); }
-  // Makes this rank's `signature` and the first `payloadBytes` of its
-  // payload area (or kNoPayload) visible to the others for `sequence`.
-  void publish(uint32_t sequence, const Signature& signature, uint32_t payloadBytes) {
-    EntryHeader* e = entry(rank_, sequence);
-    e->payloadBytes = payloadBytes;
-    e->signature = signature;
-    e->published.store(sequence + 1, std::memory_order_release);
+  // The lane of collective `signature` on a board of `size` ranks; the
+  // same on every rank that agrees on the signature.
+  static Lane laneOf(const Signature& signature, int size) {
+    constexpr uint32_t kRooted = 1u << static_cast<uint32_t>(CollectiveKind::kBroadcast) |
+                                 1u << static_cast<uint32_t>(CollectiveKind::kReduce) |
+                                 1u << static_cast<uint32_t>(CollectiveKind::kGather) |
+                                 1u << static_cast<uint32_t>(CollectiveKind::kScatter);
+    if ((kRooted >> signature.kind & 1) == 0) return Lane::kWide;
+    return narrowFits(signature, size) ? Lane::kNarrow : Lane::kWide;
   }
 
-  // Whether `rank` has published `sequence`; only then may the accessors
-  // below be asked about it (for that sequence).
-  bool published(int rank, uint32_t sequence) const {
-    return entry(rank, sequence)->published.load(std::memory_order_acquire) == sequence + 1;
+  // This rank's payload area in `lane` (kPayloadBytes or
+  // kNarrowPayloadBytes) for collective `sequence`.
+  char* ownPayload(Lane lane, uint32_t sequence) { return payloadOf(entry(lane, rank_, sequence)); }
+  // Makes this rank's `signature` and the first `payloadBytes` of its
+  // payload area (or kNoPayload) visible to the others for `sequence`.
+  void publish(Lane lane, uint32_t sequence, const Signature& signature, uint32_t payloadBytes) {
+    EntryHeader* e = entry(lane, rank_, sequence);
+    e->payloadBytes = payloadBytes;
+    e->signature = signature;
+    e->state.store(stateOf(lane, sequence), std::memory_order_release);
+    // The narrow lane tells every rank's progress (started()). Its line is
+    // read only by a rank held up there, so this store normally hits.
+    if (lane == Lane::kWide) entry(Lane::kNarrow, rank_, sequence)->state.store(stateOf(lane, sequence), std::memory_order_release);
   }
-  // Whether `rank` has published `sequence` or a later collective.
-  // Sequences wrap: an entry holds values that grow by kEntriesPerRank.
+
+  // Whether `rank` has published `sequence` in `lane`; only then may the
+  // accessors below be asked about it (for that sequence and lane).
+  bool published(Lane lane, int rank, uint32_t sequence) const {
+    return entry(lane, rank, sequence)->state.load(std::memory_order_acquire) == stateOf(lane, sequence);
+  }
+  // Whether `rank` has published `sequence` in the other lane: it disagrees.
+  bool publishedElsewhere(Lane lane, int rank, uint32_t sequence) const {
+    return published(otherLane(lane), rank, sequence);
+  }
+  // Whether `rank` has published `sequence` or a later collective, in any
+  // lane. Sequences wrap: an entry holds values that grow by kEntriesPerRank.
   bool started(int rank, uint32_t sequence) const {
-    return static_cast<int32_t>(entry(rank, sequence)->published.load(std::memory_order_acquire) - (sequence + 1)) >= 0;
+    const uint64_t state = entry(Lane::kNarrow, rank, sequence)->state.load(std::memory_order_acquire);
+    return static_cast<int32_t>(static_cast<uint32_t>(state) - (sequence + 1)) >= 0;
   }
   // Starts moving the lines the next collectives will touch while this rank
   // is between collectives, so that they do not stall the next one.
@@ -88,12 +132,13 @@ class NodeBoard {
   //    `peersAhead` (they had published this collective before this rank
   //    looked): an entry loaded before its owner writes it only makes the
   //    owner's store invalidate it.
-  void prefetchNext(uint32_t sequence, int size, bool peersAhead) const {
-    prefetchForWrite(entry(rank_, sequence + 1));
+  //  Both in `lane`, the likely lane of the next collectives.
+  void prefetchNext(Lane lane, uint32_t sequence, int size, bool peersAhead) const {
+    prefetchForWrite(entry(lane, rank_, sequence + 1));
     if (!peersAhead) return;
     for (int r = 0; r < size; ++r) {
       if (r == rank_) continue;
-      for (uint32_t k = 1; k <= kReadAhead; ++k) prefetchForRead(entry(r, sequence + k));
+      for (uint32_t k = 1; k <= kReadAhead; ++k) prefetchForRead(entry(lane, r, sequence + k));
     }
   }
   // This rank's record of a sequence every rank is known to have started.
@@ -101,35 +146,64 @@ class NodeBoard {
   void noteAllStarted(uint32_t sequence) {
     if (!knownAllStarted(sequence)) allStarted_ = sequence;
   }
-  const Signature& signature(int rank, uint32_t sequence) const { return entry(rank, sequence)->signature; }
-  uint32_t payloadBytes(int rank, uint32_t sequence) const { return entry(rank, sequence)->payloadBytes; }
-  const char* payload(int rank, uint32_t sequence) const { return payloadOf(entry(rank, sequence)); }
+  const Signature& signature(Lane lane, int rank, uint32_t sequence) const {
+    return entry(lane, rank, sequence)->signature;
+  }
+  uint32_t payloadBytes(Lane lane, int rank, uint32_t sequence) const {
+    return entry(lane, rank, sequence)->payloadBytes;
+  }
+  const char* payload(Lane lane, int rank, uint32_t sequence) const { return payloadOf(entry(lane, rank, sequence)); }
 
  private:
   // The payload follows the header directly, so the signature and the first
-  // 24 bytes of payload share one cache line.
+  // 16 bytes of payload share one cache line.
   struct EntryHeader {
-    std::atomic<uint32_t> published;  // the sequence it holds + 1 (0: none yet)
+    // The sequence published here + 1 (0: none yet), with its Lane in the
+    // upper half: a narrow entry also says how far its rank has got when
+    // that rank published the collective in the wide lane.
+    std::atomic<uint64_t> state;
     uint32_t payloadBytes;
+    uint32_t reserved;
     Signature signature;
   };
-  static_assert(sizeof(EntryHeader) == 40, "the payload should start in the entry's first cache line");
-  // Entries start on 128-byte boundaries: adjacent-line prefetch never couples two of them.
-  static constexpr size_t kAlign = 128;
-  static constexpr size_t entryBytes(size_t payloadBytes) {
-    return (sizeof(EntryHeader) + payloadBytes + kAlign - 1) / kAlign * kAlign;
+  static_assert(sizeof(EntryHeader) + kNarrowPayloadBytes == 64, "a narrow entry should be one cache line");
+  static constexpr uint64_t stateOf(Lane lane, uint32_t sequence) {
+    return uint64_t{sequence + 1} | uint64_t{static_cast<uint32_t>(lane)} << 32;
   }
-  NodeBoard(transport::ShmSegment segment, size_t entryBytes, int rank);
+  // Wide entries start on 128-byte boundaries: adjacent-line prefetch never couples two of them.
+  static constexpr size_t kWideAlign = 128;
+  static constexpr size_t wideEntryBytes(size_t payloadBytes) {
+    return (sizeof(EntryHeader) + payloadBytes + kWideAlign - 1) / kWideAlign * kWideAlign;
+  }
+  static constexpr size_t kNarrowEntryBytes = 64;
+  // Whether every rank's payload of this rooted collective fits a narrow
+  // entry: what the rank that publishes most puts there (a scatter root its
+  // whole input, everyone else one block) is at most kNarrowElements
+  // elements. Counted in elements of any dtype, without looking the dtype
+  // up: every collective asks, and givers run ahead only while each of
+  // their calls stays short (docs/performance.md).
+  static constexpr uint64_t kNarrowElements = kNarrowPayloadBytes / kLargestDtypeBytes;
+  static bool narrowFits(const Signature& signature, int size) {
+    const uint64_t count = static_cast<uint64_t>(signature.count);  // negative: never narrow
+    const uint64_t ranks = signature.kind == static_cast<uint32_t>(CollectiveKind::kScatter) ? size : 1;
+    return count <= kNarrowElements && count * ranks <= kNarrowElements;
+  }
+  NodeBoard(transport::ShmSegment segment, size_t wideEntryBytes, int members, int rank);
   // Inline: waits call it in their polling loop.
-  EntryHeader* entry(int rank, uint32_t sequence) const {
+  EntryHeader* entry(Lane lane, int rank, uint32_t sequence) const {
     const size_t index = static_cast<size_t>(rank) * kEntriesPerRank + sequence % kEntriesPerRank;
-    return reinterpret_cast<EntryHeader*>(entries_ + index * entryBytes_);
+    const LaneArea& area = lanes_[static_cast<size_t>(lane)];
+    return reinterpret_cast<EntryHeader*>(area.entries + index * area.entryBytes);
   }
   static char* payloadOf(EntryHeader* e) { return reinterpret_cast<char*>(e + 1); }
 
+  struct LaneArea {
+    char* entries;  // in segment_
+    size_t entryBytes;
+  };
+
   transport::ShmSegment segment_;
-  char* entries_;  // in segment_, after its header
-  size_t entryBytes_;
+  LaneArea lanes_[2];  // indexed by Lane
   int rank_;
   uint32_t allStarted_ = UINT32_MAX;  // sequence -1: vacuously started
 };

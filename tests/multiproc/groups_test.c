@@ -3,7 +3,8 @@
  * groups working at once, rank translation both ways), comm_split (order by
  * key, ties by parent rank, COMM_UNDEFINED), collectives on those groups
  * checked by value, names; and mismatch detection: ranks that disagree on the
- * collective, dtype, count, op or root get COMM_ERR_MISMATCH (at least one of
+ * collective, dtype, count, op or root (also where their signatures put
+ * them in different lanes of the node board) get COMM_ERR_MISMATCH (at least one of
  * them, with a message naming both sides), nobody waits for the timeout, and
  * the communicator goes on working. The mismatch cases run when the program
  * is given the argument "mismatch" (their own CTest entries), the rest
@@ -308,6 +309,20 @@ static comm_status_t different_dtype(int deviant) { return all_gather_of(deviant
 
 static comm_status_t different_count(int deviant) { return broadcast_of(COMM_FLOAT32, deviant ? 8 : 7, 0); }
 
+/* 2 floats fit a narrow board entry, 8 do not: the root publishes in one lane, the deviant waits in the other. */
+static comm_status_t different_lane(int deviant) { return broadcast_of(COMM_FLOAT32, deviant ? 8 : 2, 0); }
+
+/* The root's gather reads the leaves' narrow entries; the deviant's all_gather waits in the wide lane. */
+static comm_status_t rooted_vs_symmetric(int deviant) {
+  if (deviant) return all_gather_of(COMM_FLOAT32, 1);
+  float in = 1, out[64];
+  comm_tensor_t *ti = tensor(&in, COMM_FLOAT32, 1, 1), *to = tensor(out, COMM_FLOAT32, size, 1);
+  comm_status_t status = comm_gather(world, ti, rank == 0 ? to : NULL, 0, NULL);
+  comm_tensor_destroy(ti);
+  comm_tensor_destroy(to);
+  return status;
+}
+
 static comm_status_t different_root(int deviant) { return broadcast_of(COMM_FLOAT32, 4, deviant ? 0 : size - 1); }
 
 static comm_status_t different_op(int deviant) {
@@ -339,6 +354,16 @@ static void mismatched_op(void **state) {
   expect_mismatch(different_op, "sum vs max");
 }
 
+static void mismatched_lane(void **state) {
+  (void)state;
+  expect_mismatch(different_lane, "2 vs 8 elements, narrow vs wide board lane");
+}
+
+static void mismatched_rooted_and_symmetric(void **state) {
+  (void)state;
+  expect_mismatch(rooted_vs_symmetric, "gather vs all_gather");
+}
+
 static void mismatched_root(void **state) {
   (void)state;
   expect_mismatch(different_root, "root size-1 vs 0");
@@ -363,6 +388,8 @@ int main(int argc, char **argv) {
       cmocka_unit_test(mismatched_count),
       cmocka_unit_test(mismatched_op),
       cmocka_unit_test(mismatched_root),
+      cmocka_unit_test(mismatched_lane),
+      cmocka_unit_test(mismatched_rooted_and_symmetric),
   };
   int failed = argc > 1 && strcmp(argv[1], "mismatch") == 0 ? cmocka_run_group_tests(mismatches, NULL, NULL)
                                                               : cmocka_run_group_tests(groups, NULL, NULL);
