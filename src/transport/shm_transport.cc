@@ -291,6 +291,8 @@ void ShmTransport::connect(int selfRank, const std::vector<PeerInfo>& peers) {
     peer.pid = address.pid;
     peer.out = ShmProducer(ringIn(*theirs, self, shape), shape.slots, shape.slotBytes);
     peer.in = ShmConsumer(ringIn(own_, index, shape), shape.slots, shape.slotBytes);
+    peer.out.touch();
+    peer.in.touch();
     if (attachLarge_) {
       int refused = probeCrossMemory(address.pid, address.probe, address.nonce);
       peer.crossMemory = refused == 0;
