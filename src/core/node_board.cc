@@ -68,7 +68,21 @@ std::unique_ptr<NodeBoard> NodeBoard::join(World& world, uint16_t id, const std:
   // The creator stays until everyone has mapped it: a communicator destroyed
   // right away would otherwise take the name with it before the others open it.
   if (rank == 0) awaitMembers(world, id, worldRanks, header->mapped);
-  return std::unique_ptr<NodeBoard>(new NodeBoard(std::move(segment), wideEntryBytes, static_cast<int>(members), rank));
+  std::unique_ptr<NodeBoard> board(new NodeBoard(std::move(segment), wideEntryBytes, static_cast<int>(members), rank));
+  board->touchPages();
+  return board;
+}
+
+void NodeBoard::touchPages() {
+  // This rank's payloads are its own until it publishes them; the rest it only reads.
+  for (Lane lane : {Lane::kWide, Lane::kNarrow}) {
+    const size_t payloadBytes =
+        lane == Lane::kNarrow ? kNarrowPayloadBytes : lanes_[static_cast<size_t>(lane)].entryBytes - sizeof(EntryHeader);
+    for (uint32_t sequence = 0; sequence < kEntriesPerRank; ++sequence) {
+      transport::touchForWrite(payloadOf(entry(lane, rank_, sequence)), payloadBytes);
+    }
+  }
+  transport::touchForRead(segment_.data(), segment_.size());
 }
 
 }  // namespace comm::core

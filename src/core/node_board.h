@@ -191,6 +191,9 @@ class NodeBoard {
     return count <= kNarrowElements && count * ranks <= kNarrowElements;
   }
   NodeBoard(transport::ShmSegment segment, size_t wideEntryBytes, int members, int rank);
+  // Touches the pages this rank will use once, at set-up (see
+  // transport::touchForRead): the first 16 collectives would pay for it.
+  void touchPages();
   // Inline: waits call it in their polling loop.
   EntryHeader* entry(Lane lane, int rank, uint32_t sequence) const {
     const size_t index = static_cast<size_t>(rank) * kEntriesPerRank + sequence % kEntriesPerRank;

@@ -11,6 +11,8 @@
 #include <cstddef>
 #include <cstdint>
 
+#include "transport/shm_segment.h"
+
 namespace comm::transport {
 
 inline constexpr size_t kShmCacheLine = 64;
@@ -69,17 +71,6 @@ constexpr size_t shmRingBytes(uint32_t slots, size_t slotBytes) {
 inline char* shmPayload(ShmSlot* slot) { return reinterpret_cast<char*>(slot + 1); }
 inline const char* shmPayload(const ShmSlot* slot) { return reinterpret_cast<const char*>(slot + 1); }
 
-// The first touch of a page of a shared segment can cost far more than the
-// mapping that MAP_POPULATE already set up: a hypervisor that keeps shadow
-// page tables builds its own entry only then (about 10 us a page on the
-// machine of docs/performance.md). Paid inside messages, that made the first
-// 16 all_gathers of 64 KiB at 2 ranks take 130-260 us each instead of 5;
-// each side therefore touches its rings once, when they are set up.
-inline char* pageAfter(char* address) {
-  constexpr uintptr_t kPage = 4096;
-  return reinterpret_cast<char*>((reinterpret_cast<uintptr_t>(address) | (kPage - 1)) + 1);
-}
-
 // A ring's layout as this process maps it. `slots` is a power of two.
 class ShmRing {
  public:
@@ -94,16 +85,6 @@ class ShmRing {
   ShmSlot* slot(uint64_t position) const {
     return reinterpret_cast<ShmSlot*>(slots_ + (position & mask_) * slotBytes_);
   }
-  // Calls `visit(address)` once for every page of the slots' payloads.
-  template <typename Visit>
-  void forEachPayloadPage(Visit visit) const {
-    for (uint64_t s = 0; s <= mask_; ++s) {
-      char* payload = shmPayload(slot(s));
-      char* end = reinterpret_cast<char*>(slot(s)) + slotBytes_;
-      for (char* at = payload; at < end; at = pageAfter(at)) visit(at);
-    }
-  }
-
   ShmRingControl* control_ = nullptr;
   char* slots_ = nullptr;
   uint64_t mask_ = 0;
@@ -114,10 +95,10 @@ class ShmProducer : public ShmRing {
  public:
   using ShmRing::ShmRing;
 
-  // Writes every payload page once (see pageAfter); before the first
-  // claim(): the payloads are this producer's until it publishes them.
+  // Writes every page of the slots' payloads once (see touchForWrite);
+  // before the first claim(): they are this producer's until it publishes.
   void touch() {
-    forEachPayloadPage([](char* at) { *at = 0; });
+    for (uint64_t s = 0; s <= mask_; ++s) touchForWrite(shmPayload(slot(s)), slotBytes_ - sizeof(ShmSlot));
   }
 
   // The next free slot, or nullptr while the ring is full. Fill it, then publish().
@@ -142,10 +123,8 @@ class ShmConsumer : public ShmRing {
  public:
   using ShmRing::ShmRing;
 
-  // Reads every payload page once (see pageAfter).
-  void touch() const {
-    forEachPayloadPage([](char* at) { static_cast<void>(*static_cast<volatile char*>(at)); });
-  }
+  // Reads every page of the ring once (see touchForRead).
+  void touch() const { touchForRead(control_, sizeof(ShmRingControl) + (mask_ + 1) * slotBytes_); }
 
   // The oldest filled slot, or nullptr while the ring is empty.
   const ShmSlot* peek() const {

@@ -8,6 +8,7 @@
 #include <unistd.h>
 
 #include <cerrno>
+#include <cstdint>
 #include <cstring>
 #include <fstream>
 #include <random>
@@ -164,6 +165,30 @@ void sweepAbandonedSegments() {
     }
   }
   closedir(directory);
+}
+
+namespace {
+
+constexpr uintptr_t kPageBytes = 4096;
+
+// Calls `visit` with `begin` and with every page boundary after it, up to `begin + bytes`.
+template <typename Visit>
+void forEachPage(char* begin, size_t bytes, Visit visit) {
+  char* const end = begin + bytes;
+  for (char* at = begin; at < end; at = reinterpret_cast<char*>((reinterpret_cast<uintptr_t>(at) | (kPageBytes - 1)) + 1)) {
+    visit(at);
+  }
+}
+
+}  // namespace
+
+void touchForRead(const void* begin, size_t bytes) {
+  forEachPage(static_cast<char*>(const_cast<void*>(begin)), bytes,
+              [](char* at) { static_cast<void>(*static_cast<volatile char*>(at)); });
+}
+
+void touchForWrite(void* begin, size_t bytes) {
+  forEachPage(static_cast<char*>(begin), bytes, [](char* at) { *static_cast<volatile char*>(at) = 0; });
 }
 
 }  // namespace comm::transport
