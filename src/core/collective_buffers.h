@@ -1,6 +1,7 @@
 // What a communicator keeps between its collectives so that steady traffic
 // does not allocate: the running collective's message bookkeeping (emptied,
-// not freed, when it ends) and a staging area for chunked receives. Only one
+// not freed, when it ends), a staging area for chunked receives and the
+// algorithms' scratch areas. Only one
 // collective of a communicator runs at a time (Communicator::runCollective),
 // so it owns them all while it runs.
 #pragma once
@@ -18,10 +19,23 @@
 
 namespace comm::core {
 
+// The scratch areas an algorithm may hold at once (CollectiveContext::scratch).
+enum class Scratch : uint8_t {
+  kLanding,  // where messages land before they are reduced or passed on
+  kResult,   // where a rank builds what it sends on, around an inner algorithm's landing area
+};
+inline constexpr size_t kScratchAreas = 2;
+
 struct CollectiveBuffers {
   std::deque<transport::Request> requests;  // addresses stay put as it grows
   std::vector<Pending> pending;
   std::unique_ptr<char[]> staging;  // CollectiveContext::kStagingBytes, made on first use
+  // Grown to the largest size asked for, kept until the communicator goes.
+  struct ScratchArea {
+    std::unique_ptr<char[]> data;
+    size_t bytes = 0;
+  };
+  std::array<ScratchArea, kScratchAreas> scratch;
   // The algorithm each kind of collective took last, for how many bytes
   // (algo::choose): walking the selection table costs as much as a small
   // collective's own work on the node board.

@@ -63,10 +63,15 @@ char* CollectiveContext::staging() {
   return area.get();
 }
 
-char* CollectiveContext::scratch(size_t bytes, std::unique_ptr<char[]>& owner) {
-  if (bytes <= kStagingBytes) return staging();
-  owner = std::make_unique_for_overwrite<char[]>(bytes);
-  return owner.get();
+char* CollectiveContext::scratch(Scratch area, size_t bytes) {
+  CollectiveBuffers::ScratchArea& kept = comm_.collectiveBuffers().scratch[static_cast<size_t>(area)];
+  if (kept.bytes < bytes) {
+    kept.data.reset();  // first: the old and the new one together could double the peak
+    kept.bytes = 0;
+    kept.data = std::make_unique_for_overwrite<char[]>(bytes);
+    kept.bytes = bytes;
+  }
+  return kept.data.get();
 }
 
 RequestId CollectiveContext::post(bool isRecv, int peer, uint32_t step, void* data, size_t size) {

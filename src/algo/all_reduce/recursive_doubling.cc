@@ -45,9 +45,8 @@ void recursiveDoublingAllReduce(CollectiveContext& ctx, const void* in, void* ou
   // order and aliasing included (a kernel may swap the operands of an
   // aliased call), so both reduce into the buffer holding the lower
   // participant's partial: on the higher one the result lands in `spare`.
-  std::unique_ptr<char[]> scratch;
   char* acc = static_cast<char*>(out);
-  char* spare = ctx.scratch(bytes, scratch);
+  char* spare = ctx.scratch(core::Scratch::kLanding, bytes);
   const int me = fold.newRank();
   for (int distance = 1, k = 0; distance < fold.participants(); distance *= 2, ++k) {
     int partnerNewRank = me ^ distance;

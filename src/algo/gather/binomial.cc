@@ -33,15 +33,15 @@ void binomialGather(CollectiveContext& ctx, const void* in, void* out, const siz
   }
   if (tree.span() == 1) return sendPacked(ctx, tree.parent(), 0, in, layout, rank, 1);
 
-  auto subtree = std::make_unique_for_overwrite<char[]>(layout.bytesOf(rank, tree.span()));
+  char* subtree = ctx.scratch(core::Scratch::kLanding, layout.bytesOf(rank, tree.span()));
   tree.forEachChild([&](int child) {
-    char* at = subtree.get() + layout.bytesOf(rank, child - tree.vrank());
+    char* at = subtree + layout.bytesOf(rank, child - tree.vrank());
     recvPacked(ctx, tree.rankOf(child), 0, at, layout, tree.rankOf(child), tree.span(child), received);
   });
-  copyBlock(ctx, subtree.get(), in, bytes[rank]);
+  copyBlock(ctx, subtree, in, bytes[rank]);
   for (core::RequestId id : received) ctx.wait(id);
-  sendPacked(ctx, tree.parent(), 0, subtree.get(), layout, rank, tree.span());
-  ctx.waitAll();  // before the scratch goes
+  sendPacked(ctx, tree.parent(), 0, subtree, layout, rank, tree.span());
+  ctx.waitAll();  // the sends read the scratch area, which the next collective may take
 }
 
 }  // namespace comm::algo

@@ -32,17 +32,18 @@ void binomialReduce(CollectiveContext& ctx, const void* in, void* out, size_t co
     waitEach(ctx, sendChunks(ctx, tree.parent(), parentStep, in, bytes));
     return;
   }
-  // A child's data lands in `landing`; partials gather in `acc` (the root's `out`).
-  std::unique_ptr<char[]> scratch;
-  char* landing = ctx.scratch(tree.isRoot() ? bytes : 2 * bytes, scratch);
-  char* acc = tree.isRoot() ? static_cast<char*>(out) : landing + bytes;
+  // Partials gather in `acc`: the root's `out`, elsewhere a scratch area.
+  // Each child's chunk is reduced out of the staging area while it is still
+  // in cache: no landing area the size of the message to write and read
+  // back.
+  char* acc = tree.isRoot() ? static_cast<char*>(out) : ctx.scratch(core::Scratch::kResult, bytes);
   const char* partial = static_cast<const char*>(in);
   std::vector<RequestId> sent;
   for (int child : children) {
     bool lastChild = child == children.back();
     auto step = static_cast<uint32_t>(child - tree.vrank());
-    receiveChunks(ctx, tree.rankOf(child), step, landing, bytes, [&](size_t offset, size_t size) {
-      reduce::combine(acc + offset, partial + offset, landing + offset, size / elementSize, dtype, op);
+    receiveStaged(ctx, tree.rankOf(child), step, bytes, [&](size_t offset, size_t size, const char* staged) {
+      reduce::combine(acc + offset, partial + offset, staged, size / elementSize, dtype, op);
       if (lastChild && !tree.isRoot()) sent.push_back(ctx.send(tree.parent(), parentStep, acc + offset, size));
     });
     partial = acc;

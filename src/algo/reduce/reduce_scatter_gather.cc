@@ -27,8 +27,9 @@ void reduceScatterGatherReduce(CollectiveContext& ctx, const void* in, void* out
 
   // The reduce-scatter uses steps [0, n-1); the gather is the next one.
   const auto gatherStep = static_cast<uint32_t>(n - 1);
-  auto scratch = std::make_unique_for_overwrite<char[]>(isRoot ? 0 : blocks.counts[rank] * elementSize);
-  char* mine = isRoot ? static_cast<char*>(out) + blocks.offsets[rank] * elementSize : scratch.get();
+  // Not the landing area: the reduce-scatter lands its messages there.
+  char* mine = isRoot ? static_cast<char*>(out) + blocks.offsets[rank] * elementSize
+                      : ctx.scratch(core::Scratch::kResult, blocks.counts[rank] * elementSize);
   std::vector<RequestId> pending;
   ChunkFn toRoot = [&](size_t offset, size_t bytes) {
     pending.push_back(ctx.send(root, gatherStep, mine + offset, bytes));

@@ -41,8 +41,8 @@ void recursiveHalving(CollectiveContext& ctx, const Fold& fold, const void* src,
     kept = keptFirst(me, kept, half);
     landingBytes[k] = blocks.span(kept, kept + half) * elementSize;
   }
-  auto scratch = std::make_unique_for_overwrite<char[]>(landingBytes[0] + landingBytes[1]);
-  char* landings[2] = {scratch.get(), scratch.get() + landingBytes[0]};
+  char* scratch = ctx.scratch(core::Scratch::kLanding, landingBytes[0] + landingBytes[1]);
+  char* landings[2] = {scratch, scratch + landingBytes[0]};
 
   const char* current = static_cast<const char*>(src);  // holds blocks [first, first + 2 * half)
   size_t currentOffset = 0;                               // element offset of `current` in the vector
@@ -89,15 +89,15 @@ void recursiveHalvingReduceScatter(CollectiveContext& ctx, const void* in, void*
     return;
   }
   // The pair's two blocks come out side by side: pass the partner its own.
-  auto acc = std::make_unique_for_overwrite<char[]>(totalBytes);
-  combineFolded(ctx, fold, in, acc.get(), blocks.total(), dtype, op, kFold);
-  recursiveHalving(ctx, fold, acc.get(), acc.get() + joined.offsets[fold.newRank()] * elementSize, joined, dtype, op,
+  char* acc = ctx.scratch(core::Scratch::kResult, totalBytes);
+  combineFolded(ctx, fold, in, acc, blocks.total(), dtype, op, kFold);
+  recursiveHalving(ctx, fold, acc, acc + joined.offsets[fold.newRank()] * elementSize, joined, dtype, op,
                    kHalving);
   int partner = fold.partner();
-  RequestId sent = ctx.send(partner, kUnfold, acc.get() + blocks.offsets[partner] * elementSize,
+  RequestId sent = ctx.send(partner, kUnfold, acc + blocks.offsets[partner] * elementSize,
                             blocks.counts[partner] * elementSize);
   if (blocks.counts[rank] > 0) {
-    std::memcpy(out, acc.get() + blocks.offsets[rank] * elementSize, blocks.counts[rank] * elementSize);
+    std::memcpy(out, acc + blocks.offsets[rank] * elementSize, blocks.counts[rank] * elementSize);
   }
   ctx.wait(sent);
 }

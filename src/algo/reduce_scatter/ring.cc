@@ -36,14 +36,14 @@ void ringReduceScatter(CollectiveContext& ctx, const void* in, void* mine, const
   // per step in flight is what keeps a rank from waiting on a neighbour that
   // waits on it. The last step reduces straight into `mine` from staging.
   size_t largest = *std::max_element(blocks.counts.begin(), blocks.counts.end()) * elementSize;
-  auto scratch = std::make_unique_for_overwrite<char[]>(std::min(n - 2, 2) * largest);
+  char* scratch = ctx.scratch(core::Scratch::kLanding, std::min(n - 2, 2) * largest);
   std::vector<RequestId> forwarded[2];
 
   int first = blockBefore(1);
   RequestRange sent =
       sendChunks(ctx, right, stepBase, src + blocks.offsets[first] * elementSize, blocks.counts[first] * elementSize);
   for (int s = 0; s < n - 2; ++s) {
-    char* buffer = scratch.get() + (s % 2) * largest;
+    char* buffer = scratch + (s % 2) * largest;
     waitEach(ctx, forwarded[s % 2]);
     forwarded[s % 2].clear();
     int block = blockBefore(s + 2);

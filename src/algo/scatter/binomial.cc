@@ -35,15 +35,15 @@ void binomialScatter(CollectiveContext& ctx, const void* in, void* out, const si
     return;
   }
 
-  auto subtree = std::make_unique_for_overwrite<char[]>(layout.bytesOf(rank, tree.span()));
-  recvPacked(ctx, tree.parent(), 0, subtree.get(), layout, rank, tree.span(), received);
+  char* subtree = ctx.scratch(core::Scratch::kLanding, layout.bytesOf(rank, tree.span()));
+  recvPacked(ctx, tree.parent(), 0, subtree, layout, rank, tree.span(), received);
   for (core::RequestId id : received) ctx.wait(id);
   tree.forEachChild([&](int child) {
-    const char* at = subtree.get() + layout.bytesOf(rank, child - tree.vrank());
+    const char* at = subtree + layout.bytesOf(rank, child - tree.vrank());
     sendPacked(ctx, tree.rankOf(child), 0, at, layout, tree.rankOf(child), tree.span(child));
   });
-  copyBlock(ctx, out, subtree.get(), bytes[rank]);
-  ctx.waitAll();  // before the scratch goes
+  copyBlock(ctx, out, subtree, bytes[rank]);
+  ctx.waitAll();  // the sends read the scratch area, which the next collective may take
 }
 
 }  // namespace comm::algo
