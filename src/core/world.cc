@@ -8,8 +8,10 @@
 #include <cstdlib>
 #include <fstream>
 #include <sstream>
+#include <thread>
 
 #include "bootstrap/launch_environment.h"
+#include "core/backoff.h"
 #include "core/error.h"
 #include "core/log.h"
 #include "transport/hybrid_transport.h"
@@ -161,6 +163,7 @@ void World::meetPeers() {
       ++localSize_;
     }
   }
+  preciseNaps.store(static_cast<unsigned>(localSize_) <= std::thread::hardware_concurrency(), std::memory_order_relaxed);
 }
 
 void World::connectTransport() {
