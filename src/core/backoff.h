@@ -24,12 +24,12 @@ inline void cpuRelax() {
 #endif
 }
 
-// Whether a napping waiter asks the kernel for naps as short as it names
-// (Backoff::pause). The world sets it when this node has a core for each of
-// its ranks; with more ranks than cores, short naps wake waiters that only
-// take the core from the ranks with work (8 ranks on 2 cores: all_reduce of
-// 256 KiB 490 -> 640 us), and the kernel's 50 us slack is what they need.
-inline std::atomic<bool> preciseNaps{false};
+// Whether this node has a core for each of its ranks; the world sets it. A
+// waiter then keeps its core for up to kYieldOwnCore before it naps, and its
+// naps last as long as it asks (Backoff::pause). With more ranks than
+// cores, both would take the cores from the ranks with work (8 ranks on 2
+// cores: all_reduce of 256 KiB 490 -> 640 us with precise naps alone).
+inline std::atomic<bool> coreForEachRank{false};
 
 class Backoff {
  public:
@@ -49,20 +49,18 @@ class Backoff {
     if (idleSince_ == std::chrono::steady_clock::time_point{}) idleSince_ = now;
     auto idle = now - idleSince_;
     if (idle < kSpin) return;
-    if (idle < kYield || busy) {
+    const bool ownCore = coreForEachRank.load(std::memory_order_relaxed);
+    if (idle < (ownCore ? kYieldOwnCore : kYield) || busy) {
       sched_yield();
       return;
     }
     // Naps grow with the idle time, up to 1 ms.
     auto nap = std::chrono::duration_cast<std::chrono::microseconds>(idle) / 64;
     if (nap > kMaxNap) nap = kMaxNap;
-    if (savedSlack_ < 0 && preciseNaps.load(std::memory_order_relaxed)) {
+    if (ownCore && savedSlack_ < 0) {
       // The kernel lets every sleep run over by the thread's timer slack,
-      // 50 us unless set: the first naps, asked for 1-2 us, took 50 times
-      // as long, and a rank that began napping woke long after its peer
-      // had answered (a peer 100 us late: 21 us after it, now 10; 1 ms
-      // late: 45 us, now 22). The caller's slack comes back when the wait
-      // ends.
+      // 50 us unless set, which would make the first naps several times
+      // as long as asked. The caller's slack comes back when the wait ends.
       savedSlack_ = prctl(PR_GET_TIMERSLACK);
       if (savedSlack_ >= 0) prctl(PR_SET_TIMERSLACK, kNapSlackNs);
     }
@@ -79,6 +77,13 @@ class Backoff {
   // the short spin 10-14 us instead of 40-50 us when they were not.
   static constexpr std::chrono::microseconds kSpin{2};
   static constexpr std::chrono::microseconds kYield{50};
+  // With a core of its own a waiter takes nothing from other ranks by
+  // keeping it, and a nap on this VM costs more than it saves: a sleep
+  // wakes 10-20 us late and burns most of its time anyway. A peer 300 us
+  // late: the waiter returned 40 us after it with 50 us of yielding (29% of
+  // the wait busy), 1.6 us with 1 ms; 1 ms late: 60 against 1.7 us. Open
+  // MPI, which never stops spinning, 1.1-1.5 us (bench/late_peer.c).
+  static constexpr std::chrono::microseconds kYieldOwnCore{1000};
   static constexpr std::chrono::microseconds kMaxNap{1000};
   static constexpr unsigned long kNapSlackNs = 1000;
   std::chrono::steady_clock::time_point idleSince_{};

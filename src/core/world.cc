@@ -163,7 +163,7 @@ void World::meetPeers() {
       ++localSize_;
     }
   }
-  preciseNaps.store(static_cast<unsigned>(localSize_) <= std::thread::hardware_concurrency(), std::memory_order_relaxed);
+  coreForEachRank.store(static_cast<unsigned>(localSize_) <= std::thread::hardware_concurrency(), std::memory_order_relaxed);
 }
 
 void World::connectTransport() {
