@@ -21,6 +21,8 @@ constexpr std::string_view kBoard = "board";
 constexpr size_t kBoardBytes = core::NodeBoard::kPayloadBytes;
 // The barrier reads no payload and takes the board at any size.
 constexpr int kBoardRanks = core::NodeBoard::kPayloadRanks;
+// Marks rules for communicators without a node board.
+constexpr bool kWithoutBoard = true;
 
 // Rows are tried in order; the first whose limits hold wins. The sizes come
 // from measurements on one node (docs/algorithms.md explains each).
@@ -58,6 +60,7 @@ constexpr Rule kTable[] = {
     {CollectiveKind::kAllReduce, 512 * 1024, kAnyRanks, "rabenseifner"},
     {CollectiveKind::kAllReduce, kAnyBytes, kAnyRanks, "ring"},
     {CollectiveKind::kReduce, kBoardBytes, kBoardRanks, "board"},
+    {CollectiveKind::kReduce, kAnyBytes, 2, "binomial", kWithoutBoard},
     {CollectiveKind::kReduce, 64 * 1024, kAnyRanks, "binomial"},
     {CollectiveKind::kReduce, kAnyBytes, kAnyRanks, "reduce_scatter_gather"},
     {CollectiveKind::kReduceScatter, kBoardBytes, kBoardRanks, "board"},
@@ -149,6 +152,7 @@ std::string_view decide(CollectiveContext& ctx, size_t bytes) {
     const Rule& rule = kTable[row];
     if (bytes > rule.maxBytes || ctx.size() > rule.maxRanks) continue;
     if (rule.algorithm == kBoard && !ctx.hasBoard()) continue;
+    if (rule.withoutBoard && ctx.hasBoard()) continue;
     if (log::enabled(log::Level::kDebug)) {  // collectiveName is not free
       log::debug("{} of {} bytes on {} ranks: {}", core::collectiveName(kind), bytes, ctx.size(), rule.algorithm);
     }

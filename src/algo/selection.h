@@ -21,6 +21,9 @@ struct Rule {
   size_t maxBytes;     // the rule applies to messages of at most this many bytes
   int maxRanks;        // ... and groups of at most this many ranks
   std::string_view algorithm;
+  // The rule applies only on communicators without a node board, whose
+  // messages go over a network transport (or libfabric's shm).
+  bool withoutBoard = false;
 };
 
 // The table, in matching order; comm-info prints it.

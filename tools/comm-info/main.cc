@@ -43,8 +43,8 @@ void printSelection() {
   fmt::print("  {:<18} {:<14} {:<12} {}\n", "collective", "message", "ranks", "algorithm");
   for (const comm::algo::Rule& rule : comm::algo::selectionTable()) {
     std::string ranks = rule.maxRanks == std::numeric_limits<int>::max() ? "any" : fmt::format("<= {}", rule.maxRanks);
-    fmt::print("  {:<18} {:<14} {:<12} {}\n", comm::core::collectiveName(rule.kind), limit(rule.maxBytes), ranks,
-               rule.algorithm);
+    fmt::print("  {:<18} {:<14} {:<12} {}{}\n", comm::core::collectiveName(rule.kind), limit(rule.maxBytes), ranks,
+               rule.algorithm, rule.withoutBoard ? " (without a node board)" : "");
   }
   fmt::print("\nAlgorithms per collective:\n");
   std::set<int> seen;
