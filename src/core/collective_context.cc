@@ -213,6 +213,11 @@ void CollectiveContext::waitOnBoard(Ready ready, const int* blocker, const char*
   };
   waitUntil(ready, work, [&] {
     if (auto failure = comm_.world().peerFailure(comm_.worldRankOf(*blocker))) {
+      // A peer that published and then exited has not failed this wait
+      // (Communicator::progressUntil).
+      while (transport.progress()) {
+      }
+      if (ready()) return;
       fail(COMM_ERR_REMOTE, "{}: {}", what(), *failure);
     }
     if (deadline.expired()) {

@@ -13,7 +13,12 @@
 #include "comm.h"
 #include "world.h"
 
-#define OK(call) assert_int_equal((call), COMM_OK)
+#define OK(call)                                                                \
+  do {                                                                          \
+    comm_status_t status_ = (call);                                             \
+    if (status_ != COMM_OK) print_message("rank %d: %s\n", rank, comm_last_error()); \
+    assert_int_equal(status_, COMM_OK);                                         \
+  } while (0)
 
 /* How late the last rank comes: long enough that a waiter that never
  * stopped spinning would show. */
