@@ -1,9 +1,8 @@
 // What a communicator keeps between its collectives so that steady traffic
 // does not allocate: the running collective's message bookkeeping (emptied,
 // not freed, when it ends), a staging area for chunked receives and the
-// algorithms' scratch areas. Only one
-// collective of a communicator runs at a time (Communicator::runCollective),
-// so it owns them all while it runs.
+// algorithms' scratch areas. Only one collective of a communicator runs at a
+// time (Communicator::runCollective), so it owns them all while it runs.
 #pragma once
 
 #include <array>

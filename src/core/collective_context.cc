@@ -213,11 +213,7 @@ void CollectiveContext::waitOnBoard(Ready ready, const int* blocker, const char*
   };
   waitUntil(ready, work, [&] {
     if (auto failure = comm_.world().peerFailure(comm_.worldRankOf(*blocker))) {
-      // A peer that published and then exited has not failed this wait
-      // (Communicator::progressUntil).
-      while (transport.progress()) {
-      }
-      if (ready()) return;
+      if (ready()) return;  // the peer published before it went (World::peerFailure)
       fail(COMM_ERR_REMOTE, "{}: {}", what(), *failure);
     }
     if (deadline.expired()) {

@@ -105,12 +105,7 @@ bool Communicator::progressUntil(std::span<const Pending> pending, Deadline dead
       for (size_t i = firstOpen; i < pending.size(); ++i) {
         if (pending[i].request->done.load(std::memory_order_acquire)) continue;
         if (auto failure = world_->peerFailure(worldRanks_[pending[i].peer])) {
-          // Ranks leave their last collective at different times, and one
-          // that has exited may have sent what this rank waits for before
-          // it went: take in what arrived before calling it a failure.
-          while (transport.progress()) {
-          }
-          if (pending[i].request->done.load(std::memory_order_acquire)) continue;
+          if (pending[i].request->done.load(std::memory_order_acquire)) continue;  // it came before the peer went
           failAwaited(pending, COMM_ERR_REMOTE, *failure, what);
         }
       }

@@ -163,7 +163,8 @@ void World::meetPeers() {
       ++localSize_;
     }
   }
-  coreForEachRank.store(static_cast<unsigned>(localSize_) <= std::thread::hardware_concurrency(), std::memory_order_relaxed);
+  const bool enoughCores = static_cast<unsigned>(localSize_) <= std::thread::hardware_concurrency();
+  coreForEachRank.store(enoughCores, std::memory_order_relaxed);
 }
 
 void World::connectTransport() {
@@ -203,6 +204,15 @@ void World::logSettings() const {
 }
 
 std::optional<std::string> World::peerFailure(int worldRank) {
+  std::optional<std::string> failure = reportedPeerFailure(worldRank);
+  if (failure && transport_) {
+    while (transport_->progress()) {
+    }
+  }
+  return failure;
+}
+
+std::optional<std::string> World::reportedPeerFailure(int worldRank) {
   const PeerRecord& peer = peers_[worldRank];
   if (peer.sameNode && peer.pid > 0 && kill(peer.pid, 0) != 0 && errno == ESRCH) {
     return fmt::format("rank {} (pid {} on {}) has exited", worldRank, peer.pid, peer.host);

@@ -55,6 +55,10 @@ class World {
 
   // Why `worldRank` can no longer take part, if it is known to be gone: a
   // peer on this node whose process has exited, or a rank commrun reported.
+  // Before it says so it takes in everything the transport holds: ranks
+  // leave their last collective at different times, and one that has
+  // exited may have sent what the caller waits for before it went, so a
+  // caller looks at what it waits for again before calling it a failure.
   std::optional<std::string> peerFailure(int worldRank);
 
   // A communicator id no other live communicator of this job uses.
@@ -73,6 +77,8 @@ class World {
   Deadline storeDeadline() const;
 
   void parseAlgorithmOverrides();
+  // peerFailure without taking in what the transport holds.
+  std::optional<std::string> reportedPeerFailure(int worldRank);
 
   Settings settings_;
   std::array<std::string, kCollectiveKinds> algorithmOverrides_;  // indexed by CollectiveKind
