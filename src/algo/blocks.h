@@ -14,6 +14,7 @@
 #include <cstring>
 #include <vector>
 
+#include "algo/pipeline.h"
 #include "core/collective_context.h"
 
 namespace comm::algo {
@@ -73,20 +74,31 @@ inline void copyBlock(core::CollectiveContext& ctx, void* to, const void* from, 
   }
 }
 
+// One run as a message, in chunks over the network (algo/pipeline.h); the
+// receives are added to `posted`. Every rank knows every run's size (the
+// layout is part of the collective's signature), so the chunks match.
+inline void sendRun(core::CollectiveContext& ctx, int peer, uint32_t step, const char* data, size_t bytes) {
+  sendChunks(ctx, peer, step, data, bytes, transferChunkBytes(ctx));
+}
+
+inline void recvRun(core::CollectiveContext& ctx, int peer, uint32_t step, char* data, size_t bytes,
+                    std::vector<core::RequestId>& posted) {
+  RequestRange ids = postReceiveChunks(ctx, peer, step, data, bytes, transferChunkBytes(ctx));
+  for (size_t i = 0; i < ids.count; ++i) posted.push_back(ids[i]);
+}
+
 // Post the runs of ranks first.. (count of them) of `buffer`, which has the
 // layout's shape, as messages to / from `peer`; receives are added to `posted`.
 inline void sendRuns(core::CollectiveContext& ctx, int peer, uint32_t step, const void* buffer,
                      const BlockLayout& layout, int first, int count) {
-  layout.forEachRun(first, count, [&](Run run) {
-    ctx.send(peer, step, static_cast<const char*>(buffer) + run.offset, run.bytes);
-  });
+  layout.forEachRun(first, count,
+                    [&](Run run) { sendRun(ctx, peer, step, static_cast<const char*>(buffer) + run.offset, run.bytes); });
 }
 
 inline void recvRuns(core::CollectiveContext& ctx, int peer, uint32_t step, void* buffer, const BlockLayout& layout,
                      int first, int count, std::vector<core::RequestId>& posted) {
-  layout.forEachRun(first, count, [&](Run run) {
-    posted.push_back(ctx.recv(peer, step, static_cast<char*>(buffer) + run.offset, run.bytes));
-  });
+  layout.forEachRun(
+      first, count, [&](Run run) { recvRun(ctx, peer, step, static_cast<char*>(buffer) + run.offset, run.bytes, posted); });
 }
 
 // The same messages as sendRuns/recvRuns, with the blocks packed back to back
@@ -96,7 +108,7 @@ inline void sendPacked(core::CollectiveContext& ctx, int peer, uint32_t step, co
                        const BlockLayout& layout, int first, int count) {
   size_t at = 0;
   layout.forEachRun(first, count, [&](Run run) {
-    ctx.send(peer, step, static_cast<const char*>(packed) + at, run.bytes);
+    sendRun(ctx, peer, step, static_cast<const char*>(packed) + at, run.bytes);
     at += run.bytes;
   });
 }
@@ -105,7 +117,7 @@ inline void recvPacked(core::CollectiveContext& ctx, int peer, uint32_t step, vo
                        int first, int count, std::vector<core::RequestId>& posted) {
   size_t at = 0;
   layout.forEachRun(first, count, [&](Run run) {
-    posted.push_back(ctx.recv(peer, step, static_cast<char*>(packed) + at, run.bytes));
+    recvRun(ctx, peer, step, static_cast<char*>(packed) + at, run.bytes, posted);
     at += run.bytes;
   });
 }

@@ -5,11 +5,12 @@
 // Cost: (n-1) alpha + (n-1)/n N beta for an output of N bytes -- optimal in
 // bandwidth, linear in latency, so it is the large-message algorithm. Uneven
 // blocks are fine; the step time follows the largest block in flight.
+// Over the network a block travels in chunks (algo/pipeline.h), each passed
+// on as soon as it is in, so the steps overlap.
 #include "algo/all_gather/ring.h"
 
-#include <vector>
-
 #include "algo/blocks.h"
+#include "algo/pipeline.h"
 
 namespace comm::algo {
 
@@ -20,25 +21,28 @@ void ringAllGather(CollectiveContext& ctx, const void* in, void* out, const size
   if (n == 1) return copyBlock(ctx, data + offsets[rank], in, bytes[rank]);
   int right = (rank + 1) % n;
   int left = (rank + n - 1) % n;
-  // The block a rank sends in step s; it receives its left neighbour's, the block of step s+1.
-  auto blockOf = [&](int step) { return (rank - step + n) % n; };
-  // The receive of step s+1 is posted before step s is awaited, so the
-  // message finds its buffer rather than the unexpected queue.
-  std::vector<core::RequestId> received(n);
+  const size_t chunk = transferChunkBytes(ctx);
+  // The block a rank receives in step s, and passes on in step s+1 (its own goes in step 0).
+  auto blockOf = [&](int step) { return (rank - step - 1 + n) % n; };
   auto post = [&](int step) {
-    int block = blockOf(step + 1);
-    if (bytes[block] > 0) received[step] = ctx.recv(left, step, data + offsets[block], bytes[block]);
-  };
-  post(0);
-  for (int step = 0; step < n - 1; ++step) {
-    if (step + 1 < n - 1) post(step + 1);
     int block = blockOf(step);
-    // A rank's own block leaves from the input, so the copy into the output
-    // overlaps the first step's transfer instead of delaying it.
-    const void* from = step == 0 ? in : data + offsets[block];
-    if (bytes[block] > 0) ctx.send(right, step, from, bytes[block]);
-    if (step == 0) copyBlock(ctx, data + offsets[rank], in, bytes[rank]);
-    if (bytes[blockOf(step + 1)] > 0) ctx.wait(received[step]);
+    return postReceiveChunks(ctx, left, step, data + offsets[block], bytes[block], chunk);
+  };
+  // Each step's receives are out before the previous step is awaited, so
+  // its messages find their buffers rather than the unexpected queue.
+  RequestRange received = post(0);
+  // A rank's own block leaves from the input, so the copy into the output
+  // overlaps the first step's transfer instead of delaying it.
+  sendChunks(ctx, right, 0, in, bytes[rank], chunk);
+  copyBlock(ctx, data + offsets[rank], in, bytes[rank]);
+  for (int step = 0; step < n - 1; ++step) {
+    const bool last = step == n - 2;
+    RequestRange next = last ? RequestRange{} : post(step + 1);
+    char* block = data + offsets[blockOf(step)];
+    awaitChunks(ctx, received, bytes[blockOf(step)], chunk, [&](size_t offset, size_t size) {
+      if (!last) ctx.send(right, step + 1, block + offset, size);
+    });
+    received = next;
   }
 }
 

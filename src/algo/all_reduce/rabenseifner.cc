@@ -13,7 +13,7 @@
 
 #include "algo/reduce_scatter/blocks.h"
 #include "algo/reduce_scatter/fold.h"
-#include "algo/reduce_scatter/pipeline.h"
+#include "algo/pipeline.h"
 #include "algo/reduce_scatter/recursive_halving.h"
 #include "core/dtype.h"
 

@@ -15,7 +15,7 @@
 #include <utility>
 
 #include "algo/reduce_scatter/fold.h"
-#include "algo/reduce_scatter/pipeline.h"
+#include "algo/pipeline.h"
 #include "core/dtype.h"
 #include "reduce/reduce.h"
 

@@ -13,7 +13,7 @@
 #include <vector>
 
 #include "algo/reduce_scatter/blocks.h"
-#include "algo/reduce_scatter/pipeline.h"
+#include "algo/pipeline.h"
 #include "algo/reduce_scatter/ring.h"
 #include "core/dtype.h"
 

@@ -3,18 +3,31 @@
 // that has the data keeps sending, so the number of ranks holding it doubles
 // each round. Cost: ceil(log2 n) * (alpha + N beta); the latency term is the
 // best possible, the bandwidth term log n times the best, so it is for small
-// messages (and two ranks, where it is a single send).
+// messages (and two ranks, where it is a single send). Over the network the
+// message travels in chunks (algo/pipeline.h), each passed on to the
+// children as soon as it is in.
 #include "algo/broadcast/binomial.h"
 
 #include "algo/binomial_tree.h"
+#include "algo/pipeline.h"
 
 namespace comm::algo {
 
 void binomialBroadcast(CollectiveContext& ctx, void* buffer, size_t bytes, int root) {
   if (bytes == 0) return;
   BinomialTree tree(ctx.size(), ctx.rank(), root);
-  if (!tree.isRoot()) ctx.wait(ctx.recv(tree.parent(), 0, buffer, bytes));
-  tree.forEachChild([&](int child) { ctx.send(tree.rankOf(child), 0, buffer, bytes); });
+  auto* data = static_cast<char*>(buffer);
+  const size_t chunk = transferChunkBytes(ctx);
+  if (tree.isRoot()) {
+    tree.forEachChild([&](int child) { sendChunks(ctx, tree.rankOf(child), 0, data, bytes, chunk); });
+    return;
+  }
+  receiveChunks(
+      ctx, tree.parent(), 0, data, bytes,
+      [&](size_t offset, size_t size) {
+        tree.forEachChild([&](int child) { ctx.send(tree.rankOf(child), 0, data + offset, size); });
+      },
+      chunk);
 }
 
 }  // namespace comm::algo

@@ -12,7 +12,7 @@
 #include <vector>
 
 #include "algo/binomial_tree.h"
-#include "algo/reduce_scatter/pipeline.h"
+#include "algo/pipeline.h"
 #include "core/dtype.h"
 #include "reduce/reduce.h"
 

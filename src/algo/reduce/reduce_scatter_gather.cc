@@ -11,7 +11,7 @@
 #include <memory>
 
 #include "algo/reduce_scatter/blocks.h"
-#include "algo/reduce_scatter/pipeline.h"
+#include "algo/pipeline.h"
 #include "algo/reduce_scatter/ring.h"
 #include "core/dtype.h"
 

@@ -3,7 +3,7 @@
 #include <bit>
 #include <vector>
 
-#include "algo/reduce_scatter/pipeline.h"
+#include "algo/pipeline.h"
 #include "core/dtype.h"
 #include "reduce/reduce.h"
 

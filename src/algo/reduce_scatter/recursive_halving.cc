@@ -14,7 +14,7 @@
 #include <cstring>
 #include <memory>
 
-#include "algo/reduce_scatter/pipeline.h"
+#include "algo/pipeline.h"
 #include "core/dtype.h"
 #include "reduce/reduce.h"
 

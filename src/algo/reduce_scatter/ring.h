@@ -3,7 +3,7 @@
 #include <cstdint>
 
 #include "algo/reduce_scatter/blocks.h"
-#include "algo/reduce_scatter/pipeline.h"
+#include "algo/pipeline.h"
 #include "comm.h"
 #include "core/collective_context.h"
 

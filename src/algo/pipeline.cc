@@ -1,37 +1,44 @@
-#include "algo/reduce_scatter/pipeline.h"
+#include "algo/pipeline.h"
 
 #include <algorithm>
 
 namespace comm::algo {
 
-RequestRange sendChunks(CollectiveContext& ctx, int peer, uint32_t step, const void* data, size_t bytes) {
+RequestRange sendChunks(CollectiveContext& ctx, int peer, uint32_t step, const void* data, size_t bytes,
+                        size_t chunk) {
   RequestRange ids;
   auto* p = static_cast<const char*>(data);
-  for (size_t offset = 0; offset < bytes; offset += kChunkBytes) {
-    RequestId id = ctx.send(peer, step, p + offset, std::min(kChunkBytes, bytes - offset));
+  for (size_t offset = 0; offset < bytes; offset += std::min(chunk, bytes - offset)) {
+    RequestId id = ctx.send(peer, step, p + offset, std::min(chunk, bytes - offset));
     if (ids.count++ == 0) ids.first = id;
   }
   return ids;
 }
 
-RequestRange postReceiveChunks(CollectiveContext& ctx, int peer, uint32_t step, void* data, size_t bytes) {
+RequestRange postReceiveChunks(CollectiveContext& ctx, int peer, uint32_t step, void* data, size_t bytes,
+                               size_t chunk) {
   RequestRange ids;
   auto* p = static_cast<char*>(data);
-  for (size_t offset = 0; offset < bytes; offset += kChunkBytes) {
-    RequestId id = ctx.recv(peer, step, p + offset, std::min(kChunkBytes, bytes - offset));
+  for (size_t offset = 0; offset < bytes; offset += std::min(chunk, bytes - offset)) {
+    RequestId id = ctx.recv(peer, step, p + offset, std::min(chunk, bytes - offset));
     if (ids.count++ == 0) ids.first = id;
   }
   return ids;
+}
+
+void awaitChunks(CollectiveContext& ctx, RequestRange ids, size_t bytes, size_t chunk, const ChunkFn& onChunk) {
+  size_t offset = 0;
+  for (size_t i = 0; i < ids.count; ++i) {
+    ctx.wait(ids[i]);
+    const size_t size = std::min(chunk, bytes - offset);
+    onChunk(offset, size);
+    offset += size;
+  }
 }
 
 void receiveChunks(CollectiveContext& ctx, int peer, uint32_t step, void* data, size_t bytes,
-                   const ChunkFn& onChunk) {
-  RequestRange ids = postReceiveChunks(ctx, peer, step, data, bytes);
-  for (size_t i = 0; i < ids.count; ++i) {
-    ctx.wait(ids[i]);
-    size_t offset = i * kChunkBytes;
-    onChunk(offset, std::min(kChunkBytes, bytes - offset));
-  }
+                   const ChunkFn& onChunk, size_t chunk) {
+  awaitChunks(ctx, postReceiveChunks(ctx, peer, step, data, bytes, chunk), bytes, chunk, onChunk);
 }
 
 void receiveStaged(CollectiveContext& ctx, int peer, uint32_t step, size_t bytes, const StagedChunkFn& onChunk) {
