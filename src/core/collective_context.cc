@@ -133,6 +133,12 @@ void CollectiveContext::failMismatch(int other, const Signature& theirs) {
        describe(theirs));
 }
 
+void CollectiveContext::failDisagreement(const std::string& why) {
+  notifyPeers(COMM_ERR_MISMATCH, -1, Signature{});
+  releaseAll();
+  fail(COMM_ERR_MISMATCH, "{}: {}", what(), why);
+}
+
 void CollectiveContext::announce() {
   if (board_ != nullptr && !announced_) publishEntry(NodeBoard::kNoPayload);
 }

@@ -96,6 +96,10 @@ class CollectiveContext {
   void waitAll();
   // Wait for every message and the mismatch check; call once at the end.
   void finish();
+  // Fails the collective for a disagreement the signature cannot show (sizes
+  // agreed only pairwise) and tells every other rank, so that a rank still
+  // waiting for this one fails at once instead of at its deadline.
+  [[noreturn]] void failDisagreement(const std::string& why);
 
  private:
   RequestId post(bool isRecv, int peer, uint32_t step, void* data, size_t size);

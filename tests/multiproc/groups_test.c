@@ -256,16 +256,16 @@ static void split_with_undefined_colour(void **state) {
 typedef comm_status_t (*call_fn)(int deviant);
 
 /* Runs `call` on every rank, then checks: each rank got OK or MISMATCH, at
- * least one got MISMATCH with a message naming both sides ("vs rank"), no
- * rank waited anywhere near the timeout, and the world still runs a barrier
- * and an all_reduce correctly. */
-static void expect_mismatch(call_fn call, const char *what) {
+ * least one got MISMATCH with a message naming both sides (containing
+ * `naming`), no rank waited anywhere near the timeout, and the world still
+ * runs a barrier and an all_reduce correctly. */
+static void expect_mismatch_naming(call_fn call, const char *what, const char *naming) {
   if (size < 2) skip();
   OK(comm_barrier(world, NULL));
   double start = now_seconds();
   comm_status_t status = call(rank == size - 1);
   double took = now_seconds() - start;
-  int named = status == COMM_ERR_MISMATCH && strstr(comm_last_error(), "vs rank") != NULL;
+  int named = status == COMM_ERR_MISMATCH && strstr(comm_last_error(), naming) != NULL;
   if (status != COMM_OK) print_message("rank %d, %s: %s\n", rank, what, comm_last_error());
   assert_true(status == COMM_OK || status == COMM_ERR_MISMATCH);
   if (took > 10) fail_msg("%s: rank %d waited %.1f s for a collective its peers disagreed on", what, rank, took);
@@ -283,6 +283,9 @@ static void expect_mismatch(call_fn call, const char *what) {
   for (int r = 0; r < size; ++r) any |= named_on[r];
   if (!any) fail_msg("%s: no rank reported a mismatch naming both sides", what);
 }
+
+/* Signature mismatches name both ranks' calls: "rank 0 ... vs rank 1 ...". */
+static void expect_mismatch(call_fn call, const char *what) { expect_mismatch_naming(call, what, "vs rank"); }
 
 static comm_status_t broadcast_of(comm_dtype_t dtype, int64_t count, int root) {
   double data[16] = {0};
@@ -332,6 +335,39 @@ static comm_status_t different_op(int deviant) {
   comm_tensor_destroy(ti);
   comm_tensor_destroy(to);
   return status;
+}
+
+/* all_to_all_single where rank 0 sends every rank 3 x 256 KiB + 5 bytes and
+ * the deviant expects 256 KiB less from it. The splits are not part of the
+ * signature: through shared memory the block is one message of the wrong
+ * size; over the network both ends cut it into chunks, the same first ones,
+ * and only the size sent ahead of them shows the difference. */
+enum { kSplitChunk = 256 * 1024, kSplitBlock = 3 * kSplitChunk + 5 };
+#define SPLIT_EXPECTED "524293" /* kSplitBlock - kSplitChunk, in the messages */
+
+static comm_status_t different_split(int deviant) {
+  int64_t in_splits[64], out_splits[64], in_rows = 0, out_rows = 0;
+  for (int p = 0; p < size; ++p) {
+    in_splits[p] = kSplitBlock;
+    out_splits[p] = deviant && p == 0 ? kSplitBlock - kSplitChunk : kSplitBlock;
+    in_rows += in_splits[p];
+    out_rows += out_splits[p];
+  }
+  uint8_t *in = calloc((size_t)in_rows, 1), *out = malloc((size_t)out_rows);
+  assert_non_null(in);
+  assert_non_null(out);
+  comm_tensor_t *ti = tensor(in, COMM_UINT8, in_rows, 1), *to = tensor(out, COMM_UINT8, out_rows, 1);
+  comm_status_t status = comm_all_to_all_single(world, ti, to, out_splits, in_splits, NULL);
+  comm_tensor_destroy(ti);
+  comm_tensor_destroy(to);
+  free(in);
+  free(out);
+  return status;
+}
+
+static void mismatched_all_to_all_split(void **state) {
+  (void)state;
+  expect_mismatch_naming(different_split, "all_to_all split 786437 vs 524293 bytes", SPLIT_EXPECTED);
 }
 
 static void mismatched_collective(void **state) {
@@ -390,6 +426,7 @@ int main(int argc, char **argv) {
       cmocka_unit_test(mismatched_root),
       cmocka_unit_test(mismatched_lane),
       cmocka_unit_test(mismatched_rooted_and_symmetric),
+      cmocka_unit_test(mismatched_all_to_all_split),
   };
   int failed = argc > 1 && strcmp(argv[1], "mismatch") == 0 ? cmocka_run_group_tests(mismatches, NULL, NULL)
                                                               : cmocka_run_group_tests(groups, NULL, NULL);

@@ -5,13 +5,14 @@
 // of a pair talk to each other); otherwise a rank sends to rank + k and
 // receives from rank - k. The block for itself is a local copy. A few steps
 // are kept in flight so small blocks are not held up by one round trip each.
+// Over the network a large block travels in chunks (sized_block.h).
 // Cost: (n-1) (alpha + m beta) for blocks of m bytes; every byte crosses the
 // network once, the minimum.
 #include "algo/all_to_all/pairwise.h"
 
 #include <deque>
-#include <vector>
 
+#include "algo/all_to_all/sized_block.h"
 #include "algo/blocks.h"
 #include "core/error.h"
 
@@ -28,17 +29,20 @@ void pairwiseAllToAll(CollectiveContext& ctx, const void* const* send, const siz
   int n = ctx.size();
   int rank = ctx.rank();
   bool powerOfTwo = (n & (n - 1)) == 0;
-  std::deque<std::vector<core::RequestId>> inFlight;
+  const bool chunked = !ctx.hasBoard();
+  // Steps 1..n-1 carry the blocks, n+1..2n-1 the sizes of chunked ones.
+  auto sizeStep = [n](int step) { return static_cast<uint32_t>(n + step); };
+  std::deque<SizedBlocks> inFlight;
   for (int step = 1; step < n; ++step) {
     if (inFlight.size() == kStepsInFlight) {
-      for (core::RequestId id : inFlight.front()) ctx.wait(id);
+      inFlight.front().wait(ctx);
       inFlight.pop_front();
     }
     int to = powerOfTwo ? rank ^ step : (rank + step) % n;
     int from = powerOfTwo ? rank ^ step : (rank - step + n) % n;
-    std::vector<core::RequestId>& posted = inFlight.emplace_back();
-    if (recvBytes[from] > 0) posted.push_back(ctx.recv(from, step, recv[from], recvBytes[from]));
-    if (sendBytes[to] > 0) posted.push_back(ctx.send(to, step, send[to], sendBytes[to]));
+    SizedBlocks& blocks = inFlight.emplace_back();
+    blocks.receive(ctx, from, step, sizeStep(step), static_cast<char*>(recv[from]), recvBytes[from], chunked);
+    blocks.send(ctx, to, step, sizeStep(step), static_cast<const char*>(send[to]), sendBytes[to], chunked);
   }
   // Checked after the exchange so that the peers are not left waiting.
   if (sendBytes[rank] != recvBytes[rank]) {
@@ -46,6 +50,7 @@ void pairwiseAllToAll(CollectiveContext& ctx, const void* const* send, const siz
          sendBytes[rank], recvBytes[rank]);
   }
   copyBlock(ctx, recv[rank], send[rank], sendBytes[rank]);
+  for (SizedBlocks& blocks : inFlight) blocks.wait(ctx);
 }
 
 }  // namespace comm::algo
