@@ -74,7 +74,7 @@ inline void copyBlock(core::CollectiveContext& ctx, void* to, const void* from, 
   }
 }
 
-// One run as a message, in chunks over the network (algo/pipeline.h); the
+// One run as a message, in chunks over comm's TCP transport (algo/pipeline.h); the
 // receives are added to `posted`. Every rank knows every run's size (the
 // layout is part of the collective's signature), so the chunks match.
 inline void sendRun(core::CollectiveContext& ctx, int peer, uint32_t step, const char* data, size_t bytes) {

@@ -36,15 +36,18 @@ struct RequestRange {
 };
 
 // The chunk for messages that are only moved, not reduced: kChunkBytes
-// between ranks that reach each other over the network, where the chunks
-// pipeline through the sockets and every forward (all_gather 16 MiB at 2
-// ranks over tcp: 3.5-3.8 -> 2.9 ms; broadcast 64 MiB: 21.5-25.6 -> 19.1-19.4
-// ms); whole messages through a node board's shared memory, where each extra
-// message costs more than it gains (all_gather 1 MiB: 42 -> 51-57 us).
-// Every rank of a communicator has a board or none, so sender and receiver
-// cut alike.
+// where the communicator's messages go through comm's own TCP transport,
+// where the chunks pipeline through the sockets and every forward
+// (all_gather 16 MiB at 2 ranks over loopback: 3.5-3.6 -> 2.6-3.0 ms;
+// broadcast 64 MiB: 19.2-20.2 -> 14.7-14.9 ms); whole messages elsewhere.
+// Through a node's shared memory each extra message costs more than it
+// gains (all_gather 1 MiB: 42 -> 51-57 us), and libfabric's tcp;ofi_rxm
+// cuts large messages itself, where chunks on top of it cost (all_to_all
+// 64 MiB 15.2-16.3 -> 16.2-20.1 ms; all_gather no better). The transport
+// is the same for every rank (COMM_PROVIDER), so sender and receiver cut
+// alike.
 inline size_t transferChunkBytes(const CollectiveContext& ctx) {
-  return ctx.hasBoard() ? SIZE_MAX : kChunkBytes;
+  return ctx.overSockets() ? kChunkBytes : SIZE_MAX;
 }
 
 // Post `bytes` of `data` to `peer` as chunks of `chunk` bytes under `step`.

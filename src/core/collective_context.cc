@@ -27,7 +27,8 @@ CollectiveContext::CollectiveContext(Communicator& comm, uint32_t sequence, cons
       size_(comm.size()),
       requests_(comm.collectiveBuffers().requests),
       pending_(comm.collectiveBuffers().pending),
-      board_(comm.board()) {
+      board_(comm.board()),
+      overSockets_(comm.overSockets()) {
   // Checked up front: a collective that needs no wait (one rank, or peers
   // that already published on the board) would otherwise never look.
   if (comm_.aborted()) fail(COMM_ERR_ABORTED, "{}: the communicator was aborted", what());

@@ -68,6 +68,8 @@ class CollectiveContext {
   // The node board, where this communicator has one (all its ranks share
   // this node): small collectives exchange their whole data there.
   bool hasBoard() const { return board_ != nullptr; }
+  // Every peer is reached through comm's own TCP transport (Communicator::overSockets).
+  bool overSockets() const { return overSockets_; }
   // This rank's payload area on the board for this collective
   // (NodeBoard::kPayloadBytes, or kNarrowPayloadBytes for the few bytes of a
   // rooted collective: NodeBoard::laneOf); waits until the others are done
@@ -170,6 +172,7 @@ class CollectiveContext {
   std::deque<transport::Request>& requests_;  // the communicator's, emptied at the end
   std::vector<Pending>& pending_;             // likewise; indexed by RequestId
   NodeBoard* board_;
+  bool overSockets_;
   Lane lane_ = Lane::kWide;  // where this collective's board entries lie
   bool announced_ = false;   // this rank's signature is on the board
   bool reusable_ = false;    // its entry for this collective is free to write

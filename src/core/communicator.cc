@@ -6,6 +6,7 @@
 #include "core/error.h"
 #include "core/log.h"
 #include "core/operation.h"
+#include "transport/socket_transport.h"
 
 namespace comm::core {
 Communicator::Communicator(std::shared_ptr<World> world, uint16_t id, std::vector<int> worldRanks, std::string name)
@@ -14,12 +15,16 @@ Communicator::Communicator(std::shared_ptr<World> world, uint16_t id, std::vecto
       worldRanks_(std::move(worldRanks)),
       name_(std::move(name)),
       timeoutMs_(world_->timeout().count()) {
+  overSockets_ = size() > 1;
   for (int r = 0; r < size(); ++r) {
     int w = worldRanks_[r];
     if (w == world_->rank()) rank_ = r;
     if (world_->peer(w).sameNode) {
       if (rank_ < 0) ++localRank_;
       ++localSize_;
+    }
+    if (w != world_->rank() && world_->transport().providerFor(w) != transport::kSocketProvider) {
+      overSockets_ = false;
     }
   }
   board_ = NodeBoard::join(*world_, id_, worldRanks_, rank_);

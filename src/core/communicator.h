@@ -39,6 +39,9 @@ class Communicator : public std::enable_shared_from_this<Communicator> {
   int worldRankOf(int rank) const { return worldRanks_[rank]; }
   int rankOfWorld(int worldRank) const;  // -1 when not a member
   const std::vector<int>& worldRanks() const { return worldRanks_; }
+  // Whether every peer is reached through comm's own TCP transport, where
+  // large messages move faster as a stream of chunks (algo/pipeline.h).
+  bool overSockets() const { return overSockets_; }
   World& world() { return *world_; }
   const std::shared_ptr<World>& worldPtr() const { return world_; }
 
@@ -112,6 +115,7 @@ class Communicator : public std::enable_shared_from_this<Communicator> {
   int rank_ = -1;
   int localRank_ = 0;
   int localSize_ = 0;
+  bool overSockets_ = false;
   std::atomic<int64_t> timeoutMs_;
   std::atomic<bool> aborted_{false};
   std::mutex issueMutex_;  // orders collective issue (sequence numbers, inline vs queued)

@@ -5,8 +5,8 @@
 // Cost: (n-1) alpha + (n-1)/n N beta for an output of N bytes -- optimal in
 // bandwidth, linear in latency, so it is the large-message algorithm. Uneven
 // blocks are fine; the step time follows the largest block in flight.
-// Over the network a block travels in chunks (algo/pipeline.h), each passed
-// on as soon as it is in, so the steps overlap.
+// Over comm's TCP transport a block travels in chunks (algo/pipeline.h),
+// each passed on as soon as it is in, so the steps overlap.
 #include "algo/all_gather/ring.h"
 
 #include "algo/blocks.h"

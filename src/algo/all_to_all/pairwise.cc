@@ -5,7 +5,7 @@
 // of a pair talk to each other); otherwise a rank sends to rank + k and
 // receives from rank - k. The block for itself is a local copy. A few steps
 // are kept in flight so small blocks are not held up by one round trip each.
-// Over the network a large block travels in chunks (sized_block.h).
+// Over comm's TCP transport a large block travels in chunks (sized_block.h).
 // Cost: (n-1) (alpha + m beta) for blocks of m bytes; every byte crosses the
 // network once, the minimum.
 #include "algo/all_to_all/pairwise.h"
@@ -29,7 +29,7 @@ void pairwiseAllToAll(CollectiveContext& ctx, const void* const* send, const siz
   int n = ctx.size();
   int rank = ctx.rank();
   bool powerOfTwo = (n & (n - 1)) == 0;
-  const bool chunked = !ctx.hasBoard();
+  const bool chunked = ctx.overSockets();
   // Steps 1..n-1 carry the blocks, n+1..2n-1 the sizes of chunked ones.
   auto sizeStep = [n](int step) { return static_cast<uint32_t>(n + step); };
   std::deque<SizedBlocks> inFlight;

@@ -4,8 +4,9 @@
 // message relies on the transport, which reports a message of the wrong
 // size as a mismatch.
 //
-// Over the network a block of more than kChunkBytes goes in chunks
-// (algo/pipeline.h: 20-25% faster over tcp at 16-64 MiB), and chunks alone
+// Over comm's TCP transport a block of more than kChunkBytes goes in chunks
+// (algo/pipeline.h; all_to_all of 64 MiB at 2 ranks over loopback:
+// 15.5-17.1 -> 11.7-15.6 ms), and chunks alone
 // would lose that check: two sizes that cut into the same first chunks
 // match chunk for chunk, and the longer side waits for the rest until its
 // deadline. So a chunked block goes as

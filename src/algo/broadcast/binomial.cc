@@ -3,9 +3,9 @@
 // that has the data keeps sending, so the number of ranks holding it doubles
 // each round. Cost: ceil(log2 n) * (alpha + N beta); the latency term is the
 // best possible, the bandwidth term log n times the best, so it is for small
-// messages (and two ranks, where it is a single send). Over the network the
-// message travels in chunks (algo/pipeline.h), each passed on to the
-// children as soon as it is in.
+// messages (and two ranks, where it is a single send). Over comm's TCP
+// transport the message travels in chunks (algo/pipeline.h), each passed on
+// to the children as soon as it is in.
 #include "algo/broadcast/binomial.h"
 
 #include "algo/binomial_tree.h"
