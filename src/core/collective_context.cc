@@ -372,7 +372,7 @@ void CollectiveContext::watchNotices() {
     }
     fail(notice.status == COMM_ERR_MISMATCH ? COMM_ERR_MISMATCH : COMM_ERR_REMOTE,
          "comm_{} (#{} on {}): rank {} gave up on it ({}) while this rank ran {}", name, sequence_, comm_.name(),
-         notice.rank, notice.status, describe(signature_));
+         notice.rank, comm_status_string(static_cast<comm_status_t>(notice.status)), describe(signature_));
   }
 }
 
