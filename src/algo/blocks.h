@@ -74,9 +74,10 @@ inline void copyBlock(core::CollectiveContext& ctx, void* to, const void* from, 
   }
 }
 
-// One run as a message, in chunks over comm's TCP transport (algo/pipeline.h); the
-// receives are added to `posted`. Every rank knows every run's size (the
-// layout is part of the collective's signature), so the chunks match.
+// One run as a message, in chunks over comm's TCP transport
+// (algo/pipeline.h); the receives are added to `posted`. Every rank knows
+// every run's size (the layout is part of the collective's signature), so
+// the chunks match.
 inline void sendRun(core::CollectiveContext& ctx, int peer, uint32_t step, const char* data, size_t bytes) {
   sendChunks(ctx, peer, step, data, bytes, transferChunkBytes(ctx));
 }
@@ -91,14 +92,14 @@ inline void recvRun(core::CollectiveContext& ctx, int peer, uint32_t step, char*
 // layout's shape, as messages to / from `peer`; receives are added to `posted`.
 inline void sendRuns(core::CollectiveContext& ctx, int peer, uint32_t step, const void* buffer,
                      const BlockLayout& layout, int first, int count) {
-  layout.forEachRun(first, count,
-                    [&](Run run) { sendRun(ctx, peer, step, static_cast<const char*>(buffer) + run.offset, run.bytes); });
+  auto* base = static_cast<const char*>(buffer);
+  layout.forEachRun(first, count, [&](Run run) { sendRun(ctx, peer, step, base + run.offset, run.bytes); });
 }
 
 inline void recvRuns(core::CollectiveContext& ctx, int peer, uint32_t step, void* buffer, const BlockLayout& layout,
                      int first, int count, std::vector<core::RequestId>& posted) {
-  layout.forEachRun(
-      first, count, [&](Run run) { recvRun(ctx, peer, step, static_cast<char*>(buffer) + run.offset, run.bytes, posted); });
+  auto* base = static_cast<char*>(buffer);
+  layout.forEachRun(first, count, [&](Run run) { recvRun(ctx, peer, step, base + run.offset, run.bytes, posted); });
 }
 
 // The same messages as sendRuns/recvRuns, with the blocks packed back to back
