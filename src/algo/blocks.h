@@ -84,8 +84,7 @@ inline void sendRun(core::CollectiveContext& ctx, int peer, uint32_t step, const
 
 inline void recvRun(core::CollectiveContext& ctx, int peer, uint32_t step, char* data, size_t bytes,
                     std::vector<core::RequestId>& posted) {
-  RequestRange ids = postReceiveChunks(ctx, peer, step, data, bytes, transferChunkBytes(ctx));
-  for (size_t i = 0; i < ids.count; ++i) posted.push_back(ids[i]);
+  postReceiveChunks(ctx, peer, step, data, bytes, transferChunkBytes(ctx)).appendTo(posted);
 }
 
 // Post the runs of ranks first.. (count of them) of `buffer`, which has the

@@ -33,6 +33,10 @@ struct RequestRange {
   RequestId first = 0;
   size_t count = 0;
   RequestId operator[](size_t i) const { return first + i; }
+  // Adds these ids to a list of ids to wait for.
+  void appendTo(std::vector<RequestId>& ids) const {
+    for (size_t i = 0; i < count; ++i) ids.push_back(first + i);
+  }
 };
 
 // The chunk for messages that are only moved, not reduced: kChunkBytes

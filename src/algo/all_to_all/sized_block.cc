@@ -31,8 +31,7 @@ void SizedBlocks::receive(CollectiveContext& ctx, int from, uint32_t step, uint3
   posted_.push_back(ctx.recv(from, sizeStep, &announced_, sizeof announced_));
   expected_ = bytes;
   from_ = from;
-  RequestRange rest = postReceiveChunks(ctx, from, step, data + first, bytes - first, kChunkBytes);
-  for (size_t i = 0; i < rest.count; ++i) posted_.push_back(rest[i]);
+  postReceiveChunks(ctx, from, step, data + first, bytes - first, kChunkBytes).appendTo(posted_);
 }
 
 void SizedBlocks::send(CollectiveContext& ctx, int to, uint32_t step, uint32_t sizeStep, const char* data,
@@ -46,8 +45,7 @@ void SizedBlocks::send(CollectiveContext& ctx, int to, uint32_t step, uint32_t s
   posted_.push_back(ctx.send(to, sizeStep, &sending_, sizeof sending_));
   const size_t first = firstChunkBytes(bytes);
   posted_.push_back(ctx.send(to, step, data, first));
-  RequestRange rest = sendChunks(ctx, to, step, data + first, bytes - first, kChunkBytes);
-  for (size_t i = 0; i < rest.count; ++i) posted_.push_back(rest[i]);
+  sendChunks(ctx, to, step, data + first, bytes - first, kChunkBytes).appendTo(posted_);
 }
 
 void SizedBlocks::wait(CollectiveContext& ctx) {

@@ -40,8 +40,7 @@ void reduceScatterGatherReduce(CollectiveContext& ctx, const void* in, void* out
     for (int q = 0; q < n; ++q) {
       if (q == root) continue;
       char* block = static_cast<char*>(out) + blocks.offsets[q] * elementSize;
-      RequestRange ids = postReceiveChunks(ctx, q, gatherStep, block, blocks.counts[q] * elementSize);
-      for (size_t i = 0; i < ids.count; ++i) pending.push_back(ids[i]);
+      postReceiveChunks(ctx, q, gatherStep, block, blocks.counts[q] * elementSize).appendTo(pending);
     }
   }
   waitEach(ctx, pending);
