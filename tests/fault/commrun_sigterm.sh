@@ -4,7 +4,7 @@
 "$COMMRUN" -n 2 sh -c 'trap "echo got TERM; exit 0" TERM; echo ready; sleep 1000 & wait' \
   >"$WORK/out" 2>"$WORK/err" &
 commrun_pid=$!
-for _ in $(seq 200); do
+for _ in $(seq 1200); do
   [ "$(grep -c ready "$WORK/out")" -eq 2 ] && break
   sleep 0.05
 done

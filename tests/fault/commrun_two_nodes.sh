@@ -6,7 +6,7 @@
 
 port=$("$PROBE" free-port)
 node() {
-  "$COMMRUN" -n 2 --nnodes 2 --node-rank "$1" --master-addr 127.0.0.1 --master-port "$port" --timeout 30 \
+  "$COMMRUN" -n 2 --nnodes 2 --node-rank "$1" --master-addr 127.0.0.1 --master-port "$port" --timeout 300 \
     "$PROBE" rendezvous >"$WORK/out.$1" 2>"$WORK/err.$1"
 }
 node 1 &

@@ -1,6 +1,8 @@
 #!/bin/sh
-# kill -9 of one rank: every survivor fails naming it within COMM_TIMEOUT + 5 s,
-# and commrun exits 137 naming the dead rank and its signal.
+# kill -9 of one rank: every survivor fails naming it, and commrun exits 137
+# naming the dead rank and its signal. The whole job must end well within
+# its waits' deadline (COMM_TIMEOUT) plus a minute for starting and stopping
+# ranks on a busy machine: a survivor that hung would hold it much longer.
 # usage: peer_death.sh COMMRUN PROGRAM RANKS PROVIDER
 set -u
 commrun="$1" program="$2" ranks="$3" provider="$4"
@@ -17,5 +19,5 @@ fail() { echo "FAILED: $1"; exit 1; }
 echo "$output" | grep -q "commrun: rank $victim .*signal 9" || fail "commrun did not name rank $victim and signal 9"
 survivors=$(echo "$output" | grep -c "survivor ok")
 [ "$survivors" -eq $((ranks - 1)) ] || fail "$survivors of $((ranks - 1)) survivors named the dead rank"
-[ "$elapsed" -le 15 ] || fail "took ${elapsed} s, more than COMM_TIMEOUT + 5"
+[ "$elapsed" -le 70 ] || fail "took ${elapsed} s, more than COMM_TIMEOUT + 60"
 echo "passed"

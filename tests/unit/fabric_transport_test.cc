@@ -126,7 +126,7 @@ using Body = std::function<void(Rank&)>;
 
 // Forks `size` ranks running `body`; fails the test when any rank fails or
 // the whole run exceeds `timeout`.
-void runRanks(int size, const Body& body, std::chrono::seconds timeout = 60s) {
+void runRanks(int size, const Body& body, std::chrono::seconds timeout = kRanksPatience) {
   void* mapping = mmap(nullptr, sizeof(Shared), PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
   assert_true(mapping != MAP_FAILED);
   auto* shared = new (mapping) Shared{};
@@ -409,7 +409,7 @@ void test_shm_over_2GiB(void**) {
       }
     }
     munmap(mapping, size);
-  }, 120s);
+  });
 }
 
 // Every rank sends a distinct message to every rank, itself included, with
@@ -679,70 +679,6 @@ void test_tcp_interface(void**) {
   });
 }
 
-// Not a timed assertion: prints shm latency and bandwidth for the record, in
-// the default setup (both endpoints open, the peer on this node).
-void test_shm_performance(void**) {
-  runRanks(2, [&](Rank& self) {
-    self.connect(withProvider(""));
-    CHECK(self.transport->providerFor(self.peer()) == "shm", "peer over {}",
-          self.transport->providerFor(self.peer()));
-    Transport& transport = *self.transport;
-    auto spin = [&](Request& request) {
-      while (!request.done.load(std::memory_order_acquire)) transport.progress();
-      CHECK(request.status == COMM_OK, "{}", request.error);
-    };
-    // Rank 0 runs rounds for half a second; a 0 in the message ends them.
-    uint64_t word = 1;
-    int rounds = 0;
-    const auto begin = std::chrono::steady_clock::now();
-    const auto stopAt = begin + 500ms;
-    do {
-      Request sent, received;
-      if (self.rank == 0) {
-        word = std::chrono::steady_clock::now() < stopAt ? 1 : 0;
-        transport.recv(1, 1, &word, sizeof word, received);
-        transport.send(1, 1, &word, sizeof word, sent);
-        spin(sent);
-        spin(received);
-      } else {
-        transport.recv(0, 1, &word, sizeof word, received);
-        spin(received);
-        transport.send(0, 1, &word, sizeof word, sent);
-        spin(sent);
-      }
-      ++rounds;
-    } while (word != 0);
-    double halfRoundTrip =
-        std::chrono::duration<double, std::micro>(std::chrono::steady_clock::now() - begin).count() / rounds / 2;
-
-    constexpr int kMessages = 8;
-    std::vector<uint8_t> buffer(64 * kMiB, 1);
-    self.barrier();
-    const auto streamBegin = std::chrono::steady_clock::now();
-    for (int i = 0; i < kMessages; ++i) {
-      Request request;
-      if (self.rank == 0) {
-        transport.send(1, 2, buffer.data(), buffer.size(), request);
-      } else {
-        transport.recv(0, 2, buffer.data(), buffer.size(), request);
-      }
-      spin(request);
-    }
-    Request ack;
-    if (self.rank == 0) {
-      transport.recv(1, 3, &word, sizeof word, ack);
-    } else {
-      transport.send(0, 3, &word, sizeof word, ack);
-    }
-    spin(ack);
-    double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - streamBegin).count();
-    if (self.rank == 0) {
-      std::fprintf(stderr, "shm: 8-byte ping-pong %.2f us one way (%d rounds); 64 MiB x %d: %.2f GB/s\n",
-                   halfRoundTrip, rounds, kMessages, kMessages * 64.0 * kMiB / seconds / 1e9);
-    }
-  });
-}
-
 }  // namespace
 
 // An optional argument selects tests by name pattern ("test_tcp_*").
@@ -783,7 +719,6 @@ int main(int argc, char** argv) {
       cmocka_unit_test(test_rxm_interface),
       cmocka_unit_test(test_tcp_interface),
       cmocka_unit_test(test_shm_over_2GiB),
-      cmocka_unit_test(test_shm_performance),
   };
   return cmocka_run_group_tests(tests, nullptr, nullptr);
 }

@@ -173,7 +173,7 @@ struct Child {
 // finished; fails the test when a rank fails (other than `killedRank`, which
 // is expected to die of SIGKILL) or the run exceeds `timeout`, and when any
 // rank left a segment in /dev/shm.
-void runRanks(int size, const Body& body, int killedRank = -1, std::chrono::seconds timeout = 60s) {
+void runRanks(int size, const Body& body, int killedRank = -1, std::chrono::seconds timeout = kRanksPatience) {
   std::fflush(nullptr);
   std::vector<Child> children;
   for (int rank = 0; rank < size; ++rank) {
@@ -272,7 +272,7 @@ void runRanks(int size, const Body& body, int killedRank = -1, std::chrono::seco
 
 
 
-ShmOptions mode(ShmMode m) { return ShmOptions{m, 10s}; }
+ShmOptions mode(ShmMode m) { return ShmOptions{m}; }
 const ShmOptions kAuto = mode(ShmMode::kAuto);
 const ShmOptions kAttach = mode(ShmMode::kAttach);
 const ShmOptions kCopy = mode(ShmMode::kCopy);
@@ -671,8 +671,9 @@ void over2GiB(const ShmOptions& options) {
     } else {
       self.transport->recv(0, 42, data, size, request);
     }
-    // Streamed, 2 GiB take both ranks taking turns: slow when the cores are shared.
-    waitOk(*self.transport, request, 150s);
+    // Streamed, 2 GiB take both ranks taking turns: slow when the cores are
+    // shared, which kPatience allows for.
+    waitOk(*self.transport, request);
     if (self.rank == 1) {
       CHECK(request.bytes == size, "received {} of {} bytes", request.bytes, size);
       for (size_t k = 0; k < samples; ++k) {
@@ -680,7 +681,7 @@ void over2GiB(const ShmOptions& options) {
       }
     }
     munmap(mapping, size);
-  }, -1, 180s);
+  });
 }
 
 void test_over_2GiB(void**) { over2GiB(kAttach); }
@@ -711,7 +712,9 @@ void peerDeath(const ShmOptions& options) {
     while (!deadline.expired()) {
       auto begin = std::chrono::steady_clock::now();
       self.transport->progress();
-      CHECK(std::chrono::steady_clock::now() - begin < 50ms, "progress() took {} us",
+      // Not a speed check: a progress() that blocked on the dead rank would
+      // sit until a transport deadline; a busy machine delays it far less.
+      CHECK(std::chrono::steady_clock::now() - begin < 5s, "progress() took {} us",
             std::chrono::duration_cast<std::chrono::microseconds>(std::chrono::steady_clock::now() - begin).count());
       std::this_thread::sleep_for(100us);
     }
@@ -733,8 +736,8 @@ void test_peer_death_copy(void**) { peerDeath(kCopy); }
 
 // Ranks that may only run on fewer CPUs than there are of them (here both
 // pinned to one) get Cross-Memory Attach by default: the receiver takes a
-// large message while its sender sleeps without polling, which a streamed
-// message could not do.
+// large message while its sender waits on the parent without polling, which
+// a streamed message could not do.
 void test_auto_attaches_when_sharing_cpus(void**) {
   runRanks(2, [&](Rank& self) {
     cpu_set_t allowed;
@@ -750,13 +753,14 @@ void test_auto_attaches_when_sharing_cpus(void**) {
     Request request;
     if (self.rank == 0) {
       self.transport->send(1, 9, message.data(), message.size(), request);
-      std::this_thread::sleep_for(3s);  // no progress meanwhile
+      self.barrier();  // no progress until the receiver has the whole message
     } else {
       Bytes received(message.size());
       self.transport->recv(0, 9, received.data(), received.size(), request);
-      waitFor(*self.transport, request, 2s);
+      waitFor(*self.transport, request);
       CHECK(request.status == COMM_OK && received == message, "status {}: {}", static_cast<int>(request.status),
             request.error);
+      self.barrier();
     }
     waitOk(*self.transport, request);
     self.barrier();
@@ -806,7 +810,7 @@ void test_abandoned_segment_swept(void**) {
   char ready;
   assert_true(readAll(up[0], &ready, 1));
   close(up[0]);
-  Deadline deadline(10s);
+  Deadline deadline(kPatience);
   while (segmentsOf(waiter).empty() && !deadline.expired()) std::this_thread::sleep_for(1ms);
   assert_int_equal(segmentsOf(waiter).size(), 1);
   kill(waiter, SIGKILL);
@@ -874,50 +878,10 @@ void test_parse_mode(void**) {
   }
 }
 
-// Not a timed assertion: prints latency and bandwidth at the transport's
-// interface (no API layer) for the record.
-void performance(const ShmOptions& options, const char* label) {
-  runRanks(2, [&](Rank& self) {
-    self.connect(options);
-    Transport& transport = *self.transport;
-    auto spin = [&](Request& request) {
-      while (!request.done.load(std::memory_order_acquire)) transport.progress();
-      CHECK(request.status == COMM_OK, "{}", request.error);
-    };
-    for (size_t size : {size_t{8}, 4 * kMiB, 64 * kMiB}) {
-      Bytes buffer(size, 1);
-      int rounds = size <= 8 ? 20000 : size <= 4 * kMiB ? 100 : 10;
-      self.barrier();
-      auto begin = std::chrono::steady_clock::now();
-      for (int i = 0; i < rounds; ++i) {
-        Request sent, received;
-        if (self.rank == 0) {
-          transport.send(1, 1, buffer.data(), size, sent);
-          spin(sent);
-          transport.recv(1, 1, buffer.data(), size, received);
-          spin(received);
-        } else {
-          transport.recv(0, 1, buffer.data(), size, received);
-          spin(received);
-          transport.send(0, 1, buffer.data(), size, sent);
-          spin(sent);
-        }
-      }
-      double oneWay = std::chrono::duration<double>(std::chrono::steady_clock::now() - begin).count() / (2 * rounds);
-      if (self.rank == 0) {
-        std::printf("shm-direct %s %9zu bytes: %8.2f us one-way, %6.2f GB/s\n", label, size, oneWay * 1e6,
-                    size / oneWay / 1e9);
-      }
-    }
-  });
-}
-
-void test_performance(void**) { performance(kAttach, "attach"); }
-void test_performance_copy(void**) { performance(kCopy, "copy"); }
-
 }  // namespace
 
-int main() {
+int main(int argc, char** argv) {
+  if (argc > 1) cmocka_set_test_filter(argv[1]);
   const CMUnitTest tests[] = {
       cmocka_unit_test(test_parse_mode),
       cmocka_unit_test(test_sizes),
@@ -952,8 +916,6 @@ int main() {
       cmocka_unit_test(test_hybrid_forced_tcp),
       cmocka_unit_test(test_hybrid_forced_rxm),
       cmocka_unit_test(test_hybrid_remote),
-      cmocka_unit_test(test_performance),
-      cmocka_unit_test(test_performance_copy),
   };
   return cmocka_run_group_tests(tests, nullptr, nullptr);
 }

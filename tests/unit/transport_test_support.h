@@ -7,6 +7,7 @@
 #include <chrono>
 #include <cstdint>
 #include <cstring>
+#include <source_location>
 #include <stdexcept>
 #include <thread>
 #include <vector>
@@ -31,10 +32,22 @@ inline constexpr size_t kMiB = size_t{1} << 20;
     }                                                                                                \
   } while (0)
 
+// How long a test waits for one request before it calls the transfer stuck.
+// Generous on purpose: on a machine whose cores other work keeps busy, a
+// rank gets a small share of a core and a 2 GiB transfer takes minutes, yet
+// it is moving. A wait that ends is fine at any speed; tests assert no time.
+inline constexpr std::chrono::milliseconds kPatience = 300s;
+// How long a test's ranks may run before they are killed: longer than one
+// stuck wait, shorter than CTest's deadline for the case (tests/CMakeLists.txt),
+// so a hang is reported by the rank that saw it.
+inline constexpr std::chrono::seconds kRanksPatience = 540s;
+
 // Loops progress() until the request is done, sleeping between idle polls so
-// an idle wait does not spin a core.
+// an idle wait does not spin a core. A request still not done at the
+// deadline fails the test, naming the line that waited for it.
 inline void waitFor(comm::transport::Transport& transport, const comm::transport::Request& request,
-                    std::chrono::milliseconds timeout = 30s) {
+                    std::chrono::milliseconds timeout = kPatience,
+                    std::source_location caller = std::source_location::current()) {
   comm::Deadline deadline(timeout);
   int idle = 0;
   while (!request.done.load(std::memory_order_acquire)) {
@@ -42,15 +55,18 @@ inline void waitFor(comm::transport::Transport& transport, const comm::transport
       idle = 0;
       continue;
     }
-    CHECK(!deadline.expired(), "request not done after {} ms", timeout.count());
+    CHECK(!deadline.expired(), "the request waited for at line {} is not done after {} s", caller.line(),
+          std::chrono::duration_cast<std::chrono::seconds>(timeout).count());
     if (++idle > 64) std::this_thread::sleep_for(50us);
   }
 }
 
 inline void waitOk(comm::transport::Transport& transport, const comm::transport::Request& request,
-                   std::chrono::milliseconds timeout = 30s) {
-  waitFor(transport, request, timeout);
-  CHECK(request.status == COMM_OK, "status {}: {}", static_cast<int>(request.status), request.error);
+                   std::chrono::milliseconds timeout = kPatience,
+                   std::source_location caller = std::source_location::current()) {
+  waitFor(transport, request, timeout, caller);
+  CHECK(request.status == COMM_OK, "line {}: status {}: {}", caller.line(), static_cast<int>(request.status),
+        request.error);
 }
 
 // Distinct bytes for every (offset, seed), generated a word at a time so
