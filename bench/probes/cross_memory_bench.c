@@ -2,8 +2,9 @@
 // another process by Cross-Memory Attach (process_vm_readv), by piece size,
 // beside memcpy of the same buffer: the measurement behind the direct
 // shared-memory path streaming large messages rather than reading them
-// (docs/performance.md). Best of 7 passes per piece size.
-//   comm-cross-memory-bench [MiB, default 32]
+// (docs/dev/performance-history.md). Best of 7 passes per piece size.
+//   cmake -S . -B build -DCOMM_BUILD_PROBES=ON && cmake --build build --target comm-cross-memory-bench
+//   build/bench/probes/comm-cross-memory-bench [MiB, default 32]
 #define _GNU_SOURCE
 #include <signal.h>
 #include <stdio.h>

@@ -5,7 +5,8 @@
 // node board pays such transfers, so this number says which regime a run of
 // 8 B collectives was measured in.
 //
-//   cmake --build build --target comm-cacheline-pingpong && build/bench/comm-cacheline-pingpong
+//   cmake -S . -B build -DCOMM_BUILD_PROBES=ON && cmake --build build --target comm-cacheline-pingpong
+//   build/bench/probes/comm-cacheline-pingpong
 #include <pthread.h>
 
 #include <atomic>

@@ -6,7 +6,8 @@
  * (S/2 in its reduce-scatter, S/2 in its all-gather) and its busbw is S /
  * time, so it cannot beat this exchange's per-direction rate at S.
  *
- *   cmake --build build --target comm-tcp-exchange && build/bench/comm-tcp-exchange 64 5
+ *   cmake -S . -B build -DCOMM_BUILD_PROBES=ON && cmake --build build --target comm-tcp-exchange
+ *   build/bench/probes/comm-tcp-exchange 64 5
  *
  * Prints each round (after one untimed) and the median, in GB/s per
  * direction. With a third argument "splice", each side sends by
