@@ -37,8 +37,9 @@ for _c in ("all_gather", "reduce_scatter", "gather", "scatter", "all_to_all"):
 
 # Freed memory stays with the process: without these, glibc serves every
 # allocation of 32 MiB and more with a fresh mmap, and a library that
-# allocates a temporary per call pays ~10 us per 4 KiB page in faults
-# (0.3 GB/s) at 32-64 MiB. Given to every system alike.
+# allocates a temporary per call pays a page fault per 4 KiB page on every
+# call, which at 32 MiB and more outweighs the collective itself. Given to
+# every system alike.
 MALLOC_ENV = {"MALLOC_MMAP_THRESHOLD_": "1073741824", "MALLOC_TRIM_THRESHOLD_": "4294967295"}
 OMPI_BASE = ["--mca", "pml", "ob1"]
 # Seconds a launch may take to exit after printing its last result; some

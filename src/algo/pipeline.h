@@ -41,13 +41,12 @@ struct RequestRange {
 
 // The chunk for messages that are only moved, not reduced: kChunkBytes
 // where the communicator's messages go through comm's own TCP transport,
-// where the chunks pipeline through the sockets and every forward
-// (all_gather 16 MiB at 2 ranks over loopback: 3.5-3.6 -> 2.6-3.0 ms;
-// broadcast 64 MiB: 19.2-20.2 -> 14.7-14.9 ms); whole messages elsewhere.
-// Through a node's shared memory each extra message costs more than it
-// gains (all_gather 1 MiB: 42 -> 51-57 us), and libfabric's tcp;ofi_rxm
-// cuts large messages itself, where chunks on top of it cost (all_to_all
-// 64 MiB 15.2-16.3 -> 16.2-20.1 ms; all_gather no better). The transport
+// where the chunks pipeline through the sockets and every forward, and a
+// stream of chunks moves large messages faster than whole ones; whole
+// messages elsewhere. Through a node's shared memory each extra message
+// costs a ring handshake, more than it gains, and libfabric's tcp;ofi_rxm
+// cuts large messages itself, so chunks on top of it only add messages
+// (docs/dev/algorithms-measurements.md has the figures). The transport
 // is the same for every rank (COMM_PROVIDER), so sender and receiver cut
 // alike.
 inline size_t transferChunkBytes(const CollectiveContext& ctx) {

@@ -28,7 +28,7 @@ inline void cpuRelax() {
 // waiter then keeps its core for up to kYieldOwnCore before it naps, and its
 // naps last as long as it asks (Backoff::pause). With more ranks than
 // cores, both would take the cores from the ranks with work (8 ranks on 2
-// cores: all_reduce of 256 KiB 490 -> 640 us with precise naps alone).
+// cores: precise naps alone already made collectives slower).
 inline std::atomic<bool> coreForEachRank{false};
 
 class Backoff {
@@ -70,19 +70,20 @@ class Backoff {
 
  private:
   // Short phases: an answer from a peer running on a core of its own comes
-  // within 2 us, and a peer that shares the core cannot answer until this
-  // rank yields. Measured on 2 cores (load average ~10): all_reduce of 8 B
-  // at 8 ranks took 60-150 us per call with 2 us / 50 us, 200-1000 us with
-  // 20 us / 300 us; at 2 ranks both gave 2 us when the cores were free, and
-  // the short spin 10-14 us instead of 40-50 us when they were not.
+  // within a spin this short, and a peer that shares the core cannot answer
+  // until this rank yields, so a longer spin or yield only delays it. On an
+  // oversubscribed node (8 ranks on 2 cores) longer phases made small
+  // collectives several times slower; with free cores they made no
+  // difference.
   static constexpr std::chrono::microseconds kSpin{2};
   static constexpr std::chrono::microseconds kYield{50};
   // With a core of its own a waiter takes nothing from other ranks by
-  // keeping it, and a nap on this VM costs more than it saves: a sleep
-  // wakes 10-20 us late and burns most of its time anyway. A peer 300 us
-  // late: the waiter returned 40 us after it with 50 us of yielding (29% of
-  // the wait busy), 1.6 us with 1 ms; 1 ms late: 60 against 1.7 us. Open
-  // MPI, which never stops spinning, 1.1-1.5 us (bench/late_peer.c).
+  // keeping it, and a nap on a VM costs more than it saves: a sleep wakes
+  // late and burns most of its time anyway. With a short yield a waiter
+  // returned tens of microseconds after a peer that came a few hundred
+  // microseconds late; with 1 ms it returns about as soon as Open MPI,
+  // which never stops spinning (bench/late_peer.c, docs/performance.md
+  // "Waiting for a late peer").
   static constexpr std::chrono::microseconds kYieldOwnCore{1000};
   static constexpr std::chrono::microseconds kMaxNap{1000};
   static constexpr unsigned long kNapSlackNs = 1000;

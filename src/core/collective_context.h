@@ -54,9 +54,9 @@ class CollectiveContext {
   char* staging();
   // Scratch of at least `bytes` in one of the communicator's areas, which
   // it keeps between collectives: a buffer allocated per call is, once
-  // large, a fresh mmap whose page faults cost more than the collective
-  // (reduce of 64 MiB at 2 ranks: 91 ms, 8 ms with the area kept). The
-  // pointer holds until the next request for the same area.
+  // large, a fresh mmap whose page faults can cost many times the
+  // collective itself (docs/dev/algorithms-measurements.md). The pointer
+  // holds until the next request for the same area.
   char* scratch(Scratch area, size_t bytes);
 
   // Post a message of this collective to/from `peer` (a rank of the

@@ -41,14 +41,14 @@ class World;
 //    hardware prefetcher pulls a peer's next entry before the peer has
 //    written it. Collectives where every rank reads every other's entry as
 //    soon as it is out (all_reduce, all_gather, ...) run in step, and such a
-//    premature copy makes the writer's next store wait (all_reduce 8 B at
-//    2 ranks: 0.26-0.31 us here, 0.37-0.43 us on consecutive lines).
+//    premature copy makes the writer's next store wait (all_reduce of 8 B
+//    is markedly slower with its entries on consecutive lines).
 //  - narrow: one cache line per entry, kNarrowPayloadBytes of payload, all
 //    of a rank's entries on consecutive lines. Rooted collectives of a few
 //    bytes (broadcast, reduce, gather, scatter) have givers that run ahead;
 //    whoever reads their entries reads a run of finished lines, which the
-//    hardware prefetchers then stream (gather 8 B at 2 ranks, launches
-//    alternated: 9 of 12 at 0.06 us against 7 of 12, the rest 0.07-0.10).
+//    hardware prefetchers then stream, so more launches of a rooted 8 B
+//    collective settle at the fastest rate than with wide entries.
 enum class Lane : uint32_t { kWide = 0, kNarrow = 1 };
 constexpr Lane otherLane(Lane lane) { return lane == Lane::kWide ? Lane::kNarrow : Lane::kWide; }
 
@@ -126,8 +126,9 @@ class NodeBoard {
   //    peer may still read what it held: the store that publishes there
   //    then does not wait for that peer's copy to be invalidated, a wait
   //    that would hold every later store (and the next lock) behind it.
-  //    Two entries ahead was faster for rooted collectives on some hosts,
-  //    three times slower on others and for all_reduce (docs/performance.md).
+  //    Two entries ahead helped rooted collectives on some hosts but slowed
+  //    them badly on others, and slowed all_reduce
+  //    (docs/dev/performance-history.md).
   //  - Peers' entries are loaded kReadAhead collectives ahead only when
   //    `peersAhead` (they had published this collective before this rank
   //    looked): an entry loaded before its owner writes it only makes the
@@ -156,8 +157,9 @@ class NodeBoard {
 
  private:
   // The payload follows the header directly, so the signature and the first
-  // 24 bytes of payload share one cache line (a wide all_to_all of 8 B at 2
-  // ranks reads 20: 0.32 us, 0.49 us when it took a second line).
+  // 24 bytes of payload share one cache line: a wide all_to_all of 8 B at 2
+  // ranks reads 20 bytes of entry, and a second line per entry made it
+  // markedly slower.
   struct EntryHeader {
     std::atomic<uint32_t> published;  // the sequence it holds + 1 (0: none yet)
     uint32_t payloadBytes;
@@ -183,7 +185,7 @@ class NodeBoard {
   // whole input, everyone else one block) is at most kNarrowElements
   // elements. Counted in elements of any dtype, without looking the dtype
   // up: every collective asks, and givers run ahead only while each of
-  // their calls stays short (docs/performance.md).
+  // their calls stays short (docs/dev/performance-history.md).
   static constexpr uint64_t kNarrowElements = kNarrowPayloadBytes / kLargestDtypeBytes;
   static bool narrowFits(const Signature& signature, int size) {
     const uint64_t count = static_cast<uint64_t>(signature.count);  // negative: never narrow

@@ -28,8 +28,9 @@ constexpr size_t kMaxChunkBytes = size_t{1} << 30;
 constexpr size_t kCompletionBatch = 16;
 // Messages this large go by rendezvous, whose bytes (rxm over tcp's sockets,
 // shm's copies) move only while somebody polls the completion queue: a waiter
-// must not nap while one is in flight. Measured: 64 MiB over tcp;ofi_rxm at
-// 1.1-1.2 GB/s with 1 ms naps, 1.6-2.1 GB/s without.
+// must not nap while one is in flight: a nap stalls the transfer for its
+// whole length, and large transfers over tcp;ofi_rxm lost a large part of
+// their bandwidth to it.
 constexpr size_t kPolledBytes = size_t{64} << 10;
 // How long cancel() waits for the provider to confirm; past it the request is
 // declared done and its late completion is ignored.

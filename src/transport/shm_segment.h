@@ -58,12 +58,12 @@ std::string shmSegmentName(pid_t pid, uint64_t nonce);
 
 // The first touch of a page of a shared segment can cost far more than the
 // mapping that MAP_POPULATE already set up: a hypervisor that keeps shadow
-// page tables builds its own entry only then (about 10 us a page on the
-// machine of docs/performance.md; MADV_POPULATE_WRITE does not help). Paid
-// inside messages, that made the first 16 all_gathers of 64 KiB at 2 ranks
-// take 130-260 us each instead of 5, and the first 16 all_reduces of 8 B on
-// the node board 6-15 us instead of 1. So each user of a segment touches the
-// pages it will use once, when it sets them up:
+// page tables builds its own entry only then, and MADV_POPULATE_WRITE does
+// not help. Paid inside messages, that made the first collectives through
+// each ring slot or board entry many times slower than the rest, enough to
+// skew a short benchmark's median (docs/dev/performance-history.md, "First
+// calls"). So each user of a segment touches the pages it will use once,
+// when it sets them up:
 //  - touchForRead loads one byte of every page of [begin, begin + bytes);
 //  - touchForWrite stores a zero there, so only on memory whose contents no
 //    other process reads yet (a ring slot or board entry not yet published).

@@ -254,8 +254,8 @@ void ShmTransport::connect(int selfRank, const std::vector<PeerInfo>& peers) {
   const size_t bytes = segmentBytes(count, shape);
   slotPayload_ = shmSlotPayload(shape.slotBytes);
   // Streaming through the rings, both processes copying at once, moves large
-  // messages about twice as fast as Cross-Memory Attach, whose kernel copy
-  // pins every page (2 ranks, 1-64 MiB: docs/performance.md). But it needs
+  // messages faster than Cross-Memory Attach, whose kernel copy pins every
+  // page (docs/dev/performance-history.md). But it needs
   // the sender running whenever the receiver is, which the node's ranks
   // cannot count on when together they may run on fewer CPUs than there are
   // of them (the union of their affinities: a batch system's or container's

@@ -1,9 +1,9 @@
 // comm's own TCP transport (provider "tcp"): one non-blocking connection per
 // peer, messages framed as {tag, size} + payload, matched here.
 //
-// Why not libfabric's tcp;ofi_rxm: on loopback it takes 16.8 us one way for
-// 8 B and tops out at 1.6 GB/s (fi_pingpong, ../shared/anchors), where a
-// plain polled socket takes 6-10 us and streams 5.5 GB/s. rxm's rendezvous
+// Why not libfabric's tcp;ofi_rxm: on loopback fi_pingpong over it is
+// markedly slower, in latency and in bandwidth, than a plain polled socket
+// (docs/performance.md, "Point-to-point"). rxm's rendezvous
 // and its own progress engine cost more than the kernel's copies; a socket
 // we read ourselves costs one epoll_wait when idle, small messages arrive
 // in one recv() with their headers, and large payloads go straight between

@@ -1,6 +1,6 @@
 // A page-aligned heap buffer whose pages are touched once when it is made,
-// so that no timed iteration pays for first-touch page faults (about 10 us
-// per 4 KiB page on a virtual machine).
+// so that no timed iteration pays for first-touch page faults (on a virtual
+// machine they can cost more than the collective being timed).
 #pragma once
 
 #include <cstdlib>

@@ -5,9 +5,7 @@
 // size as a mismatch.
 //
 // Over comm's TCP transport a block of more than kChunkBytes goes in chunks
-// (algo/pipeline.h; all_to_all of 64 MiB at 2 ranks over loopback:
-// 15.5-17.1 -> 11.7-15.6 ms), and chunks alone
-// would lose that check: two sizes that cut into the same first chunks
+// (algo/pipeline.h says why), and chunks alone would lose that check: two sizes that cut into the same first chunks
 // match chunk for chunk, and the longer side waits for the rest until its
 // deadline. So a chunked block goes as
 //   - an 8-byte message with its size, under a step of its own, which the
