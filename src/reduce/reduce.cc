@@ -22,7 +22,9 @@ using Row = std::array<CombineFn, kOpCount>;
 using Table = std::array<Row, kDtypeCount>;
 
 // Rows list the ops in comm_op_t order: sum, prod, min, max, avg, band, bor,
-// bxor. AVG combines like SUM; finishAverage divides at the end.
+// bxor. AVG combines like SUM; finishAverage divides at the end. The rows
+// and the table are laid out by hand, as tables.
+// clang-format off
 template <class T>
 constexpr Row integerRow() {
   return {combineArrays<T, Sum>,   combineArrays<T, Prod>, combineArrays<T, Min>,
@@ -66,6 +68,7 @@ const Table& kernels() {
       boolRow()};
   return table;
 }
+// clang-format on
 
 }  // namespace
 

@@ -131,6 +131,7 @@ Views noViews(const Geometry&, Placement) { return {}; }
 Source noSource(const Geometry&, size_t i) { return {kEveryRank, i}; }
 comm_status_t barrierStart(comm_t* c, const Operands&, comm_handle_t** h) { return comm_barrier(c, h); }
 
+// clang-format off: one collective per entry, laid out by hand as a table.
 constexpr std::array kCollectives{
     Collective{.name = "all_reduce", .reduces = true, .busFactor = allReduceFactor, .busFactorFormula = "2(n-1)/n",
                .views = allReduceViews, .source = reducedAt, .start = allReduceStart},
@@ -154,6 +155,7 @@ constexpr std::array kCollectives{
     Collective{.name = "barrier", .sized = false, .hasInPlace = false, .busFactor = noFactor, .busFactorFormula = "0",
                .views = noViews, .source = noSource, .start = barrierStart},
 };
+// clang-format on
 
 struct Alias {
   std::string_view alias;
