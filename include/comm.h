@@ -37,8 +37,6 @@
 
 #if defined(SWIG)
 #define COMM_API
-#elif defined(_WIN32)
-#define COMM_API __declspec(dllexport)
 #else
 #define COMM_API __attribute__((visibility("default")))
 #endif
