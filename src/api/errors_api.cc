@@ -22,8 +22,6 @@ void setLastError(const char* call, comm_status_t status, const std::string& mes
   (void)status;
 }
 
-void clearLastError() { lastError.clear(); }
-
 }  // namespace comm::api
 
 extern "C" {

@@ -12,7 +12,6 @@
 namespace comm::api {
 
 void setLastError(const char* call, comm_status_t status, const std::string& message);
-void clearLastError();
 
 template <typename Body>
 comm_status_t guard(const char* call, Body&& body) noexcept {
