@@ -67,7 +67,7 @@ if [ "$build_comm" = 1 ]; then
   if [ ! -f "$build_dir/CMakeCache.txt" ]; then
     echo "# configuring comm in $build_dir"
     cmake -S "$repo" -B "$build_dir" -DPython3_EXECUTABLE=/usr/bin/python3 -DCOMM_WITH_BINDINGS=OFF \
-      -DCOMM_WITH_CUDA=OFF >"$build_dir/compare-configure.log" 2>&1 ||
+      >"$build_dir/compare-configure.log" 2>&1 ||
       { echo "compare.sh: cmake configure failed, see $build_dir/compare-configure.log" >&2; exit 1; }
   fi
   echo "# building commrun and comm-bench in $build_dir"
