@@ -12,6 +12,15 @@ echo "pkg-config: $(pkg-config --cflags --libs comm)"
 cc -std=c99 -Wall -Werror -o "$work/use_pkgconfig" "$source/use_pkgconfig.c" $(pkg-config --cflags --libs comm) \
   -Wl,-rpath,"$(pkg-config --variable=libdir comm)"
 "$work/use_pkgconfig"
+# comm.pc's private fields suffice to link the engine statically (its archive
+# stands in for an installed libcomm.a); libfabric and fmt are linked as
+# shared libraries, since their own static dependencies need not be here.
+requires_private=$(pkg-config --print-requires-private comm | awk '{print $1}')
+echo "$requires_private" | grep -qx hwloc && { echo "comm.pc requires hwloc, which only commrun uses"; exit 1; }
+libs_private=$(sed -n 's/^Libs\.private: //p' "$prefix/lib/pkgconfig/comm.pc")
+cc -std=c99 -Wall -Werror -o "$work/use_static" "$source/use_pkgconfig.c" $(pkg-config --cflags comm) \
+  "$build/src/libcomm_internal.a" $(pkg-config --libs $requires_private) $libs_private
+"$work/use_static"
 cc -std=c99 -Wall -Werror -o "$work/use_dlopen" "$source/use_dlopen.c" -ldl
 LD_LIBRARY_PATH="$prefix/lib" "$work/use_dlopen"
 cmake -S "$source/cmake_project" -B "$work/cmake" -DCMAKE_PREFIX_PATH="$prefix" >/dev/null
