@@ -150,7 +150,7 @@ bool boardAllToAll(CollectiveContext& ctx, const void* const* send, const size_t
     std::memcpy(theirs, ctx.boardPayloadOf(p) + self * sizeof(BlockOffset), sizeof theirs);
     const size_t bytes = theirs[1] - theirs[0];
     if (bytes != recvBytes[p]) {
-      fail(COMM_ERR_MISMATCH, "comm_all_to_all: rank {} sends {} bytes to rank {}, which expects {}", p, bytes, self,
+      fail(COMM_ERR_MISMATCH, "{}: rank {} sends {} bytes to rank {}, which expects {}", ctx.what(), p, bytes, self,
            recvBytes[p]);
     }
     copy(recv[p], ctx.boardPayloadOf(p) + theirs[0], bytes);

@@ -102,6 +102,8 @@ class CollectiveContext {
   // agreed only pairwise) and tells every other rank, so that a rank still
   // waiting for this one fails at once instead of at its deadline.
   [[noreturn]] void failDisagreement(const std::string& why);
+  // "comm_all_reduce (#12 on world)": the call the user made, for messages.
+  std::string what() const;
 
  private:
   RequestId post(bool isRecv, int peer, uint32_t step, void* data, size_t size);
@@ -111,8 +113,6 @@ class CollectiveContext {
   // Withdraw every receive and settle every send now (a failure is unwinding).
   void releaseAll();
   void checkSignature();
-  // "comm_all_reduce (#12 on world)"
-  std::string what() const;
   [[noreturn]] void failMismatch(int other, const Signature& theirs);
   // Publishes the signature on the board without payload, once.
   void announce();
