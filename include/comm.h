@@ -340,8 +340,12 @@ COMM_API comm_status_t comm_batch_start(comm_t *comm, const comm_batch_t *batch,
 /**
  * Collectives write into caller-provided outputs whose sizes are checked.
  * Tensors of one call share a dtype and memory type. "Rows" are slices along
- * dim 0: a tensor of shape [d0, d1, ...] has d0 rows of d1*... elements
- * (a 0-d tensor is one row of one element).
+ * dim 0: a tensor of shape [d0, d1, ...] has d0 rows of shape [d1, ...]
+ * (a 0-d tensor is one row of one element, like a row of a 1-d tensor).
+ * Where a call is described in rows, its tensors' rows must have the same
+ * shape (dims after dim 0 equal, not merely the same element count) and
+ * dim 0 must hold the stated number of rows; otherwise the call returns
+ * COMM_ERR_INVALID_ARGUMENT.
  */
 
 /** Every rank waits until all have entered. */
@@ -364,25 +368,32 @@ COMM_API comm_status_t comm_broadcast(comm_t *comm, const comm_tensor_t *in, com
 
 /**
  * Concatenate `in` of every rank along dim 0 into `out` (size x in's rows, in
- * rank order). In place: `in` may describe rank's own slot inside `out`.
+ * rank order; out's other dims equal in's). In place: `in` may describe
+ * rank's own slot inside `out`.
  */
 COMM_API comm_status_t comm_all_gather(comm_t *comm, const comm_tensor_t *in, comm_tensor_t *out,
                                        comm_handle_t **handle);
 
 /**
- * Reduce `in` (size x out's rows) over every rank with `op`, and give rank r
- * the r-th of `size` equal dim-0 blocks in `out`. In place: `out` may describe
- * rank's own block inside `in`.
+ * Reduce `in` (size x out's rows; in's other dims equal out's) over every
+ * rank with `op`, and give rank r the r-th of `size` equal dim-0 blocks in
+ * `out`. In place: `out` may describe rank's own block inside `in`.
  */
 COMM_API comm_status_t comm_reduce_scatter(comm_t *comm, const comm_tensor_t *in,
                                            comm_tensor_t *out, comm_op_t op,
                                            comm_handle_t **handle);
 
-/** Concatenate `in` of every rank along dim 0 into `out` on `root` (NULL elsewhere). */
+/**
+ * Concatenate `in` of every rank along dim 0 into `out` on `root` (NULL
+ * elsewhere), as all_gather does: size x in's rows.
+ */
 COMM_API comm_status_t comm_gather(comm_t *comm, const comm_tensor_t *in, comm_tensor_t *out,
                                    int root, comm_handle_t **handle);
 
-/** Split `in` on `root` (NULL elsewhere) into size equal dim-0 blocks; rank r gets block r. */
+/**
+ * Split `in` on `root` (NULL elsewhere; size x out's rows) into size equal
+ * dim-0 blocks; rank r gets block r in `out`.
+ */
 COMM_API comm_status_t comm_scatter(comm_t *comm, const comm_tensor_t *in, comm_tensor_t *out,
                                     int root, comm_handle_t **handle);
 
@@ -390,7 +401,8 @@ COMM_API comm_status_t comm_scatter(comm_t *comm, const comm_tensor_t *in, comm_
  * Rank r sends rows [sum(in_splits[0..p)), +in_splits[p]) of `in` to rank p
  * and receives from p into rows [sum(out_splits[0..p)), +out_splits[p]) of
  * `out`. Splits are arrays of `size` row counts; NULL means "dim 0 divided
- * evenly by size" (an error when it does not divide).
+ * evenly by size" (an error when it does not divide). Rows of `in` and
+ * `out` have the same shape.
  */
 COMM_API comm_status_t comm_all_to_all_single(comm_t *comm, const comm_tensor_t *in,
                                               comm_tensor_t *out, const int64_t *out_splits,
@@ -407,22 +419,23 @@ COMM_API comm_status_t comm_all_to_all(comm_t *comm, int nins, const comm_tensor
 
 /**
  * Uneven all_gather: rank r contributes counts[r] rows (`counts` holds `size`
- * row counts, the same on every rank); `out` has sum(counts) rows.
+ * row counts, the same on every rank): `in` has counts[rank] rows and `out`
+ * sum(counts) rows.
  */
 COMM_API comm_status_t comm_all_gather_v(comm_t *comm, const comm_tensor_t *in,
                                          comm_tensor_t *out, const int64_t *counts,
                                          comm_handle_t **handle);
 
-/** Uneven reduce_scatter: `in` has sum(counts) rows; rank r gets counts[r] rows. */
+/** Uneven reduce_scatter: `in` has sum(counts) rows; rank r gets counts[r] rows in `out`. */
 COMM_API comm_status_t comm_reduce_scatter_v(comm_t *comm, const comm_tensor_t *in,
                                              comm_tensor_t *out, const int64_t *counts,
                                              comm_op_t op, comm_handle_t **handle);
 
-/** Uneven gather: rank r contributes counts[r] rows to `out` on `root`. */
+/** Uneven gather: rank r contributes counts[r] rows (its `in`) to `out` (sum(counts) rows) on `root`. */
 COMM_API comm_status_t comm_gather_v(comm_t *comm, const comm_tensor_t *in, comm_tensor_t *out,
                                      const int64_t *counts, int root, comm_handle_t **handle);
 
-/** Uneven scatter: rank r receives counts[r] rows of `in` on `root`. */
+/** Uneven scatter: rank r receives counts[r] rows (its `out`) of `in` (sum(counts) rows) on `root`. */
 COMM_API comm_status_t comm_scatter_v(comm_t *comm, const comm_tensor_t *in, comm_tensor_t *out,
                                       const int64_t *counts, int root, comm_handle_t **handle);
 

@@ -1,7 +1,9 @@
 // The collectives: argument checks, the signature every rank must agree on,
 // and the hand-off to algo/.
+#include <algorithm>
 #include <cstring>
 #include <numeric>
+#include <string>
 #include <vector>
 
 #include "algo/collectives.h"
@@ -159,10 +161,28 @@ Layout layoutOf(const int64_t* counts, const char* name, int size, int64_t rowEl
   return l;
 }
 
+// "[3, 2]": the shape of one row (dims 1..; "[]" for 0-d and 1-d tensors).
+std::string rowShapeText(const comm_tensor& t) {
+  std::string text = "[";
+  for (int d = 1; d < t.ndim; ++d) text += fmt::format("{}{}", d > 1 ? ", " : "", t.shape[d]);
+  return text + "]";
+}
+
+// Rows of `a` and `b` have the same shape: dims 1.. agree one by one, so
+// that rows keep their meaning across ranks (equal element counts do not).
 void checkRowShape(const comm_tensor& a, const char* aName, const comm_tensor& b, const char* bName) {
-  if (a.rowElements() != b.rowElements()) {
-    fail(COMM_ERR_INVALID_ARGUMENT, "rows of {} have {} elements but rows of {} have {}", aName, a.rowElements(), bName,
-         b.rowElements());
+  bool same = std::max(a.ndim, 1) == std::max(b.ndim, 1);
+  for (int d = 1; same && d < a.ndim; ++d) same = a.shape[d] == b.shape[d];
+  if (!same) {
+    fail(COMM_ERR_INVALID_ARGUMENT, "rows of {} are {} but rows of {} are {}; dims after dim 0 must agree", aName,
+         rowShapeText(a), bName, rowShapeText(b));
+  }
+}
+
+// `t` has `expected` rows along dim 0 (a 0-d tensor has one).
+void checkRows(const comm_tensor& t, const char* name, int64_t expected, const char* why) {
+  if (t.rows() != expected) {
+    fail(COMM_ERR_INVALID_ARGUMENT, "{} has {} rows (dim 0), expected {} ({})", name, t.rows(), expected, why);
   }
 }
 
@@ -275,7 +295,8 @@ COMM_API comm_status_t comm_all_gather(comm_t* comm, const comm_tensor_t* in, co
     const comm_tensor& i = comm::api::tensor(in, "in");
     const comm_tensor& o = comm::api::tensor(out, "out");
     checkSameDtype(i, "in", o, "out");
-    checkNumel(o, "out", i.numel * c.size(), "size x in's");
+    checkRowShape(i, "in", o, "out");
+    checkRows(o, "out", i.rows() * c.size(), "size x in's rows");
     checkAliasing(i, o, i.nbytes() * c.rank());
     launch(comm, handle, signatureOf(CollectiveKind::kAllGather, i.dtype, i.numel),
            [size = c.size(), numel = i.numel, elementSize = i.elementSize, src = i.data,
@@ -293,7 +314,8 @@ COMM_API comm_status_t comm_reduce_scatter(comm_t* comm, const comm_tensor_t* in
     const comm_tensor& i = comm::api::tensor(in, "in");
     const comm_tensor& o = comm::api::tensor(out, "out");
     checkSameDtype(i, "in", o, "out");
-    checkNumel(i, "in", o.numel * c.size(), "size x out's");
+    checkRowShape(o, "out", i, "in");
+    checkRows(i, "in", o.rows() * c.size(), "size x out's rows");
     checkOp(op, i.dtype);
     checkAliasing(o, i, o.nbytes() * c.rank());
     Signature s = signatureOf(CollectiveKind::kReduceScatter, i.dtype, o.numel);
@@ -319,7 +341,8 @@ COMM_API comm_status_t comm_gather(comm_t* comm, const comm_tensor_t* in, comm_t
     if (c.rank() == root) {
       const comm_tensor& o = comm::api::tensor(out, "out (on the root)");
       checkSameDtype(i, "in", o, "out");
-      checkNumel(o, "out", i.numel * c.size(), "size x in's");
+      checkRowShape(i, "in", o, "out");
+      checkRows(o, "out", i.rows() * c.size(), "size x in's rows");
       checkAliasing(i, o, i.nbytes() * c.rank());
       dst = o.data;
     }
@@ -344,7 +367,8 @@ COMM_API comm_status_t comm_scatter(comm_t* comm, const comm_tensor_t* in, comm_
     if (c.rank() == root) {
       const comm_tensor& i = comm::api::tensor(in, "in (on the root)");
       checkSameDtype(i, "in", o, "out");
-      checkNumel(i, "in", o.numel * c.size(), "size x out's");
+      checkRowShape(o, "out", i, "in");
+      checkRows(i, "in", o.rows() * c.size(), "size x out's rows");
       checkAliasing(o, i, o.nbytes() * c.rank());
       src = i.data;
     }
@@ -367,10 +391,10 @@ COMM_API comm_status_t comm_all_to_all_single(comm_t* comm, const comm_tensor_t*
     const comm_tensor& i = comm::api::tensor(in, "in");
     const comm_tensor& o = comm::api::tensor(out, "out");
     checkSameDtype(i, "in", o, "out");
-    if (i.ndim > 0 && o.ndim > 0) checkRowShape(i, "in", o, "out");
+    checkRowShape(i, "in", o, "out");
     if (overlaps(i, o)) fail(COMM_ERR_INVALID_ARGUMENT, "in and out overlap");
     int size = c.size();
-    int64_t rowElements = i.ndim > 0 ? i.rowElements() : 1;
+    int64_t rowElements = i.rowElements();
     auto layout = [&](const comm_tensor& t, const int64_t* splits, const char* tensorName, const char* splitName) {
       if (splits == nullptr) {
         if (t.rows() % size != 0) {
@@ -447,10 +471,11 @@ COMM_API comm_status_t comm_all_gather_v(comm_t* comm, const comm_tensor_t* in, 
     const comm_tensor& i = comm::api::tensor(in, "in");
     const comm_tensor& o = comm::api::tensor(out, "out");
     checkSameDtype(i, "in", o, "out");
-    int64_t rowElements = o.ndim > 0 ? o.rowElements() : 1;
+    checkRowShape(i, "in", o, "out");
+    int64_t rowElements = o.rowElements();
     Layout l = layoutOf(counts, "counts", c.size(), rowElements, o.elementSize);
-    checkNumel(i, "in", counts[c.rank()] * rowElements, "counts[rank] rows");
-    checkNumel(o, "out", l.totalRows() * rowElements, "sum(counts) rows");
+    checkRows(i, "in", counts[c.rank()], "counts[rank]");
+    checkRows(o, "out", l.totalRows(), "sum(counts)");
     checkAliasing(i, o, l.offsets()[c.rank()]);
     Signature s = signatureOf(CollectiveKind::kAllGatherV, i.dtype, l.totalRows() * rowElements);
     s.extra = l.hash();
@@ -468,10 +493,11 @@ COMM_API comm_status_t comm_reduce_scatter_v(comm_t* comm, const comm_tensor_t* 
     const comm_tensor& o = comm::api::tensor(out, "out");
     checkSameDtype(i, "in", o, "out");
     checkOp(op, i.dtype);
-    int64_t rowElements = i.ndim > 0 ? i.rowElements() : 1;
+    checkRowShape(o, "out", i, "in");
+    int64_t rowElements = i.rowElements();
     Layout l = layoutOf(counts, "counts", c.size(), rowElements, i.elementSize);
-    checkNumel(i, "in", l.totalRows() * rowElements, "sum(counts) rows");
-    checkNumel(o, "out", counts[c.rank()] * rowElements, "counts[rank] rows");
+    checkRows(i, "in", l.totalRows(), "sum(counts)");
+    checkRows(o, "out", counts[c.rank()], "counts[rank]");
     checkAliasing(o, i, l.offsets()[c.rank()]);
     Signature s = signatureOf(CollectiveKind::kReduceScatterV, i.dtype, l.totalRows() * rowElements);
     s.op = op;
@@ -492,14 +518,15 @@ COMM_API comm_status_t comm_gather_v(comm_t* comm, const comm_tensor_t* in, comm
     comm::core::Communicator& c = comm::api::communicator(comm);
     comm::api::checkRank(c, root, "root");
     const comm_tensor& i = comm::api::tensor(in, "in");
-    int64_t rowElements = i.ndim > 0 ? i.rowElements() : 1;
+    int64_t rowElements = i.rowElements();
     Layout l = layoutOf(counts, "counts", c.size(), rowElements, i.elementSize);
-    checkNumel(i, "in", counts[c.rank()] * rowElements, "counts[rank] rows");
+    checkRows(i, "in", counts[c.rank()], "counts[rank]");
     void* dst = nullptr;
     if (c.rank() == root) {
       const comm_tensor& o = comm::api::tensor(out, "out (on the root)");
       checkSameDtype(i, "in", o, "out");
-      checkNumel(o, "out", l.totalRows() * rowElements, "sum(counts) rows");
+      checkRowShape(i, "in", o, "out");
+      checkRows(o, "out", l.totalRows(), "sum(counts)");
       checkAliasing(i, o, l.offsets()[c.rank()]);
       dst = o.data;
     }
@@ -518,14 +545,15 @@ COMM_API comm_status_t comm_scatter_v(comm_t* comm, const comm_tensor_t* in, com
     comm::core::Communicator& c = comm::api::communicator(comm);
     comm::api::checkRank(c, root, "root");
     const comm_tensor& o = comm::api::tensor(out, "out");
-    int64_t rowElements = o.ndim > 0 ? o.rowElements() : 1;
+    int64_t rowElements = o.rowElements();
     Layout l = layoutOf(counts, "counts", c.size(), rowElements, o.elementSize);
-    checkNumel(o, "out", counts[c.rank()] * rowElements, "counts[rank] rows");
+    checkRows(o, "out", counts[c.rank()], "counts[rank]");
     const void* src = nullptr;
     if (c.rank() == root) {
       const comm_tensor& i = comm::api::tensor(in, "in (on the root)");
       checkSameDtype(i, "in", o, "out");
-      checkNumel(i, "in", l.totalRows() * rowElements, "sum(counts) rows");
+      checkRowShape(o, "out", i, "in");
+      checkRows(i, "in", l.totalRows(), "sum(counts)");
       checkAliasing(o, i, l.offsets()[c.rank()]);
       src = i.data;
     }
