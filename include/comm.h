@@ -117,12 +117,18 @@ COMM_API size_t comm_dtype_size(comm_dtype_t dtype);
 /** Lower-case name ("float32"); "unknown" for an unknown dtype; never NULL. */
 COMM_API const char *comm_dtype_name(comm_dtype_t dtype);
 
+/**
+ * Reduce ops. On COMM_BOOL (any non-zero byte is true; results are 0 or 1)
+ * SUM and MAX are logical or, PROD and MIN logical and, BAND/BOR/BXOR
+ * logical and/or/xor, as in PyTorch; AVG is not defined for bool. An op not
+ * defined for the dtype is COMM_ERR_INVALID_ARGUMENT.
+ */
 typedef enum comm_op {
     COMM_OP_SUM = 0,
     COMM_OP_PROD = 1,
     COMM_OP_MIN = 2,
     COMM_OP_MAX = 3,
-    COMM_OP_AVG = 4,  /**< sum divided by the group size (integer types truncate toward zero) */
+    COMM_OP_AVG = 4,  /**< sum divided by the group size (integer types truncate toward zero); not bool */
     COMM_OP_BAND = 5, /**< integer and bool types only */
     COMM_OP_BOR = 6,  /**< integer and bool types only */
     COMM_OP_BXOR = 7  /**< integer and bool types only */

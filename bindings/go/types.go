@@ -17,7 +17,7 @@ const (
 	Prod Op = 1
 	Min  Op = 2
 	Max  Op = 3
-	Avg  Op = 4 // the sum divided by the number of ranks; integers truncate toward zero
+	Avg  Op = 4 // the sum divided by the number of ranks; integers truncate toward zero; not for bool
 	BAnd Op = 5 // bitwise and: integer and bool elements only
 	BOr  Op = 6 // bitwise or: integer and bool elements only
 	BXor Op = 7 // bitwise exclusive or: integer and bool elements only

@@ -50,25 +50,21 @@ void divideHalfArray(void* data, size_t count, int divisor) {
   }
 }
 
-// Bool AVG is logical or, like SUM: nothing to divide, only make every
-// element 0 or 1.
-void normalizeBoolArray(void* data, size_t count, int) {
-  auto* b = static_cast<uint8_t*>(data);
-  for (size_t i = 0; i < count; ++i) b[i] = b[i] != 0;
-}
-
-// In comm_dtype_t order.
+// In comm_dtype_t order; bool has no average (the mean of bools is no bool).
 constexpr std::array<AverageFn, COMM_BOOL + 1> kAverage = {
     divideArray<int8_t>,        divideArray<uint8_t>,        divideArray<int16_t>, divideArray<uint16_t>,
     divideArray<int32_t>,       divideArray<uint32_t>,       divideArray<int64_t>, divideArray<uint64_t>,
     divideHalfArray<Float16>,   divideHalfArray<BFloat16>,   divideArray<float>,   divideArray<double>,
-    normalizeBoolArray};
+    nullptr};
 
 }  // namespace
 
 void finishAverage(void* data, size_t count, comm_dtype_t dtype, int divisor) {
   if (static_cast<size_t>(dtype) >= kAverage.size()) {
     fail(COMM_ERR_INVALID_ARGUMENT, "reduce::finishAverage: unknown dtype {}", int(dtype));
+  }
+  if (kAverage[dtype] == nullptr) {
+    fail(COMM_ERR_NOT_SUPPORTED, "reduce::finishAverage: avg is not defined for dtype {}", dtypeName(dtype));
   }
   if (divisor <= 0) {
     fail(COMM_ERR_INVALID_ARGUMENT, "reduce::finishAverage: divisor {} for {} is not positive", divisor,

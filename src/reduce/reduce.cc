@@ -50,11 +50,13 @@ Row float16Row(Float16Isa isa) {
           float16Kernel<Max>(isa), float16Kernel<Sum>(isa),  nullptr, nullptr, nullptr};
 }
 
-// bool: sum, max, avg and bor are "or"; prod, min and band are "and".
+// bool: sum, max and bor are "or"; prod, min and band are "and" (as in
+// PyTorch). No avg: the mean of bools is no bool, and "or" would pass for
+// one silently.
 constexpr Row boolRow() {
   return {combineArrays<uint8_t, LogicalOr>,  combineArrays<uint8_t, LogicalAnd>,
           combineArrays<uint8_t, LogicalAnd>, combineArrays<uint8_t, LogicalOr>,
-          combineArrays<uint8_t, LogicalOr>,  combineArrays<uint8_t, LogicalAnd>,
+          nullptr,                            combineArrays<uint8_t, LogicalAnd>,
           combineArrays<uint8_t, LogicalOr>,  combineArrays<uint8_t, LogicalXor>};
 }
 

@@ -13,9 +13,10 @@
 
 namespace comm::reduce {
 
-// Whether `op` is defined for `dtype`: sum/prod/min/max/avg for every dtype,
-// band/bor/bxor for integer and bool dtypes. For bool, sum, max, avg and bor
-// are logical or; prod, min and band logical and; bxor logical xor.
+// Whether `op` is defined for `dtype`: sum/prod/min/max for every dtype, avg
+// for every dtype but bool, band/bor/bxor for integer and bool dtypes. For
+// bool, sum, max and bor are logical or; prod, min and band logical and; bxor
+// logical xor.
 bool supported(comm_dtype_t dtype, comm_op_t op);
 
 // out[i] = op(a[i], b[i]) for i < count. `out` may alias `a` or `b` exactly
@@ -26,9 +27,8 @@ bool supported(comm_dtype_t dtype, comm_op_t op);
 void combine(void* out, const void* a, const void* b, size_t count, comm_dtype_t dtype, comm_op_t op);
 
 // data[i] = data[i] / divisor (integers truncate toward zero), for AVG.
-// float16/bfloat16 divide in float32. bool has nothing to divide (its avg is
-// logical or): elements only become 0 or 1. A divisor <= 0 throws
-// INVALID_ARGUMENT.
+// float16/bfloat16 divide in float32. bool throws NOT_SUPPORTED (it has no
+// avg); a divisor <= 0 throws INVALID_ARGUMENT.
 void finishAverage(void* data, size_t count, comm_dtype_t dtype, int divisor);
 
 }  // namespace comm::reduce

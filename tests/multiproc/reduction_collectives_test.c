@@ -3,7 +3,8 @@
  * element by element with a reference the test computes, for every dtype x
  * every op the dtype defines, element counts 0, 1, 7 and 1 Mi + 3, roots 0
  * and size-1, in place, asynchronously through handles, and ops a dtype does
- * not define (COMM_ERR_INVALID_ARGUMENT). COMM_ALGO, when set, forces the
+ * not define (COMM_ERR_INVALID_ARGUMENT: bitwise ops on floats, avg on
+ * bool). COMM_ALGO, when set, forces the
  * algorithms (tests/multiproc/CMakeLists.txt registers those runs).
  *
  * Rank r contributes value(r, i) in {-2, -1, 1, 2} at element i (0 or 1 for
@@ -51,6 +52,7 @@ static int is_signed(comm_dtype_t d) {
   return d == COMM_INT8 || d == COMM_INT16 || d == COMM_INT32 || d == COMM_INT64;
 }
 static int op_defined(comm_dtype_t d, comm_op_t op) {
+  if (d == COMM_BOOL) return op != COMM_OP_AVG;
   return !is_float(d) || (op != COMM_OP_BAND && op != COMM_OP_BOR && op != COMM_OP_BXOR);
 }
 static int takes_large_count(comm_dtype_t d, comm_op_t op) {
@@ -546,6 +548,30 @@ static void bitwise_ops_on_floats_are_invalid(void **state) {
   all_reduce_case(COMM_FLOAT32, COMM_OP_SUM, 7, kSeparate);
 }
 
+/* The mean of bools is no bool: avg is rejected, not read as "or". */
+static void avg_of_bool_is_invalid(void **state) {
+  (void)state;
+  uint8_t mine = (uint8_t)(rank == 0), in[64] = {0}, out[64] = {0};
+  int64_t counts[64];
+  for (int r = 0; r < size; ++r) counts[r] = 1;
+  comm_tensor_t *one = tensor(&mine, COMM_BOOL, 1, 1), *all = tensor(in, COMM_BOOL, size, 1);
+  comm_tensor_t *res = tensor(out, COMM_BOOL, 1, 1);
+  assert_int_equal(comm_all_reduce(world, one, res, COMM_OP_AVG, NULL), COMM_ERR_INVALID_ARGUMENT);
+  assert_non_null(strstr(comm_last_error(), "bool"));
+  assert_non_null(strstr(comm_last_error(), "avg"));
+  assert_int_equal(comm_reduce(world, one, res, COMM_OP_AVG, 0, NULL), COMM_ERR_INVALID_ARGUMENT);
+  assert_int_equal(comm_reduce_scatter(world, all, res, COMM_OP_AVG, NULL), COMM_ERR_INVALID_ARGUMENT);
+  assert_int_equal(comm_reduce_scatter_v(world, all, res, counts, COMM_OP_AVG, NULL), COMM_ERR_INVALID_ARGUMENT);
+  /* Nothing was started; sum is "or" and prod "and" of rank 0's true and the others' false. */
+  OK(comm_all_reduce(world, one, res, COMM_OP_SUM, NULL));
+  assert_int_equal(out[0], 1);
+  OK(comm_all_reduce(world, one, res, COMM_OP_PROD, NULL));
+  assert_int_equal(out[0], size == 1 ? 1 : 0);
+  comm_tensor_destroy(one);
+  comm_tensor_destroy(all);
+  comm_tensor_destroy(res);
+}
+
 static void unknown_op_is_invalid(void **state) {
   (void)state;
   int32_t in = 1, out = 0;
@@ -639,6 +665,7 @@ int main(void) {
       cmocka_unit_test(sixteen_async_all_reduces_complete_in_issue_order),
       cmocka_unit_test(async_reduce_and_reduce_scatters_waited_in_reverse),
       cmocka_unit_test(bitwise_ops_on_floats_are_invalid),
+      cmocka_unit_test(avg_of_bool_is_invalid),
       cmocka_unit_test(unknown_op_is_invalid),
       cmocka_unit_test(inexact_all_reduce_gives_identical_bits_on_every_rank),
   };

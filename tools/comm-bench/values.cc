@@ -9,6 +9,7 @@ bool isFloating(comm_dtype_t dtype) {
 }
 
 bool opDefined(comm_dtype_t dtype, comm_op_t op) {
+  if (dtype == COMM_BOOL) return op != COMM_OP_AVG;
   bool bitwise = op == COMM_OP_BAND || op == COMM_OP_BOR || op == COMM_OP_BXOR;
   return !bitwise || !isFloating(dtype);
 }
@@ -28,8 +29,8 @@ double inputValue(const Workload& workload, int rank, size_t index) {
 double reducedValue(const Workload& workload, size_t index) {
   comm_op_t op = *workload.op;
   bool logical = workload.dtype == COMM_BOOL;
-  // bool's sum and avg are logical or, which on 0/1 is max.
-  if (logical && (op == COMM_OP_SUM || op == COMM_OP_AVG)) op = COMM_OP_MAX;
+  // bool's sum is logical or, which on 0/1 is max.
+  if (logical && op == COMM_OP_SUM) op = COMM_OP_MAX;
   double result = inputValue(workload, 0, index);
   for (int rank = 1; rank < workload.ranks; ++rank) {
     double v = inputValue(workload, rank, index);

@@ -37,7 +37,8 @@ double reducedValue(const Workload& workload, size_t index);
 // Whether `dtype` is float16, bfloat16, float32 or float64.
 bool isFloating(comm_dtype_t dtype);
 
-// Whether comm defines `op` for `dtype`: bitwise ops need integers or bool.
+// Whether comm defines `op` for `dtype`: bitwise ops need integers or bool;
+// avg needs a number (not bool).
 bool opDefined(comm_dtype_t dtype, comm_op_t op);
 
 // Relative error accepted when comparing `dtype` results: 0 for integers and

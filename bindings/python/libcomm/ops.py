@@ -10,8 +10,9 @@ __all__ = ["ReduceOp"]
 class ReduceOp(enum.StrEnum):
     """A reduce operation. Each member equals its string ("sum"), and plain
     strings are accepted wherever an op is. SUM, MAX, MIN and PROD are
-    MindSpore's; AVG and the bitwise ops (integer and bool only) are the C
-    library's.
+    MindSpore's; AVG (not for bool) and the bitwise ops (integer and bool
+    only) are the C library's. On bool, SUM and MAX are logical or, PROD and
+    MIN logical and.
     """
 
     SUM = "sum"

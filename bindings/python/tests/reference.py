@@ -20,6 +20,8 @@ def is_float(dtype):
 
 
 def supported(dtype, op):
+    if dtype is np.bool_:
+        return op != "avg"  # the mean of bools is no bool
     return not (op in BITWISE and is_float(dtype))
 
 
@@ -54,7 +56,7 @@ def reduced(arrays, op, dtype):
     n = len(arrays)
     op = comm.ReduceOp(op)
     if dtype is np.bool_:
-        logical = {"sum": np.any, "max": np.any, "avg": np.any, "bor": np.any,
+        logical = {"sum": np.any, "max": np.any, "bor": np.any,
                    "prod": np.all, "min": np.all, "band": np.all}
         if op == "bxor":
             return np.logical_xor.reduce(stack, axis=0)

@@ -18,7 +18,7 @@ def every_rank(size, shape, dtype, salt=0):
 @pytest.mark.parametrize("op", OPS, ids=[str(op) for op in OPS])
 def test_all_reduce(rank, size, dtype, op):
     if not supported(dtype, op):
-        pytest.skip(f"{op} is not defined for floating types")
+        pytest.skip(f"{op} is not defined for {dtype}")
     inputs = every_rank(size, SHAPE, dtype)
     mine = inputs[rank].copy()
     out, handle = comm.all_reduce(inputs[rank], op, **kwargs(dtype))
@@ -64,6 +64,8 @@ def test_all_gather_into_tensor_uneven(rank, size, dtype):
 @pytest.mark.parametrize("dtype", DTYPES, ids=DTYPE_IDS)
 @pytest.mark.parametrize("op", ["sum", "max", "avg"])
 def test_reduce_scatter_tensor(rank, size, dtype, op):
+    if not supported(dtype, op):
+        pytest.skip(f"{op} is not defined for {dtype}")
     inputs = every_rank(size, (2 * size, 3), dtype)
     out, handle = comm.reduce_scatter_tensor(inputs[rank], op, **kwargs(dtype))
     assert handle is None

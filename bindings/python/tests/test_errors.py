@@ -72,6 +72,11 @@ def test_value_errors(rank, size):
         comm.all_to_all_single_with_output_shape((size,), np.ones(size), input_split_sizes=[1] * (size + 1))
 
 
+def test_avg_of_bool_is_invalid():
+    with pytest.raises(comm.CommInvalidArgumentError, match="avg.*bool"):
+        comm.all_reduce(np.array([True, False]), op=comm.ReduceOp.AVG)
+
+
 def test_c_layer_invalid_argument_carries_the_message():
     with pytest.raises(comm.CommInvalidArgumentError) as caught:
         comm.all_reduce(X, op=comm.ReduceOp.BAND)  # bitwise op on floats

@@ -102,6 +102,9 @@ final class Data {
   }
 
   static boolean supports(DType dtype, ReduceOp op) {
+    if (dtype == DType.BOOL) {
+      return op != ReduceOp.AVG; // the mean of bools is no bool
+    }
     return !isFloat(dtype) || op.compareTo(ReduceOp.AVG) <= 0;
   }
 
