@@ -7,8 +7,12 @@
  *  - Every function returns a comm_status_t: COMM_OK (0) on success, a
  *    negative COMM_ERR_* on failure. On failure comm_last_error() describes
  *    the call, the object and the cause in words. No function aborts the
- *    process, throws, or writes through an out-parameter on failure (out
- *    pointers are set to NULL / left unchanged).
+ *    process or throws.
+ *  - On failure, a pointer out-parameter (the `**out` of a create call,
+ *    comm_init, comm_split, comm_name and comm_tensor_data, and the
+ *    `**handle` of a communication call) is set to NULL when it is not NULL
+ *    itself; a scalar out-parameter (an int, size or enum) is left
+ *    unchanged.
  *  - Out-parameters come first. The one exception is the optional trailing
  *    `comm_handle_t **handle` of every communication call: NULL means "block
  *    until done"; non-NULL means "return at once and hand me a handle" that

@@ -15,7 +15,7 @@
 #include "reduce/reduce.h"
 
 using comm::fail;
-using comm::api::guard;
+using comm::api::guardOut;
 using comm::api::require;
 using comm::core::CollectiveContext;
 using comm::core::CollectiveKind;
@@ -191,7 +191,7 @@ void checkRows(const comm_tensor& t, const char* name, int64_t expected, const c
 extern "C" {
 
 COMM_API comm_status_t comm_barrier(comm_t* comm, comm_handle_t** handle) {
-  return guard("comm_barrier", [&] {
+  return guardOut("comm_barrier", handle, [&] {
     comm::api::communicator(comm);
     Signature s;
     s.kind = static_cast<uint32_t>(CollectiveKind::kBarrier);
@@ -201,7 +201,7 @@ COMM_API comm_status_t comm_barrier(comm_t* comm, comm_handle_t** handle) {
 
 COMM_API comm_status_t comm_all_reduce(comm_t* comm, const comm_tensor_t* in, comm_tensor_t* out, comm_op_t op,
                                        comm_handle_t** handle) {
-  return guard("comm_all_reduce", [&] {
+  return guardOut("comm_all_reduce", handle, [&] {
     comm::core::Communicator& c = comm::api::communicator(comm);
     const comm_tensor& i = comm::api::tensor(in, "in");
     const comm_tensor& o = comm::api::tensor(out, "out");
@@ -225,7 +225,7 @@ COMM_API comm_status_t comm_all_reduce(comm_t* comm, const comm_tensor_t* in, co
 
 COMM_API comm_status_t comm_reduce(comm_t* comm, const comm_tensor_t* in, comm_tensor_t* out, comm_op_t op, int root,
                                    comm_handle_t** handle) {
-  return guard("comm_reduce", [&] {
+  return guardOut("comm_reduce", handle, [&] {
     comm::core::Communicator& c = comm::api::communicator(comm);
     comm::api::checkRank(c, root, "root");
     const comm_tensor& i = comm::api::tensor(in, "in");
@@ -255,7 +255,7 @@ COMM_API comm_status_t comm_reduce(comm_t* comm, const comm_tensor_t* in, comm_t
 
 COMM_API comm_status_t comm_broadcast(comm_t* comm, const comm_tensor_t* in, comm_tensor_t* out, int root,
                                       comm_handle_t** handle) {
-  return guard("comm_broadcast", [&] {
+  return guardOut("comm_broadcast", handle, [&] {
     comm::core::Communicator& c = comm::api::communicator(comm);
     comm::api::checkRank(c, root, "root");
     const comm_tensor* described;
@@ -290,7 +290,7 @@ COMM_API comm_status_t comm_broadcast(comm_t* comm, const comm_tensor_t* in, com
 
 COMM_API comm_status_t comm_all_gather(comm_t* comm, const comm_tensor_t* in, comm_tensor_t* out,
                                        comm_handle_t** handle) {
-  return guard("comm_all_gather", [&] {
+  return guardOut("comm_all_gather", handle, [&] {
     comm::core::Communicator& c = comm::api::communicator(comm);
     const comm_tensor& i = comm::api::tensor(in, "in");
     const comm_tensor& o = comm::api::tensor(out, "out");
@@ -309,7 +309,7 @@ COMM_API comm_status_t comm_all_gather(comm_t* comm, const comm_tensor_t* in, co
 
 COMM_API comm_status_t comm_reduce_scatter(comm_t* comm, const comm_tensor_t* in, comm_tensor_t* out, comm_op_t op,
                                            comm_handle_t** handle) {
-  return guard("comm_reduce_scatter", [&] {
+  return guardOut("comm_reduce_scatter", handle, [&] {
     comm::core::Communicator& c = comm::api::communicator(comm);
     const comm_tensor& i = comm::api::tensor(in, "in");
     const comm_tensor& o = comm::api::tensor(out, "out");
@@ -333,7 +333,7 @@ COMM_API comm_status_t comm_reduce_scatter(comm_t* comm, const comm_tensor_t* in
 
 COMM_API comm_status_t comm_gather(comm_t* comm, const comm_tensor_t* in, comm_tensor_t* out, int root,
                                    comm_handle_t** handle) {
-  return guard("comm_gather", [&] {
+  return guardOut("comm_gather", handle, [&] {
     comm::core::Communicator& c = comm::api::communicator(comm);
     comm::api::checkRank(c, root, "root");
     const comm_tensor& i = comm::api::tensor(in, "in");
@@ -359,7 +359,7 @@ COMM_API comm_status_t comm_gather(comm_t* comm, const comm_tensor_t* in, comm_t
 
 COMM_API comm_status_t comm_scatter(comm_t* comm, const comm_tensor_t* in, comm_tensor_t* out, int root,
                                     comm_handle_t** handle) {
-  return guard("comm_scatter", [&] {
+  return guardOut("comm_scatter", handle, [&] {
     comm::core::Communicator& c = comm::api::communicator(comm);
     comm::api::checkRank(c, root, "root");
     const comm_tensor& o = comm::api::tensor(out, "out");
@@ -386,7 +386,7 @@ COMM_API comm_status_t comm_scatter(comm_t* comm, const comm_tensor_t* in, comm_
 COMM_API comm_status_t comm_all_to_all_single(comm_t* comm, const comm_tensor_t* in, comm_tensor_t* out,
                                               const int64_t* out_splits, const int64_t* in_splits,
                                               comm_handle_t** handle) {
-  return guard("comm_all_to_all_single", [&] {
+  return guardOut("comm_all_to_all_single", handle, [&] {
     comm::core::Communicator& c = comm::api::communicator(comm);
     const comm_tensor& i = comm::api::tensor(in, "in");
     const comm_tensor& o = comm::api::tensor(out, "out");
@@ -428,7 +428,7 @@ COMM_API comm_status_t comm_all_to_all_single(comm_t* comm, const comm_tensor_t*
 
 COMM_API comm_status_t comm_all_to_all(comm_t* comm, int nins, const comm_tensor_t* const* ins, int nouts,
                                        comm_tensor_t* const* outs, comm_handle_t** handle) {
-  return guard("comm_all_to_all", [&] {
+  return guardOut("comm_all_to_all", handle, [&] {
     comm::core::Communicator& c = comm::api::communicator(comm);
     int size = c.size();
     if (nins != size) fail(COMM_ERR_INVALID_ARGUMENT, "nins {} differs from the group size {}", nins, size);
@@ -466,7 +466,7 @@ COMM_API comm_status_t comm_all_to_all(comm_t* comm, int nins, const comm_tensor
 
 COMM_API comm_status_t comm_all_gather_v(comm_t* comm, const comm_tensor_t* in, comm_tensor_t* out,
                                          const int64_t* counts, comm_handle_t** handle) {
-  return guard("comm_all_gather_v", [&] {
+  return guardOut("comm_all_gather_v", handle, [&] {
     comm::core::Communicator& c = comm::api::communicator(comm);
     const comm_tensor& i = comm::api::tensor(in, "in");
     const comm_tensor& o = comm::api::tensor(out, "out");
@@ -487,7 +487,7 @@ COMM_API comm_status_t comm_all_gather_v(comm_t* comm, const comm_tensor_t* in, 
 
 COMM_API comm_status_t comm_reduce_scatter_v(comm_t* comm, const comm_tensor_t* in, comm_tensor_t* out,
                                              const int64_t* counts, comm_op_t op, comm_handle_t** handle) {
-  return guard("comm_reduce_scatter_v", [&] {
+  return guardOut("comm_reduce_scatter_v", handle, [&] {
     comm::core::Communicator& c = comm::api::communicator(comm);
     const comm_tensor& i = comm::api::tensor(in, "in");
     const comm_tensor& o = comm::api::tensor(out, "out");
@@ -514,7 +514,7 @@ COMM_API comm_status_t comm_reduce_scatter_v(comm_t* comm, const comm_tensor_t* 
 
 COMM_API comm_status_t comm_gather_v(comm_t* comm, const comm_tensor_t* in, comm_tensor_t* out, const int64_t* counts,
                                      int root, comm_handle_t** handle) {
-  return guard("comm_gather_v", [&] {
+  return guardOut("comm_gather_v", handle, [&] {
     comm::core::Communicator& c = comm::api::communicator(comm);
     comm::api::checkRank(c, root, "root");
     const comm_tensor& i = comm::api::tensor(in, "in");
@@ -541,7 +541,7 @@ COMM_API comm_status_t comm_gather_v(comm_t* comm, const comm_tensor_t* in, comm
 
 COMM_API comm_status_t comm_scatter_v(comm_t* comm, const comm_tensor_t* in, comm_tensor_t* out, const int64_t* counts,
                                       int root, comm_handle_t** handle) {
-  return guard("comm_scatter_v", [&] {
+  return guardOut("comm_scatter_v", handle, [&] {
     comm::core::Communicator& c = comm::api::communicator(comm);
     comm::api::checkRank(c, root, "root");
     const comm_tensor& o = comm::api::tensor(out, "out");

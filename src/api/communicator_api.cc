@@ -8,12 +8,13 @@
 
 using comm::fail;
 using comm::api::guard;
+using comm::api::guardOut;
 using comm::api::require;
 
 extern "C" {
 
 COMM_API comm_status_t comm_config_create(comm_config_t** out) {
-  return guard("comm_config_create", [&] {
+  return guardOut("comm_config_create", out, [&] {
     require(out, "out");
     auto* config = new comm_config();
     comm::api::liveConfigs().add(config);
@@ -42,7 +43,7 @@ COMM_API comm_status_t comm_config_set(comm_config_t* config, const char* key, c
 }
 
 COMM_API comm_status_t comm_init(comm_t** out, const comm_config_t* config) {
-  return guard("comm_init", [&] {
+  return guardOut("comm_init", out, [&] {
     require(out, "out");
     std::map<std::string, std::string> values;
     if (config != nullptr) {
@@ -93,7 +94,7 @@ COMM_API comm_status_t comm_local_size(int* out, const comm_t* comm) {
 }
 
 COMM_API comm_status_t comm_name(const char** out, const comm_t* comm) {
-  return guard("comm_name", [&] { *require(out, "out") = comm::api::communicator(comm).name().c_str(); });
+  return guardOut("comm_name", out, [&] { *require(out, "out") = comm::api::communicator(comm).name().c_str(); });
 }
 
 COMM_API comm_status_t comm_set_timeout(comm_t* comm, int64_t timeout_ms) {

@@ -7,6 +7,7 @@
 
 using comm::fail;
 using comm::api::guard;
+using comm::api::guardOut;
 using comm::api::require;
 
 namespace {
@@ -45,7 +46,7 @@ comm_communicator* makeChild(comm::core::Communicator& parent, const std::vector
 extern "C" {
 
 COMM_API comm_status_t comm_group_create(comm_t** out, comm_t* parent, int nranks, const int* ranks, const char* name) {
-  return guard("comm_group_create", [&] {
+  return guardOut("comm_group_create", out, [&] {
     require(out, "out");
     comm::core::Communicator& p = comm::api::communicator(parent);
     if (nranks <= 0 || nranks > p.size()) fail(COMM_ERR_INVALID_ARGUMENT, "nranks {} is outside 1..{}", nranks, p.size());
@@ -63,7 +64,7 @@ COMM_API comm_status_t comm_group_create(comm_t** out, comm_t* parent, int nrank
 }
 
 COMM_API comm_status_t comm_split(comm_t** out, comm_t* parent, int color, int key, const char* name) {
-  return guard("comm_split", [&] {
+  return guardOut("comm_split", out, [&] {
     require(out, "out");
     comm::core::Communicator& p = comm::api::communicator(parent);
     if (color < 0 && color != COMM_UNDEFINED) fail(COMM_ERR_INVALID_ARGUMENT, "color {} is negative (COMM_UNDEFINED is -1)", color);
@@ -82,10 +83,7 @@ COMM_API comm_status_t comm_split(comm_t** out, comm_t* parent, int color, int k
         }
       }
     }
-    if (color == COMM_UNDEFINED) {
-      *out = nullptr;
-      return;
-    }
+    if (color == COMM_UNDEFINED) return;  // *out stays NULL (guardOut)
     std::vector<int> members;
     for (int r = 0; r < p.size(); ++r) {
       if (choices[r].first == color) members.push_back(r);

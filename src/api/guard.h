@@ -5,6 +5,7 @@
 
 #include <new>
 #include <string>
+#include <utility>
 
 #include "comm.h"
 #include "core/error.h"
@@ -31,6 +32,15 @@ comm_status_t guard(const char* call, Body&& body) noexcept {
     setLastError(call, COMM_ERR_INTERNAL, "internal error: unknown exception");
     return COMM_ERR_INTERNAL;
   }
+}
+
+// guard() for a call with a pointer out-parameter (an object, handle, string
+// or data pointer): *out is NULL unless the call succeeds, as comm.h
+// promises, so a caller that ignores the status holds no stale pointer.
+template <typename T, typename Body>
+comm_status_t guardOut(const char* call, T** out, Body&& body) noexcept {
+  if (out != nullptr) *out = nullptr;
+  return guard(call, std::forward<Body>(body));
 }
 
 // Throw INVALID_ARGUMENT naming `name` when `pointer` is NULL.

@@ -5,6 +5,7 @@
 
 using comm::fail;
 using comm::api::guard;
+using comm::api::guardOut;
 using comm::api::require;
 
 namespace {
@@ -58,21 +59,21 @@ comm_batch::Entry entry(comm_communicator* comm, bool isSend, const comm_tensor*
 extern "C" {
 
 COMM_API comm_status_t comm_send(comm_t* comm, const comm_tensor_t* tensor, int peer, int tag, comm_handle_t** handle) {
-  return guard("comm_send", [&] {
+  return guardOut("comm_send", handle, [&] {
     auto e = entry(comm, true, tensor, peer, tag);
     start(comm, {e}, handle, describe(e));
   });
 }
 
 COMM_API comm_status_t comm_recv(comm_t* comm, comm_tensor_t* tensor, int peer, int tag, comm_handle_t** handle) {
-  return guard("comm_recv", [&] {
+  return guardOut("comm_recv", handle, [&] {
     auto e = entry(comm, false, tensor, peer, tag);
     start(comm, {e}, handle, describe(e));
   });
 }
 
 COMM_API comm_status_t comm_batch_create(comm_batch_t** out) {
-  return guard("comm_batch_create", [&] {
+  return guardOut("comm_batch_create", out, [&] {
     require(out, "out");
     auto* batch = new comm_batch();
     comm::api::liveBatches().add(batch);
@@ -107,7 +108,7 @@ COMM_API comm_status_t comm_batch_add_recv(comm_batch_t* batch, comm_tensor_t* t
 }
 
 COMM_API comm_status_t comm_batch_start(comm_t* comm, const comm_batch_t* batch, comm_handle_t** handle) {
-  return guard("comm_batch_start", [&] {
+  return guardOut("comm_batch_start", handle, [&] {
     comm::core::Communicator& c = comm::api::communicator(comm);
     comm::api::liveBatches().check(batch, "batch", "batch");
     for (const comm_batch::Entry& e : batch->entries) comm::api::checkRank(c, e.peer, "peer of a batch entry");

@@ -7,6 +7,7 @@
 #include "core/tensor.h"
 
 using comm::api::guard;
+using comm::api::guardOut;
 using comm::api::require;
 using comm::fail;
 
@@ -26,7 +27,7 @@ extern "C" {
 
 COMM_API comm_status_t comm_tensor_create(comm_tensor_t** out, void* data, comm_dtype_t dtype, int ndim,
                                           const int64_t* shape) {
-  return guard("comm_tensor_create", [&] {
+  return guardOut("comm_tensor_create", out, [&] {
     require(out, "out");
     if (!comm::validDtype(dtype)) fail(COMM_ERR_INVALID_ARGUMENT, "dtype {} is not a comm_dtype_t", static_cast<int>(dtype));
     if (ndim < 0 || ndim > COMM_MAX_DIMS) fail(COMM_ERR_INVALID_ARGUMENT, "ndim {} is outside 0..{}", ndim, COMM_MAX_DIMS);
@@ -78,7 +79,7 @@ COMM_API comm_status_t comm_tensor_set_memory(comm_tensor_t* tensor, comm_memory
 }
 
 COMM_API comm_status_t comm_tensor_data(void** out, const comm_tensor_t* tensor) {
-  return guard("comm_tensor_data", [&] { *require(out, "out") = liveTensor(tensor).data; });
+  return guardOut("comm_tensor_data", out, [&] { *require(out, "out") = liveTensor(tensor).data; });
 }
 
 COMM_API comm_status_t comm_tensor_dtype(comm_dtype_t* out, const comm_tensor_t* tensor) {
