@@ -14,5 +14,7 @@
 
 %include <stdint.i>
 
-/* comm.h defines COMM_API as nothing when SWIG parses it. */
+/* comm.h defines COMM_API as nothing when SWIG parses it. SWIG does not
+   follow #include, so the version macros comm.h includes come first. */
+%include "comm_version.h"
 %include "comm.h"

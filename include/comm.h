@@ -39,6 +39,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "comm_version.h"
+
 #if defined(SWIG)
 #define COMM_API
 #else
@@ -53,11 +55,8 @@ extern "C" {
 /* Version                                                             */
 /* ------------------------------------------------------------------ */
 
-#define COMM_VERSION_MAJOR 0
-#define COMM_VERSION_MINOR 1
-#define COMM_VERSION_PATCH 0
-#define COMM_VERSION_NUMBER \
-    (COMM_VERSION_MAJOR * 10000 + COMM_VERSION_MINOR * 100 + COMM_VERSION_PATCH)
+/* COMM_VERSION_MAJOR, _MINOR, _PATCH and _NUMBER (major * 10000 + minor *
+ * 100 + patch) come from comm_version.h, which the build generates. */
 
 /** The COMM_VERSION_NUMBER of the library actually loaded. */
 COMM_API unsigned comm_version(void);

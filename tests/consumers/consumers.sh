@@ -28,4 +28,5 @@ cmake --build "$work/cmake" >/dev/null
 LD_LIBRARY_PATH="$prefix/lib" "$work/cmake/use_find_package"
 test -x "$prefix/bin/commrun" || { echo "commrun was not installed"; exit 1; }
 test -f "$prefix/include/comm.h" || { echo "comm.h was not installed"; exit 1; }
+test -f "$prefix/include/comm_version.h" || { echo "comm_version.h was not installed"; exit 1; }
 echo "consumers passed"
