@@ -43,7 +43,7 @@ type Communicator struct {
 type Option func(settings map[string]string)
 
 // WithSetting sets a key of the C library's configuration (the keys of
-// comm_config_set: "timeout", "provider", "log_level", "name", ...; see
+// comm_config_set: "timeout", "provider", "shm", "log_level", ...; see
 // comm-info), overriding its COMM_* environment variable.
 func WithSetting(key, value string) Option {
 	return func(settings map[string]string) { settings[key] = value }

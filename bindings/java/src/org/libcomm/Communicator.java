@@ -85,8 +85,8 @@ public final class Communicator implements AutoCloseable {
 
   /**
    * Join the world with {@code settings} overriding the environment: keys
-   * are those of {@code comm_config_set} ("timeout", "provider", "log_level",
-   * "name", ...; see {@code comm-info}).
+   * are those of {@code comm_config_set} ("timeout", "provider", "shm",
+   * "log_level", ...; see {@code comm-info}).
    */
   public static Communicator init(Map<String, String> settings) {
     Objects.requireNonNull(settings, "settings");
