@@ -58,7 +58,7 @@ extern "C" {
 /* COMM_VERSION_MAJOR, _MINOR, _PATCH and _NUMBER (major * 10000 + minor *
  * 100 + patch) come from comm_version.h, which the build generates. */
 
-/** The COMM_VERSION_NUMBER of the library actually loaded. */
+/** The COMM_VERSION_NUMBER of the library actually loaded. Never fails. */
 COMM_API unsigned comm_version(void);
 /** "MAJOR.MINOR.PATCH" of the library actually loaded; never NULL. */
 COMM_API const char *comm_version_string(void);
@@ -73,7 +73,7 @@ typedef enum comm_status {
     COMM_IN_PROGRESS = 1,
     COMM_ERR_INVALID_ARGUMENT = -1, /**< a NULL, out-of-range or inconsistent argument */
     COMM_ERR_INVALID_USAGE = -2,    /**< a call in the wrong state: destroyed object, freed twice... */
-    COMM_ERR_NOT_SUPPORTED = -3,    /**< valid, but not available in this build or for this dtype/op */
+    COMM_ERR_NOT_SUPPORTED = -3,    /**< valid, but not available in this build or this library version */
     COMM_ERR_NO_MEMORY = -4,
     COMM_ERR_TIMEOUT = -5,          /**< a deadline passed; the message names what was awaited */
     COMM_ERR_REMOTE = -6,           /**< a peer died or reported failure; the message names it */
@@ -94,6 +94,23 @@ COMM_API const char *comm_status_string(comm_status_t status);
  * valid until the next comm_* call on this thread.
  */
 COMM_API const char *comm_last_error(void);
+
+/* ------------------------------------------------------------------ */
+/* Version check                                                       */
+/* ------------------------------------------------------------------ */
+
+/**
+ * Check that the library loaded at run time can serve a program compiled
+ * against this header: call COMM_CHECK_VERSION() (or comm_check_version with
+ * the version the program was built for) before anything else. The library
+ * must have the same major version (minor versions only add to the API,
+ * majors may change it) and a minor version at least `minor`.
+ * Errors: COMM_ERR_NOT_SUPPORTED naming both versions when the library is
+ * of another major or an older minor; COMM_ERR_INVALID_ARGUMENT for a
+ * negative number. Not collective; thread-safe.
+ */
+COMM_API comm_status_t comm_check_version(int major, int minor);
+#define COMM_CHECK_VERSION() comm_check_version(COMM_VERSION_MAJOR, COMM_VERSION_MINOR)
 
 /* ------------------------------------------------------------------ */
 /* Data types, reduce ops, memory types                                */

@@ -98,6 +98,15 @@ func Version() string {
 	return capi.Comm_version_string()
 }
 
+// CheckVersion returns nil when the loaded C library can serve this
+// package, which was built against comm.h COMM_VERSION_MAJOR.MINOR: the same
+// major version and a minor version at least as new.
+func CheckVersion() error {
+	return locked(func() error {
+		return check(capi.Comm_check_version(capi.COMM_VERSION_MAJOR, capi.COMM_VERSION_MINOR))
+	})
+}
+
 // wrap makes the Communicator of ptr, reading what never changes once.
 func wrap(ptr uintptr, parent *Communicator) (*Communicator, error) {
 	c := &Communicator{parent: parent, ptr: ptr, handles: map[*Handle]struct{}{},

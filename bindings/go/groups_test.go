@@ -26,6 +26,9 @@ func TestWorld(t *testing.T) {
 	if !regexp.MustCompile(`^\d+\.\d+\.\d+$`).MatchString(comm.Version()) {
 		t.Fatalf("version %q", comm.Version())
 	}
+	if err := comm.CheckVersion(); err != nil {
+		t.Fatalf("CheckVersion: %v", err)
+	}
 }
 
 func TestSplitByParity(t *testing.T) {

@@ -1,4 +1,4 @@
-// Version, status strings, last error, dtype and op names.
+// Status strings, last error, dtype and op names.
 #include <string>
 
 #include "api/guard.h"
@@ -25,15 +25,6 @@ void setLastError(const char* call, comm_status_t status, const std::string& mes
 }  // namespace comm::api
 
 extern "C" {
-
-COMM_API unsigned comm_version(void) { return COMM_VERSION_NUMBER; }
-
-COMM_API const char* comm_version_string(void) {
-#define COMM_STRINGIFY2(x) #x
-#define COMM_STRINGIFY(x) COMM_STRINGIFY2(x)
-  return COMM_STRINGIFY(COMM_VERSION_MAJOR) "." COMM_STRINGIFY(COMM_VERSION_MINOR) "." COMM_STRINGIFY(
-      COMM_VERSION_PATCH);
-}
 
 COMM_API const char* comm_status_string(comm_status_t status) {
   switch (status) {

@@ -19,6 +19,10 @@ from .management import *  # noqa: F401,F403
 from .management import __all__ as _management_all
 from .ops import ReduceOp
 
+# Refuse, at import, a libcomm.so of another major version or an older minor
+# than the comm.h this extension was built against.
+_c.comm_check_version(_c.COMM_VERSION_MAJOR, _c.COMM_VERSION_MINOR)
+
 #: Version of the C library actually loaded ("MAJOR.MINOR.PATCH").
 __version__ = _c.comm_version_string()
 
