@@ -96,7 +96,7 @@ COMM_API const char *comm_status_string(comm_status_t status);
 COMM_API const char *comm_last_error(void);
 
 /* ------------------------------------------------------------------ */
-/* Version check                                                       */
+/* Version check, features and providers                               */
 /* ------------------------------------------------------------------ */
 
 /**
@@ -111,6 +111,30 @@ COMM_API const char *comm_last_error(void);
  */
 COMM_API comm_status_t comm_check_version(int major, int minor);
 #define COMM_CHECK_VERSION() comm_check_version(COMM_VERSION_MAJOR, COMM_VERSION_MINOR)
+
+/** What a build of comm may or may not have. */
+typedef enum comm_feature {
+    COMM_FEATURE_CUDA = 0 /**< tensors in CUDA device memory (COMM_MEMORY_CUDA) */
+} comm_feature_t;
+
+/**
+ * *out = 1 when this build of the library has `feature`, else 0.
+ * Errors: COMM_ERR_INVALID_ARGUMENT (out NULL, or a feature the loaded
+ * library does not know: it is older than this header). Thread-safe.
+ */
+COMM_API comm_status_t comm_has_feature(int *out, comm_feature_t feature);
+
+/**
+ * *out = the values of the "provider" setting (COMM_PROVIDER) that work on
+ * this machine, comma-separated: "tcp" (comm's own TCP transport) first,
+ * then every libfabric provider that offers what comm needs, in libfabric's
+ * order of preference (e.g. "tcp,shm,tcp;ofi_rxm"). The string belongs to
+ * the library and stays valid until the process ends. The first call asks
+ * libfabric. Errors: COMM_ERR_INVALID_ARGUMENT (out NULL),
+ * COMM_ERR_TRANSPORT (libfabric could not be asked), COMM_ERR_NO_MEMORY.
+ * Not collective; thread-safe.
+ */
+COMM_API comm_status_t comm_providers(const char **out);
 
 /* ------------------------------------------------------------------ */
 /* Data types, reduce ops, memory types                                */

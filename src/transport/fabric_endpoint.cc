@@ -1,5 +1,6 @@
 #include "transport/fabric_endpoint.h"
 
+#include <algorithm>
 #include <bit>
 #include <cstdlib>
 #include <cstring>
@@ -10,6 +11,7 @@
 
 #include "core/error.h"
 #include "core/log.h"
+#include "transport/transport.h"
 
 namespace comm::transport {
 namespace {
@@ -89,12 +91,49 @@ std::string describeConfig(const EndpointConfig& config) {
 
 int tagBits(uint64_t memTagFormat) { return 64 - std::countl_zero(memTagFormat); }
 
-}  // namespace
-
-FabricInfo FabricEndpoint::getInfo(const EndpointConfig& config) const {
+// allocateHints plus the send-after-send ordering tagged messages rely on.
+FabricInfo orderedHints(const EndpointConfig& config) {
   FabricInfo hints = allocateHints(config);
   hints->tx_attr->msg_order = FI_ORDER_SAS;
   hints->rx_attr->msg_order = FI_ORDER_SAS;
+  return hints;
+}
+
+// Why the transport cannot use what `info` offers, or "" when it can.
+std::string unusableBecause(const fi_info& info) {
+  if (tagBits(info.ep_attr->mem_tag_format) < 64) {
+    return fmt::format("carries {}-bit tags (mem_tag_format {:#x}), comm needs 64", tagBits(info.ep_attr->mem_tag_format),
+                       info.ep_attr->mem_tag_format);
+  }
+  if ((info.domain_attr->mr_mode & ~kToleratedMrModes) != 0) {
+    return fmt::format("requires registering local buffers (mr_mode {:#x}), which comm does not do",
+                       info.domain_attr->mr_mode);
+  }
+  if (info.ep_attr->max_msg_size == 0) return "reports a maximum message size of 0";
+  return "";
+}
+
+}  // namespace
+
+std::vector<std::string> usableFabricProviders() {
+  FabricInfo hints = orderedHints({});
+  fi_info* found = nullptr;
+  int rc = callGetInfo({}, hints.get(), &found);
+  if (rc == -FI_ENODATA) return {};
+  if (rc != 0) fail(COMM_ERR_TRANSPORT, "fi_getinfo for any provider failed: {} ({})", fi_strerror(-rc), rc);
+  FabricInfo list(found);
+  std::vector<std::string> names;
+  for (const fi_info* info = list.get(); info != nullptr; info = info->next) {
+    std::string name = info->fabric_attr->prov_name;
+    if (unusableBecause(*info).empty() && std::find(names.begin(), names.end(), name) == names.end()) {
+      names.push_back(name);
+    }
+  }
+  return names;
+}
+
+FabricInfo FabricEndpoint::getInfo(const EndpointConfig& config) const {
+  FabricInfo hints = orderedHints(config);
   fi_info* found = nullptr;
   int rc = callGetInfo(config, hints.get(), &found);
   if (rc == 0) return selectDomain(FabricInfo(found), config);
@@ -125,25 +164,11 @@ FabricInfo FabricEndpoint::getInfo(const EndpointConfig& config) const {
   fail(COMM_ERR_NOT_SUPPORTED, "fabric: {} cannot provide{}", describeConfig(config), lacks);
 }
 
-void FabricEndpoint::check(const FabricInfo& info) const {
-  const char* name = info->fabric_attr->prov_name;
-  if (tagBits(info->ep_attr->mem_tag_format) < 64) {
-    fail(COMM_ERR_NOT_SUPPORTED, "fabric: provider {} carries {}-bit tags (mem_tag_format {:#x}), comm needs 64",
-         name, tagBits(info->ep_attr->mem_tag_format), info->ep_attr->mem_tag_format);
-  }
-  if ((info->domain_attr->mr_mode & ~kToleratedMrModes) != 0) {
-    fail(COMM_ERR_NOT_SUPPORTED,
-         "fabric: provider {} requires registering local buffers (mr_mode {:#x}), which comm does not do",
-         name, info->domain_attr->mr_mode);
-  }
-  if (info->ep_attr->max_msg_size == 0) {
-    fail(COMM_ERR_NOT_SUPPORTED, "fabric: provider {} reports a maximum message size of 0", name);
-  }
-}
-
 FabricEndpoint::FabricEndpoint(const EndpointConfig& config) : info_(getInfo(config)) {
-  check(info_);
   provider_ = info_->fabric_attr->prov_name;
+  if (std::string why = unusableBecause(*info_); !why.empty()) {
+    fail(COMM_ERR_NOT_SUPPORTED, "fabric: provider {} {}", provider_, why);
+  }
   maxMessageSize_ = info_->ep_attr->max_msg_size;
 
   auto require = [&](int rc, const char* call) {

@@ -63,7 +63,6 @@ class FabricEndpoint {
 
  private:
   FabricInfo getInfo(const EndpointConfig& config) const;
-  void check(const FabricInfo& info) const;
 
   FabricInfo info_;
   FabricObject<fid_fabric> fabric_;

@@ -143,6 +143,15 @@ void HybridTransport::connect(int selfRank, const std::vector<PeerInfo>& peers) 
 
 }  // namespace
 
+std::vector<std::string> availableProviders() {
+  std::vector<std::string> names{kSocketProvider};
+  for (std::string& name : usableFabricProviders()) {
+    // The setting's "tcp" is comm's own; libfabric's tcp is not reachable by that name.
+    if (name != kSocketProvider) names.push_back(std::move(name));
+  }
+  return names;
+}
+
 std::unique_ptr<Transport> createNetworkTransport(const Options& options) {
   if (options.provider == kSocketProvider) return createSocketTransport(options);
   return createFabricTransport(options);

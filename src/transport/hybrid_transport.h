@@ -22,4 +22,8 @@ std::unique_ptr<Transport> createTransport(const Options& options, const ShmOpti
 // "tcp" (socket_transport.h), libfabric for any other name.
 std::unique_ptr<Transport> createNetworkTransport(const Options& options);
 
+// What Options::provider (the "provider" setting) can name that works here:
+// comm's own tcp, then the usable libfabric providers.
+std::vector<std::string> availableProviders();
+
 }  // namespace comm::transport

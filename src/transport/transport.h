@@ -83,5 +83,9 @@ class Transport {
 };
 
 std::unique_ptr<Transport> createFabricTransport(const Options& options);
+// The libfabric providers (prov_name) that offer what the fabric transport
+// needs on this machine, in libfabric's order of preference. Throws
+// COMM_ERR_TRANSPORT when libfabric cannot be asked.
+std::vector<std::string> usableFabricProviders();
 
 }  // namespace comm::transport

@@ -1,6 +1,6 @@
 // comm-info: what this build of comm is and how it would behave: version,
-// every setting (default, current value and where it comes from), the
-// algorithm selection table and the libfabric providers present.
+// features, every setting (default, current value and where it comes from),
+// the algorithm selection table and the providers that work here.
 //
 // It links the engine statically (not only the public API) because the
 // tables it prints are the engine's own; printing them from the source of
@@ -56,28 +56,28 @@ void printSelection() {
   }
 }
 
+void printFeatures() {
+  int cuda = 0;
+  comm_has_feature(&cuda, COMM_FEATURE_CUDA);
+  fmt::print("CUDA device memory: {}\n\n", cuda ? "yes" : "no (not built)");
+}
+
 void printProviders() {
-  fi_info* hints = fi_allocinfo();
-  hints->ep_attr->type = FI_EP_RDM;
-  hints->caps = FI_TAGGED;
-  fi_info* list = nullptr;
-  fmt::print("\nlibfabric {}.{} RDM providers with tagged messages:", FI_MAJOR(fi_version()), FI_MINOR(fi_version()));
-  if (fi_getinfo(FI_VERSION(1, 17), nullptr, nullptr, 0, hints, &list) == 0) {
-    std::set<std::string> names;
-    for (fi_info* i = list; i != nullptr; i = i->next) names.insert(i->fabric_attr->prov_name);
-    for (const std::string& n : names) fmt::print(" {}", n);
-    fi_freeinfo(list);
+  const char* providers = nullptr;
+  fmt::print("\nProviders COMM_PROVIDER can name here (libfabric {}.{}): ", FI_MAJOR(fi_version()),
+             FI_MINOR(fi_version()));
+  if (comm_providers(&providers) == COMM_OK) {
+    fmt::print("{}\n", providers);
   } else {
-    fmt::print(" none found");
+    fmt::print("unknown ({})\n", comm_last_error());
   }
-  fmt::print("\n");
-  fi_freeinfo(hints);
 }
 
 }  // namespace
 
 int main() {
   fmt::print("comm {} (C API {})\n\n", comm_version_string(), COMM_VERSION_NUMBER);
+  printFeatures();
   printSettings();
   printSelection();
   printProviders();

@@ -9,6 +9,15 @@ import libcomm as comm
 from reference import assert_same
 
 
+def test_version_features_and_providers():
+    C = comm._comm_swig
+    C.comm_check_version(C.COMM_VERSION_MAJOR, C.COMM_VERSION_MINOR)
+    with pytest.raises(comm.CommNotSupportedError, match="comm_check_version"):
+        C.comm_check_version(C.COMM_VERSION_MAJOR + 1, 0)
+    assert C.comm_has_feature(C.COMM_FEATURE_CUDA) in (0, 1)
+    assert C.comm_providers().split(",")[0] == "tcp"
+
+
 def test_world(rank, size):
     assert comm.get_rank() == int(os.environ["COMM_RANK"])
     assert comm.get_group_size() == int(os.environ["COMM_WORLD_SIZE"])

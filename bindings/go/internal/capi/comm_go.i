@@ -69,6 +69,10 @@ static const char *comm_go_name(const comm_t *comm) {
 }
 %}
 
+/* A C string out-parameter has no Go mapping (see comm_name), and nothing
+   in package comm needs the provider list: comm-info prints it. */
+%ignore comm_providers;
+
 /* Package comm describes slices itself and never reads descriptors back;
    CUDA memory has no Go slice. */
 %ignore comm_tensor_set_data;
