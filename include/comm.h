@@ -211,7 +211,15 @@ COMM_API comm_status_t comm_tensor_create(comm_tensor_t **out, void *data, comm_
 COMM_API comm_status_t comm_tensor_destroy(comm_tensor_t *tensor);
 /** Re-point the descriptor at other data of the same dtype and shape. */
 COMM_API comm_status_t comm_tensor_set_data(comm_tensor_t *tensor, void *data);
-/** Say where the data lives. CUDA needs a build with CUDA (else NOT_SUPPORTED). */
+/**
+ * Say where the data lives: host memory, or the memory of CUDA device
+ * `device` (>= 0; comm_tensor_memory reports it back). CUDA memory needs a build of comm with
+ * CUDA (comm_has_feature(COMM_FEATURE_CUDA)) and a device that exists.
+ * Errors: COMM_ERR_NOT_SUPPORTED (CUDA memory in a build without CUDA),
+ * COMM_ERR_INVALID_ARGUMENT (unknown type, negative device, no such CUDA
+ * device), COMM_ERR_INVALID_USAGE (a destroyed tensor). The descriptor is
+ * unchanged after a failure.
+ */
 COMM_API comm_status_t comm_tensor_set_memory(comm_tensor_t *tensor, comm_memory_type_t type,
                                               int device);
 COMM_API comm_status_t comm_tensor_data(void **out, const comm_tensor_t *tensor);

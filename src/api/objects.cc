@@ -29,9 +29,6 @@ const comm_tensor& tensor(const comm_tensor* t, const char* name) {
   if (t->magic != comm_tensor::kMagic) {
     fail(COMM_ERR_INVALID_USAGE, "{} ({}) is not a live tensor descriptor", name, static_cast<const void*>(t));
   }
-  if (t->memory != COMM_MEMORY_HOST) {
-    fail(COMM_ERR_NOT_SUPPORTED, "{} is in CUDA memory, which this build of comm does not support", name);
-  }
   return *t;
 }
 

@@ -38,7 +38,7 @@ LiveSet<comm_config>& liveConfigs();
 
 // The communicator behind `c`; throws when it is NULL or destroyed.
 core::Communicator& communicator(const comm_communicator* c);
-// Checks a tensor descriptor (NULL, destroyed, host memory) and returns it.
+// Checks a tensor descriptor (NULL, destroyed) and returns it.
 const comm_tensor& tensor(const comm_tensor* t, const char* name);
 // Throws unless 0 <= rank < size; `what` names the argument ("peer", "root").
 void checkRank(const core::Communicator& c, int rank, const char* what);
