@@ -8,10 +8,19 @@
  *    negative COMM_ERR_* on failure. On failure comm_last_error() describes
  *    the call, the object and the cause in words. No function aborts the
  *    process or throws.
+ *  - Each function's comment lists the statuses it returns ("Errors:").
+ *    Besides those, any function that returns a comm_status_t may return
+ *    COMM_ERR_NO_MEMORY (an allocation failed) or COMM_ERR_INTERNAL (a bug
+ *    in comm). A NULL or destroyed object is COMM_ERR_INVALID_ARGUMENT
+ *    (NULL) or COMM_ERR_INVALID_USAGE (destroyed, where detectable).
+ *  - "Communication failures" are COMM_ERR_MISMATCH, COMM_ERR_TIMEOUT,
+ *    COMM_ERR_REMOTE, COMM_ERR_ABORTED and COMM_ERR_TRANSPORT: a blocking
+ *    communication call returns them; an asynchronous one returns COMM_OK
+ *    once started and comm_handle_wait/test return them.
  *  - On failure, a pointer out-parameter (the `**out` of a create call,
- *    comm_init, comm_split, comm_name and comm_tensor_data, and the
- *    `**handle` of a communication call) is set to NULL when it is not NULL
- *    itself; a scalar out-parameter (an int, size or enum) is left
+ *    comm_init, comm_split, comm_name, comm_tensor_data and comm_providers,
+ *    and the `**handle` of a communication call) is set to NULL when it is
+ *    not NULL itself; a scalar out-parameter (an int, size or enum) is left
  *    unchanged.
  *  - Out-parameters come first. The one exception is the optional trailing
  *    `comm_handle_t **handle` of every communication call: NULL means "block
@@ -58,9 +67,9 @@ extern "C" {
 /* COMM_VERSION_MAJOR, _MINOR, _PATCH and _NUMBER (major * 10000 + minor *
  * 100 + patch) come from comm_version.h, which the build generates. */
 
-/** The COMM_VERSION_NUMBER of the library actually loaded. Never fails. */
+/** The COMM_VERSION_NUMBER of the library actually loaded. Cannot fail. */
 COMM_API unsigned comm_version(void);
-/** "MAJOR.MINOR.PATCH" of the library actually loaded; never NULL. */
+/** "MAJOR.MINOR.PATCH" of the library actually loaded; never NULL. Cannot fail. */
 COMM_API const char *comm_version_string(void);
 
 /* ------------------------------------------------------------------ */
@@ -73,7 +82,7 @@ typedef enum comm_status {
     COMM_IN_PROGRESS = 1,
     COMM_ERR_INVALID_ARGUMENT = -1, /**< a NULL, out-of-range or inconsistent argument */
     COMM_ERR_INVALID_USAGE = -2,    /**< a call in the wrong state: destroyed object, freed twice... */
-    COMM_ERR_NOT_SUPPORTED = -3,    /**< valid, but not available in this build or this library version */
+    COMM_ERR_NOT_SUPPORTED = -3,    /**< valid, but not in this build or this library version */
     COMM_ERR_NO_MEMORY = -4,
     COMM_ERR_TIMEOUT = -5,          /**< a deadline passed; the message names what was awaited */
     COMM_ERR_REMOTE = -6,           /**< a peer died or reported failure; the message names it */
@@ -84,14 +93,14 @@ typedef enum comm_status {
     COMM_ERR_INTERNAL = -11         /**< a bug in comm; please report the message */
 } comm_status_t;
 
-/** A short constant description of a status; never NULL (unknown codes too). */
+/** A short constant description of a status; never NULL (unknown codes too). Cannot fail. */
 COMM_API const char *comm_status_string(comm_status_t status);
 
 /**
  * The message of the last failed comm_* call on this thread, naming call,
  * object and cause ("comm_all_reduce: count 1000 differs from rank 1's 1024").
  * Never NULL: "" when no call has failed on this thread. The pointer stays
- * valid until the next comm_* call on this thread.
+ * valid until the next comm_* call on this thread. Cannot fail.
  */
 COMM_API const char *comm_last_error(void);
 
@@ -156,9 +165,9 @@ typedef enum comm_dtype {
     COMM_BOOL = 12
 } comm_dtype_t;
 
-/** Size in bytes of one element of `dtype`, or 0 for an unknown dtype. */
+/** Size in bytes of one element of `dtype`, or 0 for an unknown dtype. Cannot fail. */
 COMM_API size_t comm_dtype_size(comm_dtype_t dtype);
-/** Lower-case name ("float32"); "unknown" for an unknown dtype; never NULL. */
+/** Lower-case name ("float32"); "unknown" for an unknown dtype; never NULL. Cannot fail. */
 COMM_API const char *comm_dtype_name(comm_dtype_t dtype);
 
 /**
@@ -172,13 +181,13 @@ typedef enum comm_op {
     COMM_OP_PROD = 1,
     COMM_OP_MIN = 2,
     COMM_OP_MAX = 3,
-    COMM_OP_AVG = 4,  /**< sum divided by the group size (integer types truncate toward zero); not bool */
+    COMM_OP_AVG = 4,  /**< sum / group size (integers truncate toward zero); not bool */
     COMM_OP_BAND = 5, /**< integer and bool types only */
     COMM_OP_BOR = 6,  /**< integer and bool types only */
     COMM_OP_BXOR = 7  /**< integer and bool types only */
 } comm_op_t;
 
-/** Lower-case name ("sum"); "unknown" for an unknown op; never NULL. */
+/** Lower-case name ("sum"); "unknown" for an unknown op; never NULL. Cannot fail. */
 COMM_API const char *comm_op_name(comm_op_t op);
 
 typedef enum comm_memory_type {
@@ -203,18 +212,28 @@ typedef struct comm_tensor comm_tensor_t;
  * Describe `data` as a host array of `dtype` with `ndim` (0..COMM_MAX_DIMS)
  * dimensions `shape[0..ndim)` (each >= 0; shape may be NULL when ndim is 0).
  * `data` may be NULL only when the tensor has no elements.
- * Errors: COMM_ERR_INVALID_ARGUMENT, COMM_ERR_NO_MEMORY. Thread-safe.
+ * Errors: COMM_ERR_INVALID_ARGUMENT (out NULL, an unknown dtype, ndim or a
+ * dim out of range, shape NULL, data NULL with elements), COMM_ERR_NO_MEMORY.
+ * Thread-safe, like every comm_tensor_* call on different descriptors.
  */
 COMM_API comm_status_t comm_tensor_create(comm_tensor_t **out, void *data, comm_dtype_t dtype,
                                           int ndim, const int64_t *shape);
-/** Release a descriptor (not the data). NULL is a no-op. */
+/**
+ * Release a descriptor (not the data). NULL is a no-op.
+ * Errors: COMM_ERR_INVALID_USAGE (destroyed before).
+ */
 COMM_API comm_status_t comm_tensor_destroy(comm_tensor_t *tensor);
-/** Re-point the descriptor at other data of the same dtype and shape. */
+/**
+ * Re-point the descriptor at other data of the same dtype and shape.
+ * Errors: COMM_ERR_INVALID_ARGUMENT (tensor NULL, data NULL with elements),
+ * COMM_ERR_INVALID_USAGE (a destroyed tensor).
+ */
 COMM_API comm_status_t comm_tensor_set_data(comm_tensor_t *tensor, void *data);
 /**
  * Say where the data lives: host memory, or the memory of CUDA device
- * `device` (>= 0; comm_tensor_memory reports it back). CUDA memory needs a build of comm with
- * CUDA (comm_has_feature(COMM_FEATURE_CUDA)) and a device that exists.
+ * `device` (>= 0; comm_tensor_memory reports it back). CUDA memory needs a
+ * build of comm with CUDA (comm_has_feature(COMM_FEATURE_CUDA)) and a
+ * device that exists.
  * Errors: COMM_ERR_NOT_SUPPORTED (CUDA memory in a build without CUDA),
  * COMM_ERR_INVALID_ARGUMENT (unknown type, negative device, no such CUDA
  * device), COMM_ERR_INVALID_USAGE (a destroyed tensor). The descriptor is
@@ -222,14 +241,24 @@ COMM_API comm_status_t comm_tensor_set_data(comm_tensor_t *tensor, void *data);
  */
 COMM_API comm_status_t comm_tensor_set_memory(comm_tensor_t *tensor, comm_memory_type_t type,
                                               int device);
+/*
+ * The queries below read one property of a descriptor.
+ * Errors (each of them): COMM_ERR_INVALID_ARGUMENT (an out-parameter or the
+ * tensor NULL), COMM_ERR_INVALID_USAGE (a destroyed tensor).
+ */
+/** The data pointer. Errors: see above. */
 COMM_API comm_status_t comm_tensor_data(void **out, const comm_tensor_t *tensor);
+/** The dtype. Errors: see above. */
 COMM_API comm_status_t comm_tensor_dtype(comm_dtype_t *out, const comm_tensor_t *tensor);
+/** The number of dimensions. Errors: see above. */
 COMM_API comm_status_t comm_tensor_ndim(int *out, const comm_tensor_t *tensor);
-/** Dimension `dim` (0 <= dim < ndim). */
+/** Dimension `dim`. Errors: see above, and COMM_ERR_INVALID_ARGUMENT unless 0 <= dim < ndim. */
 COMM_API comm_status_t comm_tensor_dim(int64_t *out, const comm_tensor_t *tensor, int dim);
-/** Number of elements (1 for a 0-d tensor). */
+/** Number of elements (1 for a 0-d tensor). Errors: see above. */
 COMM_API comm_status_t comm_tensor_numel(int64_t *out, const comm_tensor_t *tensor);
+/** Size of the data in bytes. Errors: see above. */
 COMM_API comm_status_t comm_tensor_nbytes(size_t *out, const comm_tensor_t *tensor);
+/** Memory type and device, as comm_tensor_set_memory set them. Errors: see above. */
 COMM_API comm_status_t comm_tensor_memory(comm_memory_type_t *out_type, int *out_device,
                                           const comm_tensor_t *tensor);
 
@@ -248,9 +277,15 @@ COMM_API comm_status_t comm_tensor_memory(comm_memory_type_t *out_type, int *out
  */
 typedef struct comm_config comm_config_t;
 
+/** An empty config. Errors: COMM_ERR_INVALID_ARGUMENT (out NULL). Thread-safe. */
 COMM_API comm_status_t comm_config_create(comm_config_t **out);
+/** Release a config. NULL is a no-op. Errors: COMM_ERR_INVALID_USAGE (destroyed before). */
 COMM_API comm_status_t comm_config_destroy(comm_config_t *config);
-/** Set `key` to `value` (copied). Unknown keys are COMM_ERR_INVALID_ARGUMENT. */
+/**
+ * Set `key` to `value` (copied); a later set of the same key wins. Values are
+ * checked by comm_init. Errors: COMM_ERR_INVALID_ARGUMENT (an argument NULL,
+ * an unknown key), COMM_ERR_INVALID_USAGE (a destroyed config).
+ */
 COMM_API comm_status_t comm_config_set(comm_config_t *config, const char *key, const char *value);
 
 /* ------------------------------------------------------------------ */
@@ -264,8 +299,11 @@ typedef struct comm_communicator comm_t;
  * Slurm, Open MPI) overridden by `config` (may be NULL), meet the other ranks
  * through the rendezvous store and connect the fabric. Every rank must call
  * it. Waits at most the configured timeout.
- * Errors: COMM_ERR_INVALID_ARGUMENT (a missing or contradictory variable,
- * named), COMM_ERR_BOOTSTRAP, COMM_ERR_TRANSPORT, COMM_ERR_TIMEOUT.
+ * Errors: COMM_ERR_INVALID_ARGUMENT (out NULL; a missing, malformed or
+ * contradictory setting or launcher variable, named), COMM_ERR_INVALID_USAGE
+ * (a destroyed config), COMM_ERR_BOOTSTRAP (the rendezvous store),
+ * COMM_ERR_TRANSPORT (the fabric), COMM_ERR_NOT_SUPPORTED (a provider that
+ * lacks what comm needs), COMM_ERR_TIMEOUT (other ranks did not come).
  */
 COMM_API comm_status_t comm_init(comm_t **out, const comm_config_t *config);
 
@@ -273,7 +311,7 @@ COMM_API comm_status_t comm_init(comm_t **out, const comm_config_t *config);
  * Release a communicator: waits (up to its timeout) for its pending
  * operations, then frees it. Destroying the world communicator closes the
  * fabric; groups made from it must be destroyed first. Not collective.
- * NULL is a no-op.
+ * NULL is a no-op. Errors: COMM_ERR_INVALID_USAGE (destroyed before).
  */
 COMM_API comm_status_t comm_destroy(comm_t *comm);
 
@@ -281,22 +319,37 @@ COMM_API comm_status_t comm_destroy(comm_t *comm);
  * Abort: every pending and future wait on `comm` (and on groups made from a
  * world communicator, when `comm` is the world) returns COMM_ERR_ABORTED.
  * Callable from any thread, including while another thread waits on `comm`.
- * The communicator must still be destroyed.
+ * The communicator must still be destroyed. Not collective.
+ * Errors: COMM_ERR_INVALID_ARGUMENT (comm NULL), COMM_ERR_INVALID_USAGE (a
+ * destroyed communicator).
  */
 COMM_API comm_status_t comm_abort(comm_t *comm);
 
+/*
+ * The queries below read one property of a communicator; none is collective.
+ * Errors (each of them): COMM_ERR_INVALID_ARGUMENT (out or comm NULL),
+ * COMM_ERR_INVALID_USAGE (a destroyed communicator).
+ */
+/** This rank's rank in `comm`. Errors: see above. */
 COMM_API comm_status_t comm_rank(int *out, const comm_t *comm);
+/** Number of ranks of `comm`. Errors: see above. */
 COMM_API comm_status_t comm_size(int *out, const comm_t *comm);
-/** Rank among the ranks of this communicator on the same node. */
+/** Rank among the ranks of this communicator on the same node. Errors: see above. */
 COMM_API comm_status_t comm_local_rank(int *out, const comm_t *comm);
-/** Number of ranks of this communicator on the same node. */
+/** Number of ranks of this communicator on the same node. Errors: see above. */
 COMM_API comm_status_t comm_local_size(int *out, const comm_t *comm);
-/** The communicator's name ("world" for the world); valid while `comm` lives. */
+/** The communicator's name ("world" for the world); valid while `comm` lives. Errors: see above. */
 COMM_API comm_status_t comm_name(const char **out, const comm_t *comm);
-
-/** Deadline for every wait on `comm`, in milliseconds (> 0). Default: COMM_TIMEOUT. */
-COMM_API comm_status_t comm_set_timeout(comm_t *comm, int64_t timeout_ms);
+/** The deadline of every wait on `comm`, in milliseconds. Errors: see above. */
 COMM_API comm_status_t comm_timeout(int64_t *out_ms, const comm_t *comm);
+
+/**
+ * Deadline for every wait on `comm`, in milliseconds (> 0). Default: the
+ * "timeout" setting. Not collective.
+ * Errors: COMM_ERR_INVALID_ARGUMENT (comm NULL, timeout_ms <= 0),
+ * COMM_ERR_INVALID_USAGE (a destroyed communicator).
+ */
+COMM_API comm_status_t comm_set_timeout(comm_t *comm, int64_t timeout_ms);
 
 /* ------------------------------------------------------------------ */
 /* Groups                                                              */
@@ -309,6 +362,10 @@ COMM_API comm_status_t comm_timeout(int64_t *out_ms, const comm_t *comm);
  * Make a communicator of the ranks `ranks[0..nranks)` of `parent` (distinct,
  * in the new communicator's rank order). Called by the member ranks only,
  * all with the same list. `name` (copied) may be NULL for a generated one.
+ * Errors: COMM_ERR_INVALID_ARGUMENT (out, parent or ranks NULL; nranks or a
+ * rank out of range; a rank twice), COMM_ERR_INVALID_USAGE (this rank is
+ * not in `ranks`; a destroyed parent), COMM_ERR_BOOTSTRAP or
+ * COMM_ERR_TIMEOUT (the members meet through the rendezvous store).
  */
 COMM_API comm_status_t comm_group_create(comm_t **out, comm_t *parent, int nranks,
                                          const int *ranks, const char *name);
@@ -317,13 +374,26 @@ COMM_API comm_status_t comm_group_create(comm_t **out, comm_t *parent, int nrank
  * Split `parent`: ranks with the same `color` (>= 0) form a communicator,
  * ordered by `key` then by parent rank. Every rank of `parent` calls it; a
  * rank passing COMM_UNDEFINED gets *out = NULL.
+ * Errors: COMM_ERR_INVALID_ARGUMENT (out or parent NULL, a negative color
+ * other than COMM_UNDEFINED), COMM_ERR_INVALID_USAGE (a destroyed parent),
+ * COMM_ERR_BOOTSTRAP or COMM_ERR_TIMEOUT (the ranks meet through the
+ * rendezvous store).
  */
 COMM_API comm_status_t comm_split(comm_t **out, comm_t *parent, int color, int key,
                                   const char *name);
 
-/** The world rank of rank `rank` of `comm`. */
+/**
+ * The world rank of rank `rank` of `comm`. Not collective.
+ * Errors: COMM_ERR_INVALID_ARGUMENT (out or comm NULL, rank out of range),
+ * COMM_ERR_INVALID_USAGE (a destroyed communicator).
+ */
 COMM_API comm_status_t comm_rank_to_world(int *out, const comm_t *comm, int rank);
-/** The rank in `comm` of world rank `world_rank`, or -1 when it is not a member. */
+/**
+ * The rank in `comm` of world rank `world_rank`, or -1 when it is not a
+ * member. Not collective.
+ * Errors: COMM_ERR_INVALID_ARGUMENT (out or comm NULL, world_rank out of
+ * range), COMM_ERR_INVALID_USAGE (a destroyed communicator).
+ */
 COMM_API comm_status_t comm_rank_from_world(int *out, const comm_t *comm, int world_rank);
 
 /* ------------------------------------------------------------------ */
@@ -342,17 +412,27 @@ typedef struct comm_handle comm_handle_t;
  * status; COMM_ERR_TIMEOUT when this wait ran out (the operation goes on and
  * may be waited again). Waiting again on a completed handle returns the same
  * status.
+ * Returns: COMM_OK, a communication failure of the operation, or
+ * COMM_ERR_TIMEOUT for this wait; COMM_ERR_INVALID_ARGUMENT (handle NULL, a
+ * negative timeout other than COMM_TIMEOUT_DEFAULT), COMM_ERR_INVALID_USAGE
+ * (a destroyed handle).
  */
 COMM_API comm_status_t comm_handle_wait(comm_handle_t *handle, int64_t timeout_ms);
 
-/** COMM_OK when complete, COMM_IN_PROGRESS when not yet, else the failure. */
+/**
+ * Whether the operation has completed, without waiting.
+ * Returns: COMM_OK when complete, COMM_IN_PROGRESS when not yet, else the
+ * operation's communication failure; COMM_ERR_INVALID_ARGUMENT (handle
+ * NULL), COMM_ERR_INVALID_USAGE (a destroyed handle).
+ */
 COMM_API comm_status_t comm_handle_test(comm_handle_t *handle);
 
 /**
  * Release a handle. A handle still running is first waited for (up to its
  * communicator's deadline), so buffers are never written after destroy
- * returns. NULL is a no-op; a handle destroyed twice is reported
- * (COMM_ERR_INVALID_USAGE) where detectable.
+ * returns; the operation's own status is comm_handle_wait's to report. NULL
+ * is a no-op.
+ * Errors: COMM_ERR_INVALID_USAGE (destroyed before, where detectable).
  */
 COMM_API comm_status_t comm_handle_destroy(comm_handle_t *handle);
 
@@ -363,12 +443,19 @@ COMM_API comm_status_t comm_handle_destroy(comm_handle_t *handle);
 /** Largest user tag; tags are 0..COMM_TAG_MAX. */
 #define COMM_TAG_MAX 0x7fffffff
 
-/** Send `tensor` to `peer` with `tag`. Messages between two ranks with the same tag arrive in order. */
+/**
+ * Send `tensor` to `peer` with `tag`. Messages between two ranks with the
+ * same tag arrive in order.
+ * Errors: COMM_ERR_INVALID_ARGUMENT (comm or tensor NULL, peer out of range,
+ * a negative tag), COMM_ERR_INVALID_USAGE (a destroyed comm or tensor),
+ * communication failures.
+ */
 COMM_API comm_status_t comm_send(comm_t *comm, const comm_tensor_t *tensor, int peer, int tag,
                                  comm_handle_t **handle);
 /**
  * Receive into `tensor` from `peer` with `tag`. The message must have the
  * tensor's byte size exactly (COMM_ERR_MISMATCH otherwise).
+ * Errors: as comm_send's.
  */
 COMM_API comm_status_t comm_recv(comm_t *comm, comm_tensor_t *tensor, int peer, int tag,
                                  comm_handle_t **handle);
@@ -380,14 +467,27 @@ COMM_API comm_status_t comm_recv(comm_t *comm, comm_tensor_t *tensor, int peer, 
  */
 typedef struct comm_batch comm_batch_t;
 
+/** An empty batch. Errors: COMM_ERR_INVALID_ARGUMENT (out NULL). */
 COMM_API comm_status_t comm_batch_create(comm_batch_t **out);
+/** Release a batch. NULL is a no-op. Errors: COMM_ERR_INVALID_USAGE (destroyed before). */
 COMM_API comm_status_t comm_batch_destroy(comm_batch_t *batch);
-/** Append a send. The tensor descriptor is copied; its data must stay valid. */
+/**
+ * Append a send. The tensor descriptor is copied; its data must stay valid.
+ * Errors: COMM_ERR_INVALID_ARGUMENT (batch or tensor NULL, a negative peer
+ * or tag), COMM_ERR_INVALID_USAGE (a destroyed batch or tensor).
+ */
 COMM_API comm_status_t comm_batch_add_send(comm_batch_t *batch, const comm_tensor_t *tensor,
                                            int peer, int tag);
+/** Append a receive, as comm_batch_add_send appends a send. Errors: as comm_batch_add_send's. */
 COMM_API comm_status_t comm_batch_add_recv(comm_batch_t *batch, comm_tensor_t *tensor, int peer,
                                            int tag);
-/** Start every entry of `batch` on `comm`. The batch may be reused or destroyed at once. */
+/**
+ * Start every entry of `batch` on `comm`. The batch may be reused or
+ * destroyed at once.
+ * Errors: COMM_ERR_INVALID_ARGUMENT (comm or batch NULL, a peer out of
+ * range of `comm`), COMM_ERR_INVALID_USAGE (a destroyed comm or batch),
+ * communication failures.
+ */
 COMM_API comm_status_t comm_batch_start(comm_t *comm, const comm_batch_t *batch,
                                         comm_handle_t **handle);
 
@@ -404,22 +504,35 @@ COMM_API comm_status_t comm_batch_start(comm_t *comm, const comm_batch_t *batch,
  * shape (dims after dim 0 equal, not merely the same element count) and
  * dim 0 must hold the stated number of rows; otherwise the call returns
  * COMM_ERR_INVALID_ARGUMENT.
+ * Errors of every collective: COMM_ERR_INVALID_ARGUMENT (comm or a tensor
+ * the call reads NULL, dtypes that differ, sizes or rows as described
+ * wrong, a root out of range, in and out overlapping other than in place),
+ * COMM_ERR_INVALID_USAGE (a destroyed comm or tensor), communication
+ * failures; each call names the errors of its own beyond those.
  */
 
-/** Every rank waits until all have entered. */
+/** Every rank waits until all have entered. Errors: those of every collective. */
 COMM_API comm_status_t comm_barrier(comm_t *comm, comm_handle_t **handle);
 
-/** out = op(in of every rank). `out` may be `in` (in place); same element count. */
+/**
+ * out = op(in of every rank). `out` may be `in` (in place); same element count.
+ * Errors: those of every collective, and COMM_ERR_INVALID_ARGUMENT for an op
+ * not defined for the dtype.
+ */
 COMM_API comm_status_t comm_all_reduce(comm_t *comm, const comm_tensor_t *in, comm_tensor_t *out,
                                        comm_op_t op, comm_handle_t **handle);
 
-/** Like all_reduce, but only `root` gets the result; `out` may be NULL elsewhere. */
+/**
+ * Like all_reduce, but only `root` gets the result; `out` may be NULL elsewhere.
+ * Errors: as comm_all_reduce's.
+ */
 COMM_API comm_status_t comm_reduce(comm_t *comm, const comm_tensor_t *in, comm_tensor_t *out,
                                    comm_op_t op, int root, comm_handle_t **handle);
 
 /**
  * Copy `in` of `root` into `out` of every rank. `in` is read on the root only
- * (may be NULL elsewhere); on the root `out` may be `in` or NULL.
+ * (may be NULL elsewhere); on the root `out` may be `in` or NULL; same
+ * element count. Errors: those of every collective.
  */
 COMM_API comm_status_t comm_broadcast(comm_t *comm, const comm_tensor_t *in, comm_tensor_t *out,
                                       int root, comm_handle_t **handle);
@@ -427,7 +540,7 @@ COMM_API comm_status_t comm_broadcast(comm_t *comm, const comm_tensor_t *in, com
 /**
  * Concatenate `in` of every rank along dim 0 into `out` (size x in's rows, in
  * rank order; out's other dims equal in's). In place: `in` may describe
- * rank's own slot inside `out`.
+ * rank's own slot inside `out`. Errors: those of every collective.
  */
 COMM_API comm_status_t comm_all_gather(comm_t *comm, const comm_tensor_t *in, comm_tensor_t *out,
                                        comm_handle_t **handle);
@@ -436,6 +549,7 @@ COMM_API comm_status_t comm_all_gather(comm_t *comm, const comm_tensor_t *in, co
  * Reduce `in` (size x out's rows; in's other dims equal out's) over every
  * rank with `op`, and give rank r the r-th of `size` equal dim-0 blocks in
  * `out`. In place: `out` may describe rank's own block inside `in`.
+ * Errors: as comm_all_reduce's.
  */
 COMM_API comm_status_t comm_reduce_scatter(comm_t *comm, const comm_tensor_t *in,
                                            comm_tensor_t *out, comm_op_t op,
@@ -444,6 +558,7 @@ COMM_API comm_status_t comm_reduce_scatter(comm_t *comm, const comm_tensor_t *in
 /**
  * Concatenate `in` of every rank along dim 0 into `out` on `root` (NULL
  * elsewhere), as all_gather does: size x in's rows.
+ * Errors: those of every collective.
  */
 COMM_API comm_status_t comm_gather(comm_t *comm, const comm_tensor_t *in, comm_tensor_t *out,
                                    int root, comm_handle_t **handle);
@@ -451,6 +566,7 @@ COMM_API comm_status_t comm_gather(comm_t *comm, const comm_tensor_t *in, comm_t
 /**
  * Split `in` on `root` (NULL elsewhere; size x out's rows) into size equal
  * dim-0 blocks; rank r gets block r in `out`.
+ * Errors: those of every collective.
  */
 COMM_API comm_status_t comm_scatter(comm_t *comm, const comm_tensor_t *in, comm_tensor_t *out,
                                     int root, comm_handle_t **handle);
@@ -460,7 +576,10 @@ COMM_API comm_status_t comm_scatter(comm_t *comm, const comm_tensor_t *in, comm_
  * and receives from p into rows [sum(out_splits[0..p)), +out_splits[p]) of
  * `out`. Splits are arrays of `size` row counts; NULL means "dim 0 divided
  * evenly by size" (an error when it does not divide). Rows of `in` and
- * `out` have the same shape.
+ * `out` have the same shape; they may not overlap.
+ * Errors: those of every collective, and COMM_ERR_INVALID_ARGUMENT for a
+ * negative split or splits that do not add up to dim 0. Splits that
+ * disagree between ranks are COMM_ERR_MISMATCH.
  */
 COMM_API comm_status_t comm_all_to_all_single(comm_t *comm, const comm_tensor_t *in,
                                               comm_tensor_t *out, const int64_t *out_splits,
@@ -470,6 +589,10 @@ COMM_API comm_status_t comm_all_to_all_single(comm_t *comm, const comm_tensor_t 
  * Rank r sends ins[p] to rank p and receives outs[p] from rank p; both
  * arrays hold `size` tensors of any shape (the byte sizes of a pair must
  * agree), all of one dtype.
+ * Errors: those of every collective, and COMM_ERR_INVALID_ARGUMENT for
+ * nins or nouts other than the size, or ins[rank] and outs[rank] of
+ * different byte sizes. Pairs that disagree between ranks are
+ * COMM_ERR_MISMATCH.
  */
 COMM_API comm_status_t comm_all_to_all(comm_t *comm, int nins, const comm_tensor_t *const *ins,
                                        int nouts, comm_tensor_t *const *outs,
@@ -479,21 +602,33 @@ COMM_API comm_status_t comm_all_to_all(comm_t *comm, int nins, const comm_tensor
  * Uneven all_gather: rank r contributes counts[r] rows (`counts` holds `size`
  * row counts, the same on every rank): `in` has counts[rank] rows and `out`
  * sum(counts) rows.
+ * Errors: those of every collective, and COMM_ERR_INVALID_ARGUMENT for
+ * counts NULL or a negative count.
  */
 COMM_API comm_status_t comm_all_gather_v(comm_t *comm, const comm_tensor_t *in,
                                          comm_tensor_t *out, const int64_t *counts,
                                          comm_handle_t **handle);
 
-/** Uneven reduce_scatter: `in` has sum(counts) rows; rank r gets counts[r] rows in `out`. */
+/**
+ * Uneven reduce_scatter: `in` has sum(counts) rows; rank r gets counts[r]
+ * rows in `out`. Errors: as comm_all_gather_v's, and COMM_ERR_INVALID_ARGUMENT
+ * for an op not defined for the dtype.
+ */
 COMM_API comm_status_t comm_reduce_scatter_v(comm_t *comm, const comm_tensor_t *in,
                                              comm_tensor_t *out, const int64_t *counts,
                                              comm_op_t op, comm_handle_t **handle);
 
-/** Uneven gather: rank r contributes counts[r] rows (its `in`) to `out` (sum(counts) rows) on `root`. */
+/**
+ * Uneven gather: rank r contributes counts[r] rows (its `in`) to `out`
+ * (sum(counts) rows) on `root`. Errors: as comm_all_gather_v's.
+ */
 COMM_API comm_status_t comm_gather_v(comm_t *comm, const comm_tensor_t *in, comm_tensor_t *out,
                                      const int64_t *counts, int root, comm_handle_t **handle);
 
-/** Uneven scatter: rank r receives counts[r] rows (its `out`) of `in` (sum(counts) rows) on `root`. */
+/**
+ * Uneven scatter: rank r receives counts[r] rows (its `out`) of `in`
+ * (sum(counts) rows) on `root`. Errors: as comm_all_gather_v's.
+ */
 COMM_API comm_status_t comm_scatter_v(comm_t *comm, const comm_tensor_t *in, comm_tensor_t *out,
                                       const int64_t *counts, int root, comm_handle_t **handle);
 
