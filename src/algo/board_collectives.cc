@@ -4,8 +4,8 @@
 #include <cstring>
 #include <numeric>
 
-#include "core/dtype.h"
-#include "core/error.h"
+#include "common/dtype.h"
+#include "common/error.h"
 #include "reduce/reduce.h"
 
 namespace comm::algo {

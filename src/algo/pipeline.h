@@ -39,18 +39,16 @@ struct RequestRange {
   }
 };
 
-// The chunk for messages that are only moved, not reduced: kChunkBytes
-// where the communicator's messages go through comm's own TCP transport,
-// where the chunks pipeline through the sockets and every forward, and a
-// stream of chunks moves large messages faster than whole ones; whole
-// messages elsewhere. Through a node's shared memory each extra message
-// costs a ring handshake, more than it gains, and libfabric's tcp;ofi_rxm
-// cuts large messages itself, so chunks on top of it only add messages
-// (docs/dev/algorithms-measurements.md has the figures). The transport
-// is the same for every rank (COMM_PROVIDER), so sender and receiver cut
-// alike.
+// The chunk for messages that are only moved, not reduced: kChunkBytes where
+// every peer's transport wants chunks (Transport::wantsChunkedMessages: the
+// chunks pipeline through the sockets and every forward), whole messages
+// elsewhere: through shared memory each extra message costs a ring
+// handshake, more than it gains, and a transport that cuts large messages
+// itself only pays for a second cut (docs/dev/algorithms-measurements.md has
+// the figures). Every rank of a communicator uses the same transport
+// (COMM_PROVIDER), so sender and receiver cut alike.
 inline size_t transferChunkBytes(const CollectiveContext& ctx) {
-  return ctx.overSockets() ? kChunkBytes : SIZE_MAX;
+  return ctx.chunkedMessages() ? kChunkBytes : SIZE_MAX;
 }
 
 // Post `bytes` of `data` to `peer` as chunks of `chunk` bytes under `step`.

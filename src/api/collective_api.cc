@@ -10,7 +10,7 @@
 #include "api/guard.h"
 #include "api/objects.h"
 #include "core/collective_context.h"
-#include "core/dtype.h"
+#include "common/dtype.h"
 #include "core/small_buffer.h"
 #include "reduce/reduce.h"
 

@@ -3,7 +3,7 @@
 
 #include "api/guard.h"
 #include "comm.h"
-#include "core/dtype.h"
+#include "common/dtype.h"
 
 namespace comm::api {
 namespace {

@@ -8,7 +8,7 @@
 #include <utility>
 
 #include "comm.h"
-#include "core/error.h"
+#include "common/error.h"
 
 namespace comm::api {
 

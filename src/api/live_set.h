@@ -7,7 +7,7 @@
 #include <mutex>
 #include <unordered_set>
 
-#include "core/error.h"
+#include "common/error.h"
 
 namespace comm::api {
 

@@ -3,7 +3,7 @@
 #include <memory>
 
 #include "api/guard.h"
-#include "core/dtype.h"
+#include "common/dtype.h"
 #include "core/tensor.h"
 
 using comm::api::guard;

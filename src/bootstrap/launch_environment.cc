@@ -12,7 +12,7 @@
 #include <charconv>
 #include <limits>
 
-#include "core/error.h"
+#include "common/error.h"
 
 namespace comm::bootstrap {
 namespace {

@@ -8,7 +8,7 @@
 #include <string>
 #include <vector>
 
-#include "core/deadline.h"
+#include "common/deadline.h"
 
 namespace comm::bootstrap {
 

@@ -11,12 +11,12 @@
 #include <thread>
 #include <utility>
 
-#include "bootstrap/socket.h"
+#include "common/socket.h"
 #include "bootstrap/store.h"
 #include "bootstrap/store_protocol.h"
-#include "bootstrap/unique_fd.h"
-#include "core/error.h"
-#include "core/log.h"
+#include "common/unique_fd.h"
+#include "common/error.h"
+#include "common/log.h"
 
 namespace comm::bootstrap {
 namespace {

@@ -20,7 +20,7 @@
 #include <string>
 #include <string_view>
 
-#include "core/error.h"
+#include "common/error.h"
 
 namespace comm::bootstrap {
 

@@ -17,12 +17,12 @@
 #include <unordered_set>
 #include <vector>
 
-#include "bootstrap/socket.h"
+#include "common/socket.h"
 #include "bootstrap/store.h"
 #include "bootstrap/store_protocol.h"
-#include "bootstrap/unique_fd.h"
-#include "core/error.h"
-#include "core/log.h"
+#include "common/unique_fd.h"
+#include "common/error.h"
+#include "common/log.h"
 
 namespace comm::bootstrap {
 namespace {

@@ -1,9 +1,9 @@
 #include "core/collective_context.h"
 
-#include "core/backoff.h"
+#include "common/backoff.h"
 #include "core/communicator.h"
-#include "core/error.h"
-#include "core/dtype.h"
+#include "common/error.h"
+#include "common/dtype.h"
 #include "core/tags.h"
 
 namespace comm::core {
@@ -28,7 +28,7 @@ CollectiveContext::CollectiveContext(Communicator& comm, uint32_t sequence, cons
       requests_(comm.collectiveBuffers().requests),
       pending_(comm.collectiveBuffers().pending),
       board_(comm.board()),
-      overSockets_(comm.overSockets()) {
+      chunkedMessages_(comm.chunkedMessages()) {
   // Checked up front: a collective that needs no wait (one rank, or peers
   // that already published on the board) would otherwise never look.
   if (comm_.aborted()) fail(COMM_ERR_ABORTED, "{}: the communicator was aborted", what());

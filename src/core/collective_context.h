@@ -24,7 +24,7 @@
 
 #include "comm.h"
 #include "core/collective_buffers.h"
-#include "core/deadline.h"
+#include "common/deadline.h"
 #include "core/node_board.h"
 #include "core/pending.h"
 #include "core/signature.h"
@@ -68,8 +68,8 @@ class CollectiveContext {
   // The node board, where this communicator has one (all its ranks share
   // this node): small collectives exchange their whole data there.
   bool hasBoard() const { return board_ != nullptr; }
-  // Every peer is reached through comm's own TCP transport (Communicator::overSockets).
-  bool overSockets() const { return overSockets_; }
+  // Every peer's transport wants large messages as chunks (Communicator::chunkedMessages).
+  bool chunkedMessages() const { return chunkedMessages_; }
   // This rank's payload area on the board for this collective
   // (NodeBoard::kPayloadBytes, or kNarrowPayloadBytes for the few bytes of a
   // rooted collective: NodeBoard::laneOf); waits until the others are done
@@ -172,7 +172,7 @@ class CollectiveContext {
   std::deque<transport::Request>& requests_;  // the communicator's, emptied at the end
   std::vector<Pending>& pending_;             // likewise; indexed by RequestId
   NodeBoard* board_;
-  bool overSockets_;
+  bool chunkedMessages_;
   Lane lane_ = Lane::kWide;  // where this collective's board entries lie
   bool announced_ = false;   // this rank's signature is on the board
   bool reusable_ = false;    // its entry for this collective is free to write

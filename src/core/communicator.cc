@@ -2,11 +2,10 @@
 
 #include <algorithm>
 
-#include "core/backoff.h"
-#include "core/error.h"
-#include "core/log.h"
+#include "common/backoff.h"
+#include "common/error.h"
+#include "common/log.h"
 #include "core/operation.h"
-#include "transport/socket_transport.h"
 
 namespace comm::core {
 Communicator::Communicator(std::shared_ptr<World> world, uint16_t id, std::vector<int> worldRanks, std::string name)
@@ -15,7 +14,7 @@ Communicator::Communicator(std::shared_ptr<World> world, uint16_t id, std::vecto
       worldRanks_(std::move(worldRanks)),
       name_(std::move(name)),
       timeoutMs_(world_->timeout().count()) {
-  overSockets_ = size() > 1;
+  chunkedMessages_ = size() > 1;
   for (int r = 0; r < size(); ++r) {
     int w = worldRanks_[r];
     if (w == world_->rank()) rank_ = r;
@@ -23,9 +22,7 @@ Communicator::Communicator(std::shared_ptr<World> world, uint16_t id, std::vecto
       if (rank_ < 0) ++localRank_;
       ++localSize_;
     }
-    if (w != world_->rank() && world_->transport().providerFor(w) != transport::kSocketProvider) {
-      overSockets_ = false;
-    }
+    if (w != world_->rank() && !world_->transport().wantsChunkedMessages(w)) chunkedMessages_ = false;
   }
   board_ = NodeBoard::join(*world_, id_, worldRanks_, rank_);
 }

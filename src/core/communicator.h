@@ -15,7 +15,7 @@
 #include <vector>
 
 #include "core/collective_buffers.h"
-#include "core/deadline.h"
+#include "common/deadline.h"
 #include "core/executor.h"
 #include "core/node_board.h"
 #include "core/pending.h"
@@ -39,9 +39,9 @@ class Communicator : public std::enable_shared_from_this<Communicator> {
   int worldRankOf(int rank) const { return worldRanks_[rank]; }
   int rankOfWorld(int worldRank) const;  // -1 when not a member
   const std::vector<int>& worldRanks() const { return worldRanks_; }
-  // Whether every peer is reached through comm's own TCP transport, where
-  // large messages move faster as a stream of chunks (algo/pipeline.h).
-  bool overSockets() const { return overSockets_; }
+  // Whether every peer's transport moves large messages faster as a stream
+  // of chunks (Transport::wantsChunkedMessages; algo/pipeline.h).
+  bool chunkedMessages() const { return chunkedMessages_; }
   World& world() { return *world_; }
   const std::shared_ptr<World>& worldPtr() const { return world_; }
 
@@ -115,7 +115,7 @@ class Communicator : public std::enable_shared_from_this<Communicator> {
   int rank_ = -1;
   int localRank_ = 0;
   int localSize_ = 0;
-  bool overSockets_ = false;
+  bool chunkedMessages_ = false;
   std::atomic<int64_t> timeoutMs_;
   std::atomic<bool> aborted_{false};
   std::mutex issueMutex_;  // orders collective issue (sequence numbers, inline vs queued)

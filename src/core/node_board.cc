@@ -4,10 +4,9 @@
 
 #include <fmt/format.h>
 
-#include "core/backoff.h"
-#include "core/error.h"
+#include "common/backoff.h"
+#include "common/error.h"
 #include "core/world.h"
-#include "transport/shm_transport.h"
 
 namespace comm::core {
 namespace {
@@ -37,7 +36,7 @@ void awaitMembers(World& world, uint16_t id, const std::vector<int>& worldRanks,
 
 }  // namespace
 
-NodeBoard::NodeBoard(transport::ShmSegment segment, size_t wideEntryBytes, int members, int rank)
+NodeBoard::NodeBoard(ShmSegment segment, size_t wideEntryBytes, int members, int rank)
     : segment_(std::move(segment)), rank_(rank) {
   char* wide = static_cast<char*>(segment_.data()) + sizeof(BoardHeader);
   lanes_[static_cast<size_t>(Lane::kWide)] = {wide, wideEntryBytes};
@@ -49,17 +48,17 @@ std::unique_ptr<NodeBoard> NodeBoard::join(World& world, uint16_t id, const std:
   if (members < 2) return nullptr;
   for (int w : worldRanks) {
     if (w == world.rank()) continue;
-    if (!world.peer(w).sameNode || world.transport().providerFor(w) != transport::kShmDirectProvider) return nullptr;
+    if (!world.peer(w).sameNode || !world.transport().directSharedMemory(w)) return nullptr;
   }
   const size_t wideEntryBytes = NodeBoard::wideEntryBytes(members <= kPayloadRanks ? kPayloadBytes : 0);
   const size_t bytes = sizeof(BoardHeader) + members * kEntriesPerRank * (wideEntryBytes + kNarrowEntryBytes);
   const std::string key = fmt::format("board/{}", id);
-  transport::ShmSegment segment;
+  ShmSegment segment;
   if (rank == 0) {
-    segment = transport::ShmSegment::create(transport::shmSegmentName(getpid(), transport::randomShmNonce()), bytes);
+    segment = ShmSegment::create(shmSegmentName(getpid(), randomShmNonce()), bytes);
     world.storeSet(key, segment.name());
   } else {
-    segment = transport::ShmSegment::open(world.storeGet(key), bytes, world.peer(worldRanks[0]).pid,
+    segment = ShmSegment::open(world.storeGet(key), bytes, world.peer(worldRanks[0]).pid,
                                           fmt::format("rank 0 of communicator {} (world rank {})", id, worldRanks[0]),
                                           world.timeout());
   }
@@ -79,10 +78,10 @@ void NodeBoard::touchPages() {
     const size_t payloadBytes =
         lane == Lane::kNarrow ? kNarrowPayloadBytes : lanes_[static_cast<size_t>(lane)].entryBytes - sizeof(EntryHeader);
     for (uint32_t sequence = 0; sequence < kEntriesPerRank; ++sequence) {
-      transport::touchForWrite(payloadOf(entry(lane, rank_, sequence)), payloadBytes);
+      touchForWrite(payloadOf(entry(lane, rank_, sequence)), payloadBytes);
     }
   }
-  transport::touchForRead(segment_.data(), segment_.size());
+  touchForRead(segment_.data(), segment_.size());
 }
 
 }  // namespace comm::core

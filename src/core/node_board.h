@@ -26,10 +26,10 @@
 #include <memory>
 #include <vector>
 
-#include "core/dtype.h"
+#include "common/dtype.h"
 #include "core/prefetch.h"
 #include "core/signature.h"
-#include "transport/shm_segment.h"
+#include "common/shm_segment.h"
 
 namespace comm::core {
 
@@ -192,9 +192,9 @@ class NodeBoard {
     const uint64_t ranks = signature.kind == static_cast<uint32_t>(CollectiveKind::kScatter) ? size : 1;
     return count <= kNarrowElements && count * ranks <= kNarrowElements;
   }
-  NodeBoard(transport::ShmSegment segment, size_t wideEntryBytes, int members, int rank);
+  NodeBoard(ShmSegment segment, size_t wideEntryBytes, int members, int rank);
   // Touches the pages this rank will use once, at set-up (see
-  // transport::touchForRead): the first 16 collectives would pay for it.
+  // touchForRead): the first 16 collectives would pay for it.
   void touchPages();
   // Inline: waits call it in their polling loop.
   EntryHeader* entry(Lane lane, int rank, uint32_t sequence) const {
@@ -209,7 +209,7 @@ class NodeBoard {
     size_t entryBytes;
   };
 
-  transport::ShmSegment segment_;
+  ShmSegment segment_;
   LaneArea lanes_[2];  // indexed by Lane
   int rank_;
   uint32_t allStarted_ = UINT32_MAX;  // sequence -1: vacuously started

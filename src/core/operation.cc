@@ -1,7 +1,7 @@
 #include "core/operation.h"
 
 #include "core/communicator.h"
-#include "core/error.h"
+#include "common/error.h"
 
 namespace comm::core {
 

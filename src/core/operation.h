@@ -12,7 +12,7 @@
 #include <vector>
 
 #include "comm.h"
-#include "core/deadline.h"
+#include "common/deadline.h"
 #include "core/pending.h"
 #include "transport/transport.h"
 

@@ -2,7 +2,7 @@
 
 #include <chrono>
 
-#include "core/backoff.h"
+#include "common/backoff.h"
 #include "transport/transport.h"
 
 namespace comm::core {

@@ -4,7 +4,7 @@
 #include <cctype>
 #include <cstdlib>
 
-#include "core/error.h"
+#include "common/error.h"
 
 namespace comm {
 namespace {

@@ -2,7 +2,7 @@
 
 #include <fmt/format.h>
 
-#include "core/dtype.h"
+#include "common/dtype.h"
 
 namespace comm::core {
 namespace {

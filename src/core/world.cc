@@ -11,9 +11,9 @@
 #include <thread>
 
 #include "bootstrap/launch_environment.h"
-#include "core/backoff.h"
-#include "core/error.h"
-#include "core/log.h"
+#include "common/backoff.h"
+#include "common/error.h"
+#include "common/log.h"
 #include "transport/hybrid_transport.h"
 
 namespace comm::core {

@@ -15,7 +15,7 @@
 #include <vector>
 
 #include "bootstrap/store.h"
-#include "core/deadline.h"
+#include "common/deadline.h"
 #include "core/progress_thread.h"
 #include "core/settings.h"
 #include "core/signature.h"

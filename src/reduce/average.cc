@@ -5,8 +5,8 @@
 #include <cstdint>
 #include <type_traits>
 
-#include "core/dtype.h"
-#include "core/error.h"
+#include "common/dtype.h"
+#include "common/error.h"
 #include "reduce/half.h"
 #include "reduce/reduce.h"
 

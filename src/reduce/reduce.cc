@@ -7,8 +7,8 @@
 #include <array>
 #include <cstdint>
 
-#include "core/dtype.h"
-#include "core/error.h"
+#include "common/dtype.h"
+#include "common/error.h"
 #include "reduce/kernels.h"
 #include "reduce/ops.h"
 

@@ -2,7 +2,7 @@
 
 #include <limits>
 
-#include "core/error.h"
+#include "common/error.h"
 
 namespace comm::transport {
 namespace {

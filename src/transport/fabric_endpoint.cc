@@ -9,8 +9,8 @@
 #include <rdma/fi_domain.h>
 #include <rdma/fi_errno.h>
 
-#include "core/error.h"
-#include "core/log.h"
+#include "common/error.h"
+#include "common/log.h"
 #include "transport/transport.h"
 
 namespace comm::transport {

@@ -13,9 +13,9 @@
 
 #include <rdma/fi_errno.h>
 
-#include "core/deadline.h"
-#include "core/error.h"
-#include "core/log.h"
+#include "common/deadline.h"
+#include "common/error.h"
+#include "common/log.h"
 #include "transport/fabric_address.h"
 #include "transport/fabric_endpoint.h"
 #include "transport/fabric_op.h"

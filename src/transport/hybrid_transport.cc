@@ -7,8 +7,8 @@
 
 #include <fmt/ranges.h>
 
-#include "core/error.h"
-#include "core/log.h"
+#include "common/error.h"
+#include "common/log.h"
 #include "transport/socket_transport.h"
 
 namespace comm::transport {
@@ -85,10 +85,9 @@ class HybridTransport final : public Transport {
     if (networkUsed_) completed = network_->progress() || completed;
     return completed;
   }
-  std::string providerFor(int peer) const override {
-    Transport& route = routeTo(peer);
-    return &route == shm_.get() ? kShmDirectProvider : route.providerFor(peer);
-  }
+  std::string providerFor(int peer) const override { return routeTo(peer).providerFor(peer); }
+  bool directSharedMemory(int peer) const override { return routeTo(peer).directSharedMemory(peer); }
+  bool wantsChunkedMessages(int peer) const override { return routeTo(peer).wantsChunkedMessages(peer); }
 
  private:
   Transport& routeTo(int peer) const {

@@ -11,7 +11,7 @@
 #include <cstddef>
 #include <cstdint>
 
-#include "transport/shm_segment.h"
+#include "common/shm_segment.h"
 
 namespace comm::transport {
 

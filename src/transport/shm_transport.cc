@@ -18,12 +18,12 @@
 
 #include <fmt/ranges.h>
 
-#include "core/error.h"
-#include "core/log.h"
+#include "common/error.h"
+#include "common/log.h"
 #include "transport/shm_channel.h"
 #include "transport/shm_cross_memory.h"
 #include "transport/shm_op.h"
-#include "transport/shm_segment.h"
+#include "common/shm_segment.h"
 
 namespace comm::transport {
 namespace {
@@ -138,6 +138,11 @@ class ShmTransport final : public Transport {
     std::lock_guard lock(mutex_);
     peerFor(peer, "route to");
     return kShmDirectProvider;
+  }
+  bool directSharedMemory(int peer) const override {
+    std::lock_guard lock(mutex_);
+    peerFor(peer, "route to");
+    return true;
   }
 
  private:

@@ -22,17 +22,14 @@
 #include <thread>
 #include <unordered_map>
 
-#include "bootstrap/socket.h"
-#include "bootstrap/unique_fd.h"
-#include "core/deadline.h"
-#include "core/error.h"
-#include "core/log.h"
+#include "common/socket.h"
+#include "common/unique_fd.h"
+#include "common/deadline.h"
+#include "common/error.h"
+#include "common/log.h"
 
 namespace comm::transport {
 namespace {
-
-using bootstrap::errnoText;
-using bootstrap::UniqueFd;
 
 // Messages up to kEagerBytes go whole (kEager). A larger one is announced
 // (kReadyToSend) and its payload follows (kPayload) only once the receiver
@@ -245,6 +242,9 @@ class SocketTransport final : public Transport {
   bool busy() const override { return busy_.load(std::memory_order_relaxed); }
   bool progress() override;
   std::string providerFor(int) const override { return kSocketProvider; }
+  // A message is one stream on the peer's socket: a forwarder sees none of
+  // it until all of it is in.
+  bool wantsChunkedMessages(int) const override { return true; }
 
  private:
   Connection& connection(int peer);
@@ -360,7 +360,7 @@ void SocketTransport::connect(int selfRank, const std::vector<PeerInfo>& peers) 
 }
 
 void SocketTransport::adopt(int peer, UniqueFd fd) {
-  bootstrap::setNoDelay(fd.get());
+  setNoDelay(fd.get());
   fcntl(fd.get(), F_SETFL, fcntl(fd.get(), F_GETFL) | O_NONBLOCK);
   epoll_event event{};
   event.events = EPOLLIN;

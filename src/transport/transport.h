@@ -78,8 +78,21 @@ class Transport {
   // request completed.
   virtual bool progress() = 0;
 
-  // "shm", "tcp;ofi_rxm"... the provider that carries traffic to `peer`.
+  // "shm", "tcp;ofi_rxm"... the provider that carries traffic to `peer`, for
+  // logs and messages. Code above transport/ asks the capabilities below,
+  // never compares names.
   virtual std::string providerFor(int peer) const = 0;
+
+  // What the engine may rely on for `peer` (another rank; called after
+  // connect):
+  //
+  // comm's own shared-memory path serves it, so the two ranks can also meet
+  // on shared pages the engine maps itself (the node board).
+  virtual bool directSharedMemory(int /*peer*/) const { return false; }
+  // A large message to it moves faster when the caller posts it as a stream
+  // of chunks, each a message of its own, than whole: the transport does not
+  // cut it itself, and a chunk can be forwarded while the next arrives.
+  virtual bool wantsChunkedMessages(int /*peer*/) const { return false; }
 };
 
 std::unique_ptr<Transport> createFabricTransport(const Options& options);

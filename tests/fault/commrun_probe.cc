@@ -23,7 +23,7 @@
 
 #include "bootstrap/launch_environment.h"
 #include "bootstrap/store.h"
-#include "core/error.h"
+#include "common/error.h"
 
 namespace {
 

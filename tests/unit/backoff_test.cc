@@ -4,7 +4,7 @@
 
 #include <chrono>
 
-#include "core/backoff.h"
+#include "common/backoff.h"
 
 // cmocka last: it defines a fail() macro that would rewrite comm::fail. Its
 // header has no extern "C" of its own.

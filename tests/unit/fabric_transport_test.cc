@@ -29,8 +29,8 @@
 
 #include <fmt/format.h>
 
-#include "core/deadline.h"
-#include "core/error.h"
+#include "common/deadline.h"
+#include "common/error.h"
 #include "transport/fabric_address.h"
 #include "transport/hybrid_transport.h"
 #include "transport/socket_transport.h"

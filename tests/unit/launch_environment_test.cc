@@ -5,7 +5,7 @@
 #include <string>
 
 #include "bootstrap/launch_environment.h"
-#include "core/error.h"
+#include "common/error.h"
 
 // cmocka last: it defines a fail() macro that would rewrite comm::fail. Its
 // header has no extern "C" of its own.

@@ -14,7 +14,7 @@
 #include <utility>
 #include <vector>
 
-#include "core/error.h"
+#include "common/error.h"
 #include "reduce/half.h"
 #include "reduce/reduce.h"
 

@@ -30,11 +30,11 @@
 
 #include <fmt/format.h>
 
-#include "core/deadline.h"
-#include "core/error.h"
+#include "common/deadline.h"
+#include "common/error.h"
 #include "transport/hybrid_transport.h"
 #include "transport/shm_channel.h"
-#include "transport/shm_segment.h"
+#include "common/shm_segment.h"
 #include "transport/shm_transport.h"
 
 #include "transport_test_support.h"

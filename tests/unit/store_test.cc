@@ -14,7 +14,7 @@
 #include <vector>
 
 #include "bootstrap/store.h"
-#include "core/error.h"
+#include "common/error.h"
 
 // cmocka last: it defines a fail() macro that would rewrite comm::fail. Its
 // header has no extern "C" of its own.

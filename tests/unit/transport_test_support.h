@@ -14,7 +14,7 @@
 
 #include <fmt/format.h>
 
-#include "core/deadline.h"
+#include "common/deadline.h"
 #include "transport/transport.h"
 
 namespace transport_test {

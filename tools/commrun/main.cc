@@ -14,7 +14,7 @@
 #include <fmt/format.h>
 
 #include "bootstrap/store.h"
-#include "core/error.h"
+#include "common/error.h"
 #include "core_binding.h"
 #include "options.h"
 #include "supervisor.h"
@@ -122,7 +122,7 @@ int run(const Options& options) {
   pthread_sigmask(SIG_BLOCK, &handled, &original);
   // A reader of commrun's output that goes away must not kill the job.
   signal(SIGPIPE, SIG_IGN);
-  comm::bootstrap::UniqueFd signals(signalfd(-1, &handled, SFD_NONBLOCK | SFD_CLOEXEC));
+  comm::UniqueFd signals(signalfd(-1, &handled, SFD_NONBLOCK | SFD_CLOEXEC));
   if (!signals.valid()) throw std::system_error(errno, std::generic_category(), "signalfd");
 
   // The store lives until every rank of this node is gone. It listens on

@@ -10,11 +10,11 @@
 #include <string>
 #include <vector>
 
-#include "bootstrap/unique_fd.h"
+#include "common/unique_fd.h"
 
 namespace commrun {
 
-using comm::bootstrap::UniqueFd;
+using comm::UniqueFd;
 
 struct ChildSpec {
   std::string program;                   // a path, already searched in PATH

@@ -14,7 +14,7 @@
 #include <fmt/format.h>
 
 #include "bootstrap/store.h"
-#include "core/error.h"
+#include "common/error.h"
 #include "exit_status.h"
 
 namespace commrun {

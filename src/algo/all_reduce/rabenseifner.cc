@@ -15,7 +15,7 @@
 #include "algo/reduce_scatter/fold.h"
 #include "algo/pipeline.h"
 #include "algo/reduce_scatter/recursive_halving.h"
-#include "core/dtype.h"
+#include "common/dtype.h"
 
 namespace comm::algo {
 namespace {

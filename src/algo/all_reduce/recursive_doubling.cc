@@ -16,7 +16,7 @@
 
 #include "algo/reduce_scatter/fold.h"
 #include "algo/pipeline.h"
-#include "core/dtype.h"
+#include "common/dtype.h"
 #include "reduce/reduce.h"
 
 namespace comm::algo {

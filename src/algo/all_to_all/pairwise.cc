@@ -14,7 +14,7 @@
 
 #include "algo/all_to_all/sized_block.h"
 #include "algo/blocks.h"
-#include "core/error.h"
+#include "common/error.h"
 
 namespace comm::algo {
 namespace {
@@ -29,7 +29,7 @@ void pairwiseAllToAll(CollectiveContext& ctx, const void* const* send, const siz
   int n = ctx.size();
   int rank = ctx.rank();
   bool powerOfTwo = (n & (n - 1)) == 0;
-  const bool chunked = ctx.overSockets();
+  const bool chunked = ctx.chunkedMessages();
   // Steps 1..n-1 carry the blocks, n+1..2n-1 the sizes of chunked ones.
   auto sizeStep = [n](int step) { return static_cast<uint32_t>(n + step); };
   std::deque<SizedBlocks> inFlight;

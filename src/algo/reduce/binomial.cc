@@ -13,7 +13,7 @@
 
 #include "algo/binomial_tree.h"
 #include "algo/pipeline.h"
-#include "core/dtype.h"
+#include "common/dtype.h"
 #include "reduce/reduce.h"
 
 namespace comm::algo {

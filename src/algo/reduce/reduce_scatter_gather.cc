@@ -13,7 +13,7 @@
 #include "algo/reduce_scatter/blocks.h"
 #include "algo/pipeline.h"
 #include "algo/reduce_scatter/ring.h"
-#include "core/dtype.h"
+#include "common/dtype.h"
 
 namespace comm::algo {
 

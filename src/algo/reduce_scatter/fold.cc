@@ -4,7 +4,7 @@
 #include <vector>
 
 #include "algo/pipeline.h"
-#include "core/dtype.h"
+#include "common/dtype.h"
 #include "reduce/reduce.h"
 
 namespace comm::algo {

@@ -15,7 +15,7 @@
 #include <memory>
 #include <vector>
 
-#include "core/dtype.h"
+#include "common/dtype.h"
 #include "reduce/reduce.h"
 
 namespace comm::algo {

@@ -1,4 +1,4 @@
-#include "core/log.h"
+#include "common/log.h"
 
 #include <unistd.h>
 
@@ -8,7 +8,7 @@
 #include <mutex>
 #include <string>
 
-#include "core/error.h"
+#include "common/error.h"
 
 namespace comm::log {
 namespace {

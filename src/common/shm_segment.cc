@@ -1,4 +1,4 @@
-#include "transport/shm_segment.h"
+#include "common/shm_segment.h"
 
 #include <dirent.h>
 #include <fcntl.h>
@@ -15,11 +15,11 @@
 #include <thread>
 #include <utility>
 
-#include "core/deadline.h"
-#include "core/error.h"
-#include "core/log.h"
+#include "common/deadline.h"
+#include "common/error.h"
+#include "common/log.h"
 
-namespace comm::transport {
+namespace comm {
 namespace {
 
 constexpr const char* kPrefix = "comm.";
@@ -191,4 +191,4 @@ void touchForWrite(void* begin, size_t bytes) {
   forEachPage(static_cast<char*>(begin), bytes, [](char* at) { *static_cast<volatile char*>(at) = 0; });
 }
 
-}  // namespace comm::transport
+}  // namespace comm

@@ -11,7 +11,7 @@
 #include <cstddef>
 #include <string>
 
-namespace comm::transport {
+namespace comm {
 
 class ShmSegment {
  public:
@@ -77,4 +77,4 @@ uint64_t randomShmNonce();
 // job killed while starting up). Never fails; what it cannot remove it leaves.
 void sweepAbandonedSegments();
 
-}  // namespace comm::transport
+}  // namespace comm

@@ -10,7 +10,7 @@
 #include <atomic>
 #include <chrono>
 
-#include "core/deadline.h"
+#include "common/deadline.h"
 
 namespace comm::core {
 

@@ -1,4 +1,4 @@
-#include "core/dtype.h"
+#include "common/dtype.h"
 
 namespace comm {
 namespace {

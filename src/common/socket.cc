@@ -1,4 +1,4 @@
-#include "bootstrap/socket.h"
+#include "common/socket.h"
 
 #include <netinet/in.h>
 #include <netinet/tcp.h>
@@ -6,7 +6,7 @@
 
 #include <system_error>
 
-namespace comm::bootstrap {
+namespace comm {
 
 int resolveTcp(const std::string& host, uint16_t port, bool passive, AddrInfoList& out) {
   addrinfo hints{};
@@ -36,4 +36,4 @@ void setNoDelay(int fd) {
   setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &on, sizeof(on));
 }
 
-}  // namespace comm::bootstrap
+}  // namespace comm

@@ -7,7 +7,7 @@
 #include <memory>
 #include <string>
 
-namespace comm::bootstrap {
+namespace comm {
 
 struct AddrInfoDeleter {
   void operator()(addrinfo* list) const { freeaddrinfo(list); }
@@ -28,4 +28,4 @@ std::string errnoText(int error);
 // batching only adds latency.
 void setNoDelay(int fd);
 
-}  // namespace comm::bootstrap
+}  // namespace comm

@@ -1,0 +1,44 @@
+#!/usr/bin/env bash
+# Fails when a folder of src/ includes a header of a folder above it.
+# The layers, lowest first (docs/architecture.md explains them): a folder may
+# include its own headers and those of the folders before it, never after.
+#
+#   scripts/check-layers.sh [SRC_DIR]     # default: the src/ beside this script
+set -euo pipefail
+src="${1:-$(cd "$(dirname "$0")/../src" && pwd)}"
+layers=(common reduce bootstrap transport core algo api)
+
+rank_of() {
+  local i
+  for i in "${!layers[@]}"; do
+    [ "${layers[$i]}" = "$1" ] && { echo "$i"; return; }
+  done
+  echo -1
+}
+
+violations=0
+for dir in "$src"/*/; do
+  folder=$(basename "$dir")
+  own=$(rank_of "$folder")
+  if [ "$own" -lt 0 ]; then
+    echo "check-layers: src/$folder/ is in no layer: add it to scripts/check-layers.sh and docs/architecture.md"
+    violations=$((violations + 1))
+    continue
+  fi
+  while IFS=: read -r file line text; do
+    target=$(sed -E 's@.*#include "([a-z_]+)/.*@\1@' <<<"$text")
+    theirs=$(rank_of "$target")
+    [ "$theirs" -lt 0 ] && continue  # not a folder of src/
+    if [ "$theirs" -gt "$own" ]; then
+      echo "check-layers: ${file#"$src"/}:$line: $folder/ includes $target/, a layer above it: $text"
+      violations=$((violations + 1))
+    fi
+  done < <(grep -rnE '^\s*#\s*include "[a-z_]+/' "$dir" --include='*.h' --include='*.cc' --include='*.c' \
+             --include='*.cu' --include='*.cuh' || true)
+done
+
+if [ "$violations" -gt 0 ]; then
+  echo "check-layers: $violations include(s) against the layer order: ${layers[*]}"
+  exit 1
+fi
+echo "check-layers: every include follows the layer order: ${layers[*]}"

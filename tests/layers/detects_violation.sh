@@ -1,0 +1,29 @@
+#!/usr/bin/env bash
+# The layer check fails, naming the file, when a lower folder includes a
+# higher one, and passes again once the include is gone.
+# usage: detects_violation.sh CHECK_SCRIPT SRC_DIR
+set -euo pipefail
+check="$1" src="$2"
+work=$(mktemp -d)
+trap 'rm -rf "$work"' EXIT
+cp -r "$src" "$work/src"
+"$check" "$work/src" >/dev/null || { echo "FAILED: the unmodified tree does not pass"; exit 1; }
+
+echo '#include "core/communicator.h"' >>"$work/src/common/deadline.h"
+if output=$("$check" "$work/src"); then
+  echo "FAILED: common/ including core/ passed the check"
+  exit 1
+fi
+grep -q 'common/deadline.h:.*common/ includes core/' <<<"$output" || {
+  echo "FAILED: the report does not name the file and layers: $output"
+  exit 1
+}
+
+mkdir "$work/src/newfolder"
+echo 'int x;' >"$work/src/newfolder/x.cc"
+sed -i '$d' "$work/src/common/deadline.h"
+if "$check" "$work/src" >/dev/null; then
+  echo "FAILED: a folder in no layer passed the check"
+  exit 1
+fi
+echo "passed"
