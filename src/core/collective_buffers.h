@@ -10,7 +10,6 @@
 #include <cstdint>
 #include <deque>
 #include <memory>
-#include <string_view>
 #include <vector>
 
 #include "core/pending.h"
@@ -36,11 +35,12 @@ struct CollectiveBuffers {
   };
   std::array<ScratchArea, kScratchAreas> scratch;
   // The algorithm each kind of collective took last, for how many bytes
-  // (algo::choose): walking the selection table costs as much as a small
-  // collective's own work on the node board.
+  // (algo::choose; an index into the collective's table, algo/registry.h):
+  // walking the rules costs as much as a small collective's own work on the
+  // node board.
   struct Choice {
     size_t bytes = SIZE_MAX;  // none yet
-    std::string_view algorithm;
+    int algorithm = -1;
   };
   std::array<Choice, kCollectiveKinds> lastChoice;
 };

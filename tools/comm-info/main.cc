@@ -14,7 +14,7 @@
 
 #include <fmt/format.h>
 
-#include "algo/selection.h"
+#include "algo/registry.h"
 #include "comm.h"
 #include "core/settings.h"
 
@@ -39,20 +39,23 @@ std::string limit(size_t bytes) {
 }
 
 void printSelection() {
-  fmt::print("\nAlgorithm selection (first matching row wins; COMM_ALGO=collective:algorithm overrides):\n");
+  fmt::print("\nAlgorithm selection (per collective, the first rule that applies and whose algorithm can run wins;\n"
+             "COMM_ALGO=collective:algorithm overrides where that algorithm can run):\n");
   fmt::print("  {:<18} {:<14} {:<12} {}\n", "collective", "message", "ranks", "algorithm");
-  for (const comm::algo::Rule& rule : comm::algo::selectionTable()) {
-    std::string ranks = rule.maxRanks == std::numeric_limits<int>::max() ? "any" : fmt::format("<= {}", rule.maxRanks);
-    fmt::print("  {:<18} {:<14} {:<12} {}{}\n", comm::core::collectiveName(rule.kind), limit(rule.maxBytes), ranks,
-               rule.algorithm, rule.withoutBoard ? " (without a node board)" : "");
+  for (const comm::algo::CollectiveTable* table : comm::algo::collectiveTables()) {
+    for (const comm::algo::Rule& rule : table->rules) {
+      std::string ranks = rule.maxRanks == comm::algo::kAnyRanks ? "any" : fmt::format("<= {}", rule.maxRanks);
+      fmt::print("  {:<18} {:<14} {:<12} {}{}\n", comm::core::collectiveName(table->kind), limit(rule.maxBytes),
+                 ranks, table->algorithms[rule.algorithm].name, rule.withoutBoard ? " (without a node board)" : "");
+    }
   }
   fmt::print("\nAlgorithms per collective:\n");
-  std::set<int> seen;
-  for (const comm::algo::Rule& rule : comm::algo::selectionTable()) {
-    if (!seen.insert(static_cast<int>(rule.kind)).second) continue;
+  for (const comm::algo::CollectiveTable* table : comm::algo::collectiveTables()) {
     std::string names;
-    for (const char* name : comm::algo::algorithmsOf(rule.kind)) names += std::string(names.empty() ? "" : ", ") + name;
-    fmt::print("  {:<18} {}\n", comm::core::collectiveName(rule.kind), names);
+    for (const comm::algo::AlgorithmInfo& algorithm : table->algorithms) {
+      names += fmt::format("{}{}", names.empty() ? "" : ", ", algorithm.name);
+    }
+    fmt::print("  {:<18} {}\n", comm::core::collectiveName(table->kind), names);
   }
 }
 

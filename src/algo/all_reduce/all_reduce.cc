@@ -1,36 +1,46 @@
 // comm::algo::allReduce: the dispatch from the selection table to an algorithm.
 #include <cstring>
-#include <string_view>
 
 #include "algo/all_reduce/rabenseifner.h"
 #include "algo/all_reduce/recursive_doubling.h"
 #include "algo/all_reduce/ring.h"
 #include "algo/board_collectives.h"
 #include "algo/collectives.h"
+#include "algo/registry.h"
 #include "algo/selection.h"
-#include "core/dtype.h"
-#include "core/error.h"
+#include "common/dtype.h"
 
 namespace comm::algo {
+namespace {
+
+using Run = void(CollectiveContext&, const void* in, void* out, size_t count, comm_dtype_t dtype, comm_op_t op);
+
+constexpr Algorithm<Run> kAlgorithms[] = {
+    {{"board", fitsBoard}, boardAllReduce},
+    {{"recursive_doubling"}, recursiveDoublingAllReduce},
+    {{"rabenseifner"}, rabenseifnerAllReduce},
+    {{"ring"}, ringAllReduce},
+};
+constexpr auto kInfo = infoOf(kAlgorithms);
+constexpr Rule kRules[] = {
+    rule(kInfo, "board", kAnyBytes, kAnyRanks),
+    rule(kInfo, "recursive_doubling", 16 * 1024, kAnyRanks),
+    rule(kInfo, "rabenseifner", 512 * 1024, kAnyRanks),
+    rule(kInfo, "ring", kAnyBytes, kAnyRanks),
+};
+
+}  // namespace
+
+extern const CollectiveTable kAllReduceTable{core::CollectiveKind::kAllReduce, kInfo, kRules};
 
 void allReduce(CollectiveContext& ctx, const void* in, void* out, size_t count, comm_dtype_t dtype, comm_op_t op) {
   size_t bytes = count * dtypeSize(dtype);
-  std::string_view algorithm = choose(ctx, bytes);
+  int algorithm = choose(ctx, bytes);
   if (ctx.size() == 1 || count == 0) {
     if (in != out && bytes > 0) std::memcpy(out, in, bytes);
     return;
   }
-  if (algorithm == "board") {
-    boardAllReduce(ctx, in, out, count, dtype, op);
-  } else if (algorithm == "recursive_doubling") {
-    recursiveDoublingAllReduce(ctx, in, out, count, dtype, op);
-  } else if (algorithm == "rabenseifner") {
-    rabenseifnerAllReduce(ctx, in, out, count, dtype, op);
-  } else if (algorithm == "ring") {
-    ringAllReduce(ctx, in, out, count, dtype, op);
-  } else {
-    fail(COMM_ERR_INTERNAL, "all_reduce has no algorithm '{}'", algorithm);
-  }
+  kAlgorithms[algorithm].run(ctx, in, out, count, dtype, op);
 }
 
 }  // namespace comm::algo

@@ -1,27 +1,45 @@
 // comm::algo::allToAll: the dispatch from the selection table to an
 // algorithm; all_to_all_single and all_to_all share it.
 #include <numeric>
-#include <string_view>
 
 #include "algo/all_to_all/pairwise.h"
 #include "algo/board_collectives.h"
 #include "algo/collectives.h"
+#include "algo/registry.h"
 #include "algo/selection.h"
-#include "core/error.h"
 
 namespace comm::algo {
+namespace {
+
+using Run = void(CollectiveContext&, const void* const* send, const size_t* sendBytes, void* const* recv,
+                 const size_t* recvBytes);
+
+// Ranks may send different amounts, so each chooses by its own sizes: the
+// board finds out whether everyone's fitted and, if not, every rank goes
+// pairwise.
+void boardOrPairwise(CollectiveContext& ctx, const void* const* send, const size_t* sendBytes, void* const* recv,
+                     const size_t* recvBytes) {
+  if (!boardAllToAll(ctx, send, sendBytes, recv, recvBytes)) pairwiseAllToAll(ctx, send, sendBytes, recv, recvBytes);
+}
+
+constexpr Algorithm<Run> kAlgorithms[] = {
+    {{"board", fitsBoard}, boardOrPairwise},
+    {{"pairwise"}, pairwiseAllToAll},
+};
+constexpr auto kInfo = infoOf(kAlgorithms);
+constexpr Rule kRules[] = {
+    rule(kInfo, "board", kAnyBytes, kAnyRanks),
+    rule(kInfo, "pairwise", kAnyBytes, kAnyRanks),
+};
+
+}  // namespace
+
+extern const CollectiveTable kAllToAllSingleTable{core::CollectiveKind::kAllToAllSingle, kInfo, kRules};
+extern const CollectiveTable kAllToAllTable{core::CollectiveKind::kAllToAll, kInfo, kRules};
 
 void allToAll(CollectiveContext& ctx, const void* const* send, const size_t* sendBytes, void* const* recv,
               const size_t* recvBytes) {
-  // Ranks may send different amounts, so they choose by their own sizes:
-  // the board finds out whether everyone's fitted and falls back if not.
-  std::string_view algorithm = choose(ctx, boardAllToAllBytes(ctx.size(), sendBytes));
-  if (algorithm == "board") {
-    if (boardAllToAll(ctx, send, sendBytes, recv, recvBytes)) return;
-    algorithm = "pairwise";
-  }
-  if (algorithm == "pairwise") return pairwiseAllToAll(ctx, send, sendBytes, recv, recvBytes);
-  fail(COMM_ERR_INTERNAL, "all_to_all has no algorithm '{}'", algorithm);
+  kAlgorithms[choose(ctx, boardAllToAllBytes(ctx.size(), sendBytes))].run(ctx, send, sendBytes, recv, recvBytes);
 }
 
 }  // namespace comm::algo

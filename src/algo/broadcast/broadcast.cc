@@ -1,21 +1,35 @@
 // comm::algo::broadcast: the dispatch from the selection table to an algorithm.
-#include <string_view>
-
 #include "algo/broadcast/binomial.h"
 #include "algo/broadcast/scatter_all_gather.h"
 #include "algo/board_collectives.h"
 #include "algo/collectives.h"
+#include "algo/registry.h"
 #include "algo/selection.h"
-#include "core/error.h"
 
 namespace comm::algo {
+namespace {
+
+using Run = void(CollectiveContext&, void* buffer, size_t bytes, int root);
+
+constexpr Algorithm<Run> kAlgorithms[] = {
+    {{"board", fitsBoard}, boardBroadcast},
+    {{"binomial"}, binomialBroadcast},
+    {{"scatter_all_gather"}, scatterAllGatherBroadcast},
+};
+constexpr auto kInfo = infoOf(kAlgorithms);
+constexpr Rule kRules[] = {
+    rule(kInfo, "board", kAnyBytes, kAnyRanks),
+    rule(kInfo, "binomial", 128 * 1024, kAnyRanks),
+    rule(kInfo, "binomial", kAnyBytes, 2),
+    rule(kInfo, "scatter_all_gather", kAnyBytes, kAnyRanks),
+};
+
+}  // namespace
+
+extern const CollectiveTable kBroadcastTable{core::CollectiveKind::kBroadcast, kInfo, kRules};
 
 void broadcast(CollectiveContext& ctx, void* buffer, size_t bytes, int root) {
-  std::string_view algorithm = choose(ctx, bytes);
-  if (algorithm == "board") return boardBroadcast(ctx, buffer, bytes, root);
-  if (algorithm == "binomial") return binomialBroadcast(ctx, buffer, bytes, root);
-  if (algorithm == "scatter_all_gather") return scatterAllGatherBroadcast(ctx, buffer, bytes, root);
-  fail(COMM_ERR_INTERNAL, "broadcast has no algorithm '{}'", algorithm);
+  kAlgorithms[choose(ctx, bytes)].run(ctx, buffer, bytes, root);
 }
 
 }  // namespace comm::algo

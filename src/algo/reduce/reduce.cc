@@ -1,34 +1,47 @@
 // comm::algo::reduce: the dispatch from the selection table to an algorithm.
 #include <cstring>
-#include <string_view>
 
 #include "algo/board_collectives.h"
 #include "algo/collectives.h"
 #include "algo/reduce/binomial.h"
 #include "algo/reduce/reduce_scatter_gather.h"
+#include "algo/registry.h"
 #include "algo/selection.h"
-#include "core/dtype.h"
-#include "core/error.h"
+#include "common/dtype.h"
 
 namespace comm::algo {
+namespace {
+
+using Run = void(CollectiveContext&, const void* in, void* out, size_t count, comm_dtype_t dtype, comm_op_t op,
+                 int root);
+
+constexpr Algorithm<Run> kAlgorithms[] = {
+    {{"board", fitsBoard}, boardReduce},
+    {{"binomial"}, binomialReduce},
+    {{"reduce_scatter_gather"}, reduceScatterGatherReduce},
+};
+constexpr auto kInfo = infoOf(kAlgorithms);
+constexpr bool kWithoutBoard = true;
+constexpr Rule kRules[] = {
+    rule(kInfo, "board", kAnyBytes, kAnyRanks),
+    rule(kInfo, "binomial", kAnyBytes, 2, kWithoutBoard),
+    rule(kInfo, "binomial", 64 * 1024, kAnyRanks),
+    rule(kInfo, "reduce_scatter_gather", kAnyBytes, kAnyRanks),
+};
+
+}  // namespace
+
+extern const CollectiveTable kReduceTable{core::CollectiveKind::kReduce, kInfo, kRules};
 
 void reduce(CollectiveContext& ctx, const void* in, void* out, size_t count, comm_dtype_t dtype, comm_op_t op,
             int root) {
   size_t bytes = count * dtypeSize(dtype);
-  std::string_view algorithm = choose(ctx, bytes);
+  int algorithm = choose(ctx, bytes);
   if (ctx.size() == 1 || count == 0) {
     if (ctx.rank() == root && in != out && bytes > 0) std::memcpy(out, in, bytes);
     return;
   }
-  if (algorithm == "board") {
-    boardReduce(ctx, in, out, count, dtype, op, root);
-  } else if (algorithm == "binomial") {
-    binomialReduce(ctx, in, out, count, dtype, op, root);
-  } else if (algorithm == "reduce_scatter_gather") {
-    reduceScatterGatherReduce(ctx, in, out, count, dtype, op, root);
-  } else {
-    fail(COMM_ERR_INTERNAL, "reduce has no algorithm '{}'", algorithm);
-  }
+  kAlgorithms[algorithm].run(ctx, in, out, count, dtype, op, root);
 }
 
 }  // namespace comm::algo

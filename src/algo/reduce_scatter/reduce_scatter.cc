@@ -2,18 +2,47 @@
 // dispatch from the selection table to an algorithm. The message size that
 // selects is the whole input vector.
 #include <cstring>
-#include <string_view>
 
 #include "algo/board_collectives.h"
 #include "algo/collectives.h"
 #include "algo/reduce_scatter/blocks.h"
 #include "algo/reduce_scatter/recursive_halving.h"
 #include "algo/reduce_scatter/ring.h"
+#include "algo/registry.h"
 #include "algo/selection.h"
-#include "core/dtype.h"
-#include "core/error.h"
+#include "common/dtype.h"
+#include "common/error.h"
 
 namespace comm::algo {
+namespace {
+
+using Run = void(CollectiveContext&, const void* in, void* out, const Blocks& blocks, comm_dtype_t dtype,
+                 comm_op_t op);
+
+void board(CollectiveContext& ctx, const void* in, void* out, const Blocks& blocks, comm_dtype_t dtype, comm_op_t op) {
+  boardReduceScatter(ctx, in, out, blocks.counts.data(), blocks.offsets.data(), dtype, op);
+}
+
+void ring(CollectiveContext& ctx, const void* in, void* out, const Blocks& blocks, comm_dtype_t dtype, comm_op_t op) {
+  ringReduceScatter(ctx, in, out, blocks, dtype, op, 0);
+}
+
+constexpr Algorithm<Run> kAlgorithms[] = {
+    {{"board", fitsBoard}, board},
+    {{"recursive_halving"}, recursiveHalvingReduceScatter},
+    {{"ring"}, ring},
+};
+constexpr auto kInfo = infoOf(kAlgorithms);
+constexpr Rule kRules[] = {
+    rule(kInfo, "board", kAnyBytes, kAnyRanks),
+    rule(kInfo, "recursive_halving", 64 * 1024, kAnyRanks),
+    rule(kInfo, "ring", kAnyBytes, kAnyRanks),
+};
+
+}  // namespace
+
+extern const CollectiveTable kReduceScatterTable{core::CollectiveKind::kReduceScatter, kInfo, kRules};
+extern const CollectiveTable kReduceScatterVTable{core::CollectiveKind::kReduceScatterV, kInfo, kRules};
 
 void reduceScatterV(CollectiveContext& ctx, const void* in, void* out, const size_t* counts, const size_t* offsets,
                     comm_dtype_t dtype, comm_op_t op) {
@@ -26,22 +55,14 @@ void reduceScatterV(CollectiveContext& ctx, const void* in, void* out, const siz
            offsets[r], r - 1);
     }
   }
-  std::string_view algorithm = choose(ctx, blocks.total() * elementSize);
+  int algorithm = choose(ctx, blocks.total() * elementSize);
   if (n == 1 || blocks.total() == 0) {
     const char* own = static_cast<const char*>(in) + blocks.offsets[ctx.rank()] * elementSize;
     size_t bytes = blocks.counts[ctx.rank()] * elementSize;
     if (own != out && bytes > 0) std::memcpy(out, own, bytes);
     return;
   }
-  if (algorithm == "board") {
-    boardReduceScatter(ctx, in, out, counts, offsets, dtype, op);
-  } else if (algorithm == "recursive_halving") {
-    recursiveHalvingReduceScatter(ctx, in, out, blocks, dtype, op);
-  } else if (algorithm == "ring") {
-    ringReduceScatter(ctx, in, out, blocks, dtype, op, 0);
-  } else {
-    fail(COMM_ERR_INTERNAL, "reduce_scatter has no algorithm '{}'", algorithm);
-  }
+  kAlgorithms[algorithm].run(ctx, in, out, blocks, dtype, op);
 }
 
 }  // namespace comm::algo

@@ -1,24 +1,40 @@
 // comm::algo::scatterV: the dispatch from the selection table to an
 // algorithm; scatter and scatter_v share it and the algorithms.
 #include <numeric>
-#include <string_view>
 
 #include "algo/board_collectives.h"
 #include "algo/collectives.h"
 #include "algo/scatter/binomial.h"
 #include "algo/scatter/linear.h"
+#include "algo/registry.h"
 #include "algo/selection.h"
-#include "core/error.h"
 
 namespace comm::algo {
+namespace {
+
+using Run = void(CollectiveContext&, const void* in, void* out, const size_t* bytes, const size_t* offsets, int root);
+
+constexpr Algorithm<Run> kAlgorithms[] = {
+    {{"board", fitsBoard}, boardScatter},
+    {{"binomial"}, binomialScatter},
+    {{"linear"}, linearScatter},
+};
+constexpr auto kInfo = infoOf(kAlgorithms);
+constexpr Rule kRules[] = {
+    rule(kInfo, "board", kAnyBytes, kAnyRanks),
+    rule(kInfo, "binomial", 64 * 1024, kAnyRanks),
+    rule(kInfo, "linear", kAnyBytes, kAnyRanks),
+};
+
+}  // namespace
+
+extern const CollectiveTable kScatterTable{core::CollectiveKind::kScatter, kInfo, kRules};
+extern const CollectiveTable kScatterVTable{core::CollectiveKind::kScatterV, kInfo, kRules};
 
 void scatterV(CollectiveContext& ctx, const void* in, void* out, const size_t* bytes, const size_t* offsets,
               int root) {
-  std::string_view algorithm = choose(ctx, std::accumulate(bytes, bytes + ctx.size(), size_t{0}));
-  if (algorithm == "board") return boardScatter(ctx, in, out, bytes, offsets, root);
-  if (algorithm == "binomial") return binomialScatter(ctx, in, out, bytes, offsets, root);
-  if (algorithm == "linear") return linearScatter(ctx, in, out, bytes, offsets, root);
-  fail(COMM_ERR_INTERNAL, "scatter has no algorithm '{}'", algorithm);
+  int algorithm = choose(ctx, std::accumulate(bytes, bytes + ctx.size(), size_t{0}));
+  kAlgorithms[algorithm].run(ctx, in, out, bytes, offsets, root);
 }
 
 }  // namespace comm::algo
