@@ -189,16 +189,8 @@ class FabricTransport final : public Transport {
   void finish(FabricOp* op);
   void abandon(Request& request, size_t pieces);
   void complete(Request& request) {
-    request.done.store(true, std::memory_order_release);
+    request.markDone();
     completed_ = true;
-  }
-  template <typename... Args>
-  static void setError(Request& request, comm_status_t status, fmt::format_string<Args...> format,
-                       Args&&... args) {
-    // The first failure is the cause; later ones are its consequences.
-    if (request.status != COMM_OK) return;
-    request.status = status;
-    request.error = fmt::format(format, std::forward<Args>(args)...);
   }
 
   mutable std::mutex mutex_;
@@ -349,11 +341,7 @@ void FabricTransport::start(OpKind kind, int peer, uint64_t tag, void* buffer, s
   Slot& slot = *route.slot;
   // Most messages fit one chunk; skip the 64-bit division for them.
   const size_t pieces = size < slot.chunk ? 1 : size / slot.chunk + 1;
-  request.status = COMM_OK;
-  request.error.clear();
-  request.bytes = 0;
-  request.parts = static_cast<int>(pieces);
-  request.done.store(false, std::memory_order_relaxed);
+  request.restart(static_cast<int>(pieces));
 
   FabricOpQueue& backlog = kind == OpKind::kSend ? slot.sendBacklog : slot.recvBacklog;
   for (size_t piece = 0; piece < pieces; ++piece) {
@@ -377,7 +365,7 @@ void FabricTransport::start(OpKind kind, int peer, uint64_t tag, void* buffer, s
       backlog.push(op);
     } else {
       releaseOp(op);
-      setError(request, COMM_ERR_TRANSPORT, "fabric: {} rank {} (tag {:#x}, {} bytes) over {}: {} ({})",
+      request.fail(COMM_ERR_TRANSPORT, "fabric: {} rank {} (tag {:#x}, {} bytes) over {}: {} ({})",
                kind == OpKind::kSend ? "fi_tsend to" : "fi_trecv from", peer, tag, size,
                slot.endpoint->provider(), fi_strerror(static_cast<int>(-rc)), rc);
       if (piece == 0) {
@@ -439,7 +427,7 @@ void FabricTransport::flush(FabricOpQueue& backlog) {
       continue;
     }
     Request& request = *op->request;
-    setError(request, COMM_ERR_TRANSPORT, "fabric: {} rank {} (tag {:#x}, {} bytes) over {}: {} ({})",
+    request.fail(COMM_ERR_TRANSPORT, "fabric: {} rank {} (tag {:#x}, {} bytes) over {}: {} ({})",
              direction(*op), op->peer, op->tag, op->total, op->endpoint->provider(),
              fi_strerror(static_cast<int>(-rc)), rc);
     OpKind kind = op->kind;
@@ -479,7 +467,7 @@ void FabricTransport::onError(const FabricEndpoint& endpoint, const fi_cq_err_en
   // shm (1.17) reports negated codes.
   const int code = std::abs(entry.err);
   if (code == FI_ECANCELED) {
-    setError(request, COMM_ERR_ABORTED, "fabric: {} rank {} with tag {:#x} was cancelled", direction(*op),
+    request.fail(COMM_ERR_ABORTED, "fabric: {} rank {} with tag {:#x} was cancelled", direction(*op),
              op->peer, op->tag);
   } else if (code == FI_ETRUNC && op->kind == OpKind::kRecv) {
     // The sender's piece held len + olen bytes; only a piece shorter than a
@@ -488,7 +476,7 @@ void FabricTransport::onError(const FabricEndpoint& endpoint, const fi_cq_err_en
     reportMismatch(*op, pieceBytes, entry.olen != 0 && pieceBytes < chunkOf(op->endpoint));
   } else {
     comm_status_t status = peerIsGone(code) ? COMM_ERR_REMOTE : COMM_ERR_TRANSPORT;
-    setError(request, status, "fabric: {} rank {} (tag {:#x}, {} bytes) over {} failed: {}", direction(*op),
+    request.fail(status, "fabric: {} rank {} (tag {:#x}, {} bytes) over {} failed: {}", direction(*op),
              op->peer, op->tag, op->total, endpoint.provider(), endpoint.describe(entry));
   }
   OpKind kind = op->kind;
@@ -500,7 +488,7 @@ void FabricTransport::onError(const FabricEndpoint& endpoint, const fi_cq_err_en
 
 void FabricTransport::reportMismatch(const FabricOp& op, size_t pieceBytes, bool exact) {
   size_t messageBytes = op.offset + pieceBytes;
-  setError(*op.request, COMM_ERR_MISMATCH, "fabric: message from rank {} with tag {:#x} is {}{} bytes, expected {}",
+  op.request->fail(COMM_ERR_MISMATCH, "fabric: message from rank {} with tag {:#x} is {}{} bytes, expected {}",
            op.peer, op.tag, exact ? "" : "at least ", messageBytes, op.total);
 }
 
@@ -524,7 +512,7 @@ void FabricTransport::cancelPieces(Request& request) {
       slot.sendBacklog.remove(&op);
       slot.recvBacklog.remove(&op);
     }
-    setError(request, COMM_ERR_ABORTED, "fabric: {} rank {} with tag {:#x} was cancelled", direction(op), op.peer,
+    request.fail(COMM_ERR_ABORTED, "fabric: {} rank {} with tag {:#x} was cancelled", direction(op), op.peer,
              op.tag);
     finish(&op);
   });
@@ -562,7 +550,7 @@ void FabricTransport::cancel(Request& request) {
   log::error("fabric: cancel gave up after {} s waiting for {} pieces; the provider may still use their buffers",
              kCancelWait.count(), request.parts);
   request.parts = 0;
-  setError(request, COMM_ERR_ABORTED, "fabric: operation cancelled (the provider did not confirm)");
+  request.fail(COMM_ERR_ABORTED, "fabric: operation cancelled (the provider did not confirm)");
   complete(request);
 }
 

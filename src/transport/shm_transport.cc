@@ -195,22 +195,8 @@ class ShmTransport final : public Transport {
 
   void complete(Request& request, comm_status_t status = COMM_OK) {
     if (request.status == COMM_OK) request.status = status;
-    request.done.store(true, std::memory_order_release);
+    request.markDone();
     ++completions_;
-  }
-  template <typename... Args>
-  static void setError(Request& request, comm_status_t status, fmt::format_string<Args...> format,
-                       Args&&... args) {
-    if (request.status != COMM_OK) return;
-    request.status = status;
-    request.error = fmt::format(format, std::forward<Args>(args)...);
-  }
-  static void reset(Request& request) {
-    request.status = COMM_OK;
-    request.error.clear();
-    request.bytes = 0;
-    request.parts = 0;
-    request.done.store(false, std::memory_order_relaxed);
   }
 
   mutable std::mutex mutex_;
@@ -355,7 +341,7 @@ ShmOp* ShmTransport::newOp(Request& request, int peer, uint64_t tag, const void*
 void ShmTransport::send(int rank, uint64_t tag, const void* data, size_t size, Request& request) {
   std::lock_guard lock(mutex_);
   Peer& peer = peerFor(rank, "send to");
-  reset(request);
+  request.restart();
   activate(peer);
   if (size <= slotPayload_ && peer.backlog.empty()) {
     if (ShmSlot* slot = peer.out.claim()) {
@@ -376,7 +362,7 @@ void ShmTransport::send(int rank, uint64_t tag, const void* data, size_t size, R
 void ShmTransport::recv(int rank, uint64_t tag, void* data, size_t size, Request& request) {
   std::lock_guard lock(mutex_);
   Peer& peer = peerFor(rank, "receive from");
-  reset(request);
+  request.restart();
   activate(peer);
   if (ShmArrival* arrival = peer.unexpected.find([tag](const ShmArrival& a) { return a.tag == tag; })) {
     peer.unexpected.remove(arrival);
@@ -505,7 +491,7 @@ void ShmTransport::onChunk(Peer& peer, const ShmSlot& slot) {
 void ShmTransport::onFinish(Peer& peer, const ShmSlot& slot) {
   ShmOp* op = ShmOp::fromToken(slot.tagOrToken);
   if (slot.status != COMM_OK) {
-    setError(*op->request, static_cast<comm_status_t>(slot.status),
+    op->request->fail(static_cast<comm_status_t>(slot.status),
              "shm: rank {} could not read the message with tag {:#x} ({} bytes) from this rank's memory", peer.rank,
              op->tag, op->size);
   }
@@ -517,7 +503,7 @@ void ShmTransport::onFinish(Peer& peer, const ShmSlot& slot) {
 void ShmTransport::deliver(Peer& peer, Request& request, uint64_t tag, void* buffer, size_t size,
                            const char* data, size_t arrived) {
   if (arrived != size) {
-    setError(request, COMM_ERR_MISMATCH, "shm: message from rank {} with tag {:#x} is {} bytes, expected {}",
+    request.fail(COMM_ERR_MISMATCH, "shm: message from rank {} with tag {:#x} is {} bytes, expected {}",
              peer.rank, tag, arrived, size);
   } else {
     if (size != 0) std::memcpy(buffer, data, size);
@@ -533,7 +519,7 @@ void ShmTransport::match(Peer& peer, ShmOp* op, size_t size, uint64_t senderToke
   if (size != op->size) {
     // The sender's part is over: a receive took its message.
     reply(peer, ShmKind::kFinish, senderToken, 0, COMM_OK);
-    setError(*op->request, COMM_ERR_MISMATCH, "shm: message from rank {} with tag {:#x} is {} bytes, expected {}",
+    op->request->fail(COMM_ERR_MISMATCH, "shm: message from rank {} with tag {:#x} is {} bytes, expected {}",
              peer.rank, op->tag, size, op->size);
     complete(*op->request);
     ops_.release(op);
@@ -659,11 +645,11 @@ void ShmTransport::finishCopy(ShmOp* op) {
     request.bytes = op->size;
     reply(peer, ShmKind::kFinish, op->remoteToken, 0, COMM_OK);
   } else if (op->failure == ESRCH) {
-    setError(request, COMM_ERR_REMOTE, "shm: rank {} (pid {}) exited while its message with tag {:#x} was read",
+    request.fail(COMM_ERR_REMOTE, "shm: rank {} (pid {}) exited while its message with tag {:#x} was read",
              peer.rank, peer.pid, op->tag);
   } else {
     reply(peer, ShmKind::kFinish, op->remoteToken, 0, COMM_ERR_TRANSPORT);
-    setError(request, COMM_ERR_TRANSPORT, "shm: reading the message with tag {:#x} ({} bytes) from rank {} failed: {}",
+    request.fail(COMM_ERR_TRANSPORT, "shm: reading the message with tag {:#x} ({} bytes) from rank {} failed: {}",
              op->tag, op->size, peer.rank, std::strerror(op->failure));
   }
   complete(request);
@@ -713,7 +699,7 @@ void ShmTransport::cancel(Request& request) {
     (op->state == ShmOpState::kQueued ? peer.backlog : peer.posted).remove(op);
   }
   if (op != nullptr) ops_.release(op);
-  setError(request, COMM_ERR_ABORTED, "shm: {} rank {} with tag {:#x} was cancelled", what, peer.rank, tag);
+  request.fail(COMM_ERR_ABORTED, "shm: {} rank {} with tag {:#x} was cancelled", what, peer.rank, tag);
   complete(request);
 }
 

@@ -19,6 +19,7 @@
 #include <list>
 #include <mutex>
 #include <optional>
+#include <string_view>
 #include <thread>
 #include <unordered_map>
 
@@ -75,10 +76,9 @@ constexpr size_t kDirectReadPeers = 3;
 // How long connect() waits for every peer's connection.
 constexpr auto kConnectTimeout = std::chrono::seconds(120);
 
-void complete(Request& request, comm_status_t status, std::string error = {}) {
-  request.status = status;
-  request.error = std::move(error);
-  request.done.store(true, std::memory_order_release);
+void complete(Request& request, comm_status_t status, std::string_view error = {}) {
+  if (status != COMM_OK) request.fail(status, "{}", error);
+  request.markDone();
 }
 
 struct PostedRecv {
@@ -384,6 +384,7 @@ Connection& SocketTransport::connection(int peer) {
 
 void SocketTransport::send(int peer, uint64_t tag, const void* data, size_t size, Request& request) {
   std::lock_guard lock(mutex_);
+  request.restart();
   Connection& c = connection(peer);
   if (c.dead()) return complete(request, COMM_ERR_REMOTE, c.deadWhy);
   if (peer == self_) return sendToSelf(c, tag, static_cast<const char*>(data), size, request);
@@ -421,7 +422,7 @@ void SocketTransport::queue(Connection& c, const Header& header, const char* dat
 void SocketTransport::recv(int peer, uint64_t tag, void* data, size_t size, Request& request) {
   std::lock_guard lock(mutex_);
   Connection& c = connection(peer);
-  request.bytes = 0;
+  request.restart();
   PostedRecv receive{tag, static_cast<char*>(data), size, &request};
   for (Unexpected& message : c.unexpected) {
     if (message.tag != tag || message.claim.request != nullptr) continue;

@@ -8,7 +8,10 @@
 #include <cstdint>
 #include <memory>
 #include <string>
+#include <utility>
 #include <vector>
+
+#include <fmt/format.h>
 
 #include "comm.h"
 
@@ -23,6 +26,26 @@ struct Request {
   std::string error;               // the cause in words when status != COMM_OK
   size_t bytes = 0;                // bytes received, for receives
   int parts = 0;                   // transport bookkeeping: chunks still in flight
+
+  // What a transport calls on a request, the same in every transport:
+  //
+  // A new operation starts: no status, nothing received, not done.
+  void restart(int pieces = 0) {
+    status = COMM_OK;
+    error.clear();
+    bytes = 0;
+    parts = pieces;
+    done.store(false, std::memory_order_relaxed);
+  }
+  // The first failure is the cause; later ones are its consequences.
+  template <typename... Args>
+  void fail(comm_status_t failure, fmt::format_string<Args...> format, Args&&... args) {
+    if (status != COMM_OK) return;
+    status = failure;
+    error = fmt::format(format, std::forward<Args>(args)...);
+  }
+  // The fields above are final; whoever sees done sees them (release order).
+  void markDone() { done.store(true, std::memory_order_release); }
 };
 
 struct PeerInfo {

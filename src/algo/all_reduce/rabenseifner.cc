@@ -11,8 +11,8 @@
 
 #include <bit>
 
-#include "algo/reduce_scatter/blocks.h"
-#include "algo/reduce_scatter/fold.h"
+#include "algo/patterns/element_blocks.h"
+#include "algo/fold_exchange.h"
 #include "algo/pipeline.h"
 #include "algo/reduce_scatter/recursive_halving.h"
 #include "common/dtype.h"
@@ -24,7 +24,7 @@ enum Step : uint32_t { kFold = 0, kUnfold = 1, kHalving = 2 };
 
 // After the halving participant i holds block i of `data`; swap finished
 // ranges with partners at distance 1, 2, 4... until all hold every block.
-void recursiveDoublingAllGather(CollectiveContext& ctx, const Fold& fold, char* data, const Blocks& blocks,
+void recursiveDoublingAllGather(CollectiveContext& ctx, const Fold& fold, char* data, const ElementBlocks& blocks,
                                 size_t elementSize, uint32_t stepBase) {
   const int me = fold.newRank();
   for (int distance = 1, k = 0; distance < fold.participants(); distance *= 2, ++k) {
@@ -57,7 +57,7 @@ void rabenseifnerAllReduce(CollectiveContext& ctx, const void* in, void* out, si
     src = out;
   }
   auto* data = static_cast<char*>(out);
-  Blocks blocks = Blocks::even(count, fold.participants());
+  ElementBlocks blocks = ElementBlocks::even(count, fold.participants());
   auto halvingSteps = static_cast<uint32_t>(std::countr_zero(static_cast<unsigned>(fold.participants())));
   recursiveHalving(ctx, fold, src, data + blocks.offsets[fold.newRank()] * elementSize, blocks, dtype, op, kHalving);
   recursiveDoublingAllGather(ctx, fold, data, blocks, elementSize, kHalving + halvingSteps);

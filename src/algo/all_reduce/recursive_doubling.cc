@@ -14,7 +14,7 @@
 #include <memory>
 #include <utility>
 
-#include "algo/reduce_scatter/fold.h"
+#include "algo/fold_exchange.h"
 #include "algo/pipeline.h"
 #include "common/dtype.h"
 #include "reduce/reduce.h"

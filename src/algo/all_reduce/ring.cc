@@ -12,7 +12,7 @@
 
 #include <vector>
 
-#include "algo/reduce_scatter/blocks.h"
+#include "algo/patterns/element_blocks.h"
 #include "algo/pipeline.h"
 #include "algo/reduce_scatter/ring.h"
 #include "common/dtype.h"
@@ -26,7 +26,7 @@ void ringAllReduce(CollectiveContext& ctx, const void* in, void* out, size_t cou
   const int left = (rank + n - 1) % n;
   const size_t elementSize = dtypeSize(dtype);
   auto* data = static_cast<char*>(out);
-  Blocks blocks = Blocks::even(count, n);
+  ElementBlocks blocks = ElementBlocks::even(count, n);
   auto blockAt = [&](int b) { return data + blocks.offsets[(b % n + n) % n] * elementSize; };
   auto blockBytes = [&](int b) { return blocks.counts[(b % n + n) % n] * elementSize; };
 

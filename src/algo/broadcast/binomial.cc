@@ -8,7 +8,7 @@
 // to the children as soon as it is in.
 #include "algo/broadcast/binomial.h"
 
-#include "algo/binomial_tree.h"
+#include "algo/patterns/binomial_tree.h"
 #include "algo/pipeline.h"
 
 namespace comm::algo {

@@ -13,7 +13,7 @@
 #include <vector>
 
 #include "algo/all_gather/ring.h"
-#include "algo/binomial_tree.h"
+#include "algo/patterns/binomial_tree.h"
 
 namespace comm::algo {
 namespace {

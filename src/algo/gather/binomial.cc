@@ -13,7 +13,7 @@
 #include <memory>
 #include <vector>
 
-#include "algo/binomial_tree.h"
+#include "algo/patterns/binomial_tree.h"
 #include "algo/blocks.h"
 
 namespace comm::algo {

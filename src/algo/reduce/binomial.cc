@@ -11,7 +11,7 @@
 #include <memory>
 #include <vector>
 
-#include "algo/binomial_tree.h"
+#include "algo/patterns/binomial_tree.h"
 #include "algo/pipeline.h"
 #include "common/dtype.h"
 #include "reduce/reduce.h"

@@ -10,7 +10,7 @@
 
 #include <memory>
 
-#include "algo/reduce_scatter/blocks.h"
+#include "algo/patterns/element_blocks.h"
 #include "algo/pipeline.h"
 #include "algo/reduce_scatter/ring.h"
 #include "common/dtype.h"
@@ -23,7 +23,7 @@ void reduceScatterGatherReduce(CollectiveContext& ctx, const void* in, void* out
   const int rank = ctx.rank();
   const size_t elementSize = dtypeSize(dtype);
   const bool isRoot = rank == root;
-  Blocks blocks = Blocks::even(count, n);
+  ElementBlocks blocks = ElementBlocks::even(count, n);
 
   // The reduce-scatter uses steps [0, n-1); the gather is the next one.
   const auto gatherStep = static_cast<uint32_t>(n - 1);

@@ -28,7 +28,7 @@ int keptFirst(int newRank, int first, int half) { return (newRank & half) == 0 ?
 
 }  // namespace
 
-void recursiveHalving(CollectiveContext& ctx, const Fold& fold, const void* src, void* mine, const Blocks& blocks,
+void recursiveHalving(CollectiveContext& ctx, const Fold& fold, const void* src, void* mine, const ElementBlocks& blocks,
                       comm_dtype_t dtype, comm_op_t op, uint32_t stepBase) {
   const int p = fold.participants();
   const int me = fold.newRank();
@@ -73,7 +73,7 @@ void recursiveHalving(CollectiveContext& ctx, const Fold& fold, const void* src,
   }
 }
 
-void recursiveHalvingReduceScatter(CollectiveContext& ctx, const void* in, void* out, const Blocks& blocks,
+void recursiveHalvingReduceScatter(CollectiveContext& ctx, const void* in, void* out, const ElementBlocks& blocks,
                                    comm_dtype_t dtype, comm_op_t op) {
   const int rank = ctx.rank();
   const size_t elementSize = dtypeSize(dtype);
@@ -83,7 +83,7 @@ void recursiveHalvingReduceScatter(CollectiveContext& ctx, const void* in, void*
     handOver(ctx, fold, in, totalBytes, out, blocks.counts[rank] * elementSize, kFold, kUnfold);
     return;
   }
-  Blocks joined = fold.participantBlocks(blocks);
+  ElementBlocks joined = fold.participantBlocks(blocks);
   if (!fold.carriesPartner()) {
     recursiveHalving(ctx, fold, in, out, joined, dtype, op, kHalving);
     return;

@@ -5,7 +5,7 @@
 
 #include "algo/board_collectives.h"
 #include "algo/collectives.h"
-#include "algo/reduce_scatter/blocks.h"
+#include "algo/patterns/element_blocks.h"
 #include "algo/reduce_scatter/recursive_halving.h"
 #include "algo/reduce_scatter/ring.h"
 #include "algo/registry.h"
@@ -16,14 +16,14 @@
 namespace comm::algo {
 namespace {
 
-using Run = void(CollectiveContext&, const void* in, void* out, const Blocks& blocks, comm_dtype_t dtype,
+using Run = void(CollectiveContext&, const void* in, void* out, const ElementBlocks& blocks, comm_dtype_t dtype,
                  comm_op_t op);
 
-void board(CollectiveContext& ctx, const void* in, void* out, const Blocks& blocks, comm_dtype_t dtype, comm_op_t op) {
+void board(CollectiveContext& ctx, const void* in, void* out, const ElementBlocks& blocks, comm_dtype_t dtype, comm_op_t op) {
   boardReduceScatter(ctx, in, out, blocks.counts.data(), blocks.offsets.data(), dtype, op);
 }
 
-void ring(CollectiveContext& ctx, const void* in, void* out, const Blocks& blocks, comm_dtype_t dtype, comm_op_t op) {
+void ring(CollectiveContext& ctx, const void* in, void* out, const ElementBlocks& blocks, comm_dtype_t dtype, comm_op_t op) {
   ringReduceScatter(ctx, in, out, blocks, dtype, op, 0);
 }
 
@@ -48,7 +48,7 @@ void reduceScatterV(CollectiveContext& ctx, const void* in, void* out, const siz
                     comm_dtype_t dtype, comm_op_t op) {
   const int n = ctx.size();
   const size_t elementSize = dtypeSize(dtype);
-  Blocks blocks = Blocks::fromCounts(counts, n);
+  ElementBlocks blocks = ElementBlocks::fromCounts(counts, n);
   for (int r = 0; r < n; ++r) {
     if (offsets[r] != blocks.offsets[r]) {
       fail(COMM_ERR_INTERNAL, "reduce_scatter: block {} starts at element {}, not right after block {}", r,

@@ -2,7 +2,7 @@
 
 #include <cstdint>
 
-#include "algo/reduce_scatter/blocks.h"
+#include "algo/patterns/element_blocks.h"
 #include "algo/pipeline.h"
 #include "comm.h"
 #include "core/collective_context.h"
@@ -17,7 +17,7 @@ using core::CollectiveContext;
 // being read any more. `onChunk(offset, bytes)` is called for each piece of
 // `mine` as soon as it is final, so a caller can pass it on at once. Uses
 // steps [stepBase, stepBase + size - 1).
-void ringReduceScatter(CollectiveContext& ctx, const void* in, void* mine, const Blocks& blocks, comm_dtype_t dtype,
+void ringReduceScatter(CollectiveContext& ctx, const void* in, void* mine, const ElementBlocks& blocks, comm_dtype_t dtype,
                        comm_op_t op, uint32_t stepBase, const ChunkFn& onChunk = {});
 
 }  // namespace comm::algo

@@ -1,6 +1,5 @@
-#include "algo/reduce_scatter/fold.h"
+#include "algo/fold_exchange.h"
 
-#include <bit>
 #include <vector>
 
 #include "algo/pipeline.h"
@@ -8,22 +7,6 @@
 #include "reduce/reduce.h"
 
 namespace comm::algo {
-
-Fold::Fold(int size, int rank)
-    : participants_(static_cast<int>(std::bit_floor(static_cast<unsigned>(size)))),
-      extra_(size - participants_),
-      newRank_(rank - extra_) {
-  if (rank < 2 * extra_) {
-    partner_ = rank ^ 1;
-    newRank_ = rank % 2 == 1 ? rank / 2 : -1;
-  }
-}
-
-Blocks Fold::participantBlocks(const Blocks& rankBlocks) const {
-  std::vector<size_t> counts(participants_);
-  for (int i = 0; i < participants_; ++i) counts[i] = rankBlocks.span(firstRankOf(i), rankOf(i) + 1);
-  return Blocks::fromCounts(counts.data(), participants_);
-}
 
 void handOver(CollectiveContext& ctx, const Fold& fold, const void* in, size_t inBytes, void* result,
               size_t resultBytes, uint32_t foldStep, uint32_t unfoldStep) {

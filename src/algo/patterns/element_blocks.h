@@ -8,12 +8,12 @@
 
 namespace comm::algo {
 
-struct Blocks {
+struct ElementBlocks {
   std::vector<size_t> counts;
   std::vector<size_t> offsets;  // offsets[parts] is the total, so [i, j) spans offsets[j] - offsets[i]
 
-  static Blocks fromCounts(const size_t* counts, int parts) {
-    Blocks b;
+  static ElementBlocks fromCounts(const size_t* counts, int parts) {
+    ElementBlocks b;
     b.counts.assign(counts, counts + parts);
     b.offsets.resize(parts + 1);
     for (int i = 0; i < parts; ++i) b.offsets[i + 1] = b.offsets[i] + counts[i];
@@ -21,7 +21,7 @@ struct Blocks {
   }
 
   // `count` elements in `parts` blocks; the first count % parts get one more.
-  static Blocks even(size_t count, int parts) {
+  static ElementBlocks even(size_t count, int parts) {
     std::vector<size_t> counts(parts, count / parts);
     for (size_t i = 0; i < count % parts; ++i) ++counts[i];
     return fromCounts(counts.data(), parts);

@@ -8,15 +8,9 @@
 // lower-first is combining ranks lower-first.
 #pragma once
 
-#include <cstdint>
-
-#include "algo/reduce_scatter/blocks.h"
-#include "comm.h"
-#include "core/collective_context.h"
+#include "algo/patterns/element_blocks.h"
 
 namespace comm::algo {
-
-using core::CollectiveContext;
 
 class Fold {
  public:
@@ -37,7 +31,7 @@ class Fold {
   int firstRankOf(int newRank) const { return newRank < extra_ ? 2 * newRank : newRank + extra_; }
 
   // Per-rank blocks joined into per-participant blocks.
-  Blocks participantBlocks(const Blocks& rankBlocks) const;
+  ElementBlocks participantBlocks(const ElementBlocks& rankBlocks) const;
 
  private:
   int participants_;
@@ -45,16 +39,5 @@ class Fold {
   int newRank_;
   int partner_ = -1;
 };
-
-// The even rank of a pair: send `in` to the partner under `foldStep`, then
-// receive this rank's result (one message of `resultBytes`) under
-// `unfoldStep`. `result` may overlap `in`.
-void handOver(CollectiveContext& ctx, const Fold& fold, const void* in, size_t inBytes, void* result,
-              size_t resultBytes, uint32_t foldStep, uint32_t unfoldStep);
-
-// The odd rank of a pair: acc = op(partner's vector, in), `count` elements,
-// reducing each chunk as it arrives under `foldStep`. `acc` may be `in`.
-void combineFolded(CollectiveContext& ctx, const Fold& fold, const void* in, void* acc, size_t count,
-                   comm_dtype_t dtype, comm_op_t op, uint32_t foldStep);
 
 }  // namespace comm::algo
