@@ -1,6 +1,7 @@
 // comm_config_*, comm_init, comm_destroy, comm_abort and the queries.
 #include <memory>
 
+#include "algo/overrides.h"
 #include "api/guard.h"
 #include "api/objects.h"
 #include "core/settings.h"
@@ -50,7 +51,8 @@ COMM_API comm_status_t comm_init(comm_t** out, const comm_config_t* config) {
       comm::api::liveConfigs().check(config, "config", "config");
       values = config->values;
     }
-    auto world = comm::core::World::create(comm::Settings::load(values));
+    comm::Settings settings = comm::Settings::load(values);
+    auto world = comm::core::World::create(settings, comm::algo::parseAlgorithmOverrides(settings.get("algo")));
     std::vector<int> ranks(world->size());
     for (int r = 0; r < world->size(); ++r) ranks[r] = r;
     auto* c = new comm_communicator{std::make_shared<comm::core::Communicator>(world, 0, std::move(ranks), "world")};

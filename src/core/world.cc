@@ -51,7 +51,7 @@ bool isLoopback(const std::string& host) {
 
 }  // namespace
 
-std::shared_ptr<World> World::create(const Settings& settings) {
+std::shared_ptr<World> World::create(const Settings& settings, AlgorithmOverrides overrides) {
   std::shared_ptr<World> world(new World());
   world->settings_ = settings;
   log::configure(settings.get("log_level"), settings.get("log_file"));
@@ -75,7 +75,7 @@ std::shared_ptr<World> World::create(const Settings& settings) {
   int64_t seconds = settings.getInt("timeout");
   if (seconds <= 0) fail(COMM_ERR_INVALID_ARGUMENT, "COMM_TIMEOUT={} must be a positive number of seconds", seconds);
   world->timeout_ = std::chrono::seconds(seconds);
-  world->parseAlgorithmOverrides();
+  world->algorithmOverrides_ = std::move(overrides);
   // Init as a whole, not each step, is bounded by the timeout.
   Deadline deadline(world->timeout_);
   world->initDeadline_ = deadline;
@@ -105,23 +105,6 @@ World::~World() {
   transport_.reset();
   store_.reset();
   storeServer_.reset();
-}
-
-void World::parseAlgorithmOverrides() {
-  std::istringstream in(settings_.get("algo"));
-  std::string item;
-  while (std::getline(in, item, ',')) {
-    if (item.empty()) continue;
-    auto colon = item.find(':');
-    if (colon == std::string::npos || colon == 0 || colon + 1 == item.size()) {
-      fail(COMM_ERR_INVALID_ARGUMENT, "COMM_ALGO entry '{}' is not collective:algorithm", item);
-    }
-    std::optional<CollectiveKind> kind = collectiveNamed(std::string_view(item).substr(0, colon));
-    if (!kind) {
-      fail(COMM_ERR_INVALID_ARGUMENT, "COMM_ALGO entry '{}' names no collective (all_reduce, broadcast, ...)", item);
-    }
-    algorithmOverrides_[static_cast<size_t>(*kind)] = item.substr(colon + 1);
-  }
 }
 
 Deadline World::storeDeadline() const {

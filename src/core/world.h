@@ -30,10 +30,14 @@ struct PeerRecord {
   bool sameNode = false;
 };
 
+// Per collective kind, the algorithm COMM_ALGO forces ("" for none), as
+// algo/overrides.h parsed and checked it; the world only keeps it.
+using AlgorithmOverrides = std::array<std::string, kCollectiveKinds>;
+
 class World {
  public:
   // Join the world described by the launcher environment and `settings`.
-  static std::shared_ptr<World> create(const Settings& settings);
+  static std::shared_ptr<World> create(const Settings& settings, AlgorithmOverrides overrides = {});
   ~World();
 
   int rank() const { return rank_; }
@@ -76,7 +80,6 @@ class World {
   void logSettings() const;
   Deadline storeDeadline() const;
 
-  void parseAlgorithmOverrides();
   // peerFailure without taking in what the transport holds.
   std::optional<std::string> reportedPeerFailure(int worldRank);
 

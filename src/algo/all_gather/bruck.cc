@@ -11,7 +11,7 @@
 #include <algorithm>
 #include <vector>
 
-#include "algo/blocks.h"
+#include "algo/block_messages.h"
 
 namespace comm::algo {
 

@@ -9,8 +9,9 @@
 // each passed on as soon as it is in, so the steps overlap.
 #include "algo/all_gather/ring.h"
 
-#include "algo/blocks.h"
+#include "algo/block_messages.h"
 #include "algo/pipeline.h"
+#include "algo/patterns/ring.h"
 
 namespace comm::algo {
 
@@ -19,8 +20,7 @@ void ringAllGather(CollectiveContext& ctx, const void* in, void* out, const size
   int rank = ctx.rank();
   char* data = static_cast<char*>(out);
   if (n == 1) return copyBlock(ctx, data + offsets[rank], in, bytes[rank]);
-  int right = (rank + 1) % n;
-  int left = (rank + n - 1) % n;
+  const auto [left, right] = ringNeighbours(rank, n);
   const size_t chunk = transferChunkBytes(ctx);
   // The block a rank receives in step s, and passes on in step s+1 (its own goes in step 0).
   auto blockOf = [&](int step) { return (rank - step - 1 + n) % n; };

@@ -3,7 +3,7 @@
 // doubling (distance 1, 2, 4, ...) swaps ever larger finished ranges until
 // everyone has the whole vector. Each block is reduced at one participant
 // only and then copied, so every rank holds identical bits. Non-powers of
-// two fold first (algo/reduce_scatter/fold.h), which is why the table
+// two fold first (algo/patterns/fold.h), which is why the table
 // leaves the largest vectors to the ring.
 // Cost for N bytes, p = n: 2 log2 p alpha + 2 (p-1)/p N beta + (p-1)/p N
 // gamma; folding adds 2 alpha + 2 N beta + N gamma.

@@ -4,7 +4,7 @@
 // combine call (the lower participant's partial first, and partials cover
 // consecutive ranks), so both compute the same bits: every rank ends with
 // an identical result, reduced in rank order as a binary tree. Non-powers of two fold first
-// (algo/reduce_scatter/fold.h). For small vectors: latency is all that
+// (algo/patterns/fold.h). For small vectors: latency is all that
 // counts.
 // Cost for N bytes: log2 p (alpha + N beta + N gamma); folding adds
 // 2 alpha + 2 N beta + N gamma.

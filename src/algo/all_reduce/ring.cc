@@ -15,6 +15,7 @@
 #include "algo/patterns/element_blocks.h"
 #include "algo/pipeline.h"
 #include "algo/reduce_scatter/ring.h"
+#include "algo/patterns/ring.h"
 #include "common/dtype.h"
 
 namespace comm::algo {
@@ -22,8 +23,7 @@ namespace comm::algo {
 void ringAllReduce(CollectiveContext& ctx, const void* in, void* out, size_t count, comm_dtype_t dtype, comm_op_t op) {
   const int n = ctx.size();
   const int rank = ctx.rank();
-  const int right = (rank + 1) % n;
-  const int left = (rank + n - 1) % n;
+  const auto [left, right] = ringNeighbours(rank, n);
   const size_t elementSize = dtypeSize(dtype);
   auto* data = static_cast<char*>(out);
   ElementBlocks blocks = ElementBlocks::even(count, n);

@@ -3,7 +3,7 @@
 // lot up. Ranks are counted from the root, so a subtree is a range of ranks
 // modulo n and its blocks are adjacent in the root's output except where the
 // range wraps past rank n-1: that is where a subtree's data splits into two
-// messages (algo/blocks.h), which the root receives straight into place --
+// messages (algo/patterns/block_layout.h), which the root receives straight into place --
 // the rotation costs no copy. Inner ranks keep their subtree packed in a
 // scratch buffer the size of its blocks.
 // Cost: ceil(log2 n) alpha + about N beta at the root for N gathered bytes,
@@ -14,7 +14,7 @@
 #include <vector>
 
 #include "algo/patterns/binomial_tree.h"
-#include "algo/blocks.h"
+#include "algo/block_messages.h"
 
 namespace comm::algo {
 

@@ -1,4 +1,4 @@
-// Binomial-tree reduce (algo/binomial_tree.h): each rank reduces the
+// Binomial-tree reduce (algo/patterns/binomial_tree.h): each rank reduces the
 // partial results of its children into its own data, smallest subtree
 // (nearest relative rank) first, and sends the result to its parent. A node
 // combines its own, lower relative ranks first, in a fixed order, so

@@ -4,7 +4,7 @@
 // other half and reduces the partner's half into what it keeps, so after
 // log2 p steps each holds its own block complete. Every element is reduced
 // once per step in a fixed order (the lower participant's data first).
-// Non-powers of two fold first (algo/reduce_scatter/fold.h); the even rank
+// Non-powers of two fold first (algo/patterns/fold.h); the even rank
 // of a pair gets its block back from the odd one.
 // Cost for N bytes in equal blocks, p = n: log2 p alpha + (p-1)/p N beta +
 // (p-1)/p N gamma; folding adds 2 alpha + N beta + N gamma.

@@ -10,6 +10,7 @@
 // + (n-1)/n N gamma; with unequal blocks each step pays for its block, and
 // empty blocks send nothing.
 #include "algo/reduce_scatter/ring.h"
+#include "algo/patterns/ring.h"
 
 #include <algorithm>
 #include <memory>
@@ -24,8 +25,7 @@ void ringReduceScatter(CollectiveContext& ctx, const void* in, void* mine, const
                        comm_op_t op, uint32_t stepBase, const ChunkFn& onChunk) {
   const int n = ctx.size();
   const int rank = ctx.rank();
-  const int right = (rank + 1) % n;
-  const int left = (rank + n - 1) % n;
+  const auto [left, right] = ringNeighbours(rank, n);
   const size_t elementSize = dtypeSize(dtype);
   auto* src = static_cast<const char*>(in);
   auto* dest = static_cast<char*>(mine);

@@ -3,7 +3,7 @@
 // rank keeps its own block and passes its children theirs. Ranks are counted
 // from the root, so a subtree's blocks are one range of the root's input,
 // split in two messages only where the range wraps past rank n-1
-// (algo/blocks.h); the root sends them straight from place. Inner ranks hold
+// (algo/patterns/block_layout.h); the root sends them straight from place. Inner ranks hold
 // their subtree packed in a scratch buffer the size of its blocks.
 // Cost: ceil(log2 n) alpha + about N beta at the root for N scattered bytes,
 // plus a copy per level: the small-message choice.
@@ -13,7 +13,7 @@
 #include <vector>
 
 #include "algo/patterns/binomial_tree.h"
-#include "algo/blocks.h"
+#include "algo/block_messages.h"
 
 namespace comm::algo {
 

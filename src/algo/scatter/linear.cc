@@ -5,7 +5,7 @@
 
 #include <vector>
 
-#include "algo/blocks.h"
+#include "algo/block_messages.h"
 
 namespace comm::algo {
 
