@@ -12,6 +12,10 @@
 #include "algo/patterns/ring.h"
 
 extern "C" {
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+
 #include <cmocka.h>
 }
 

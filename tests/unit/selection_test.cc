@@ -11,6 +11,10 @@
 #include "core/node_board.h"
 
 extern "C" {
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+
 #include <cmocka.h>
 }
 
