@@ -40,13 +40,17 @@ void binomialTreeCoversEveryRankOnce(void**) {
         BinomialTree tree(n, rank, root);
         assert_int_equal(tree.rankOf(tree.vrank()), rank);
         assert_int_equal(tree.isRoot(), rank == root);
+        std::vector<int> children;
+        tree.forEachChild([&](int child) { children.push_back(child); });
+        // Largest subtree first, which is the one furthest up the range.
+        assert_true(std::is_sorted(children.rbegin(), children.rend()));
         int covered = tree.vrank() + 1;
-        tree.forEachChild([&](int child) {
-          assert_int_equal(child, covered);  // largest subtree first, back to back
-          BinomialTree childTree(n, tree.rankOf(child), root);
+        for (auto child = children.rbegin(); child != children.rend(); ++child) {
+          assert_int_equal(*child, covered);  // the subtrees tile the range after v
+          BinomialTree childTree(n, tree.rankOf(*child), root);
           assert_int_equal(childTree.parent(), rank);
           covered += childTree.span();
-        });
+        }
         assert_int_equal(covered, tree.vrank() + tree.span());
         if (tree.isRoot()) assert_int_equal(tree.span(), n);
         int hops = 0;
