@@ -104,9 +104,10 @@ int main(int argc, char **argv) {
     }
     qsort(late, kRounds, sizeof late[0], ascending);
     if (rank == 0) {
-      printf("%s, peer %6.0f us late: returned %6.1f us after it (median), %6.1f us (p90); "
-             "CPU busy %3.0f%% of the wait\n",
-             LIBRARY, skew, late[kRounds / 2], late[kRounds * 9 / 10], 100 * cpu / wall);
+      printf(
+          "%s, peer %6.0f us late: returned %6.1f us after it (median), %6.1f us (p90); "
+          "CPU busy %3.0f%% of the wait\n",
+          LIBRARY, skew, late[kRounds / 2], late[kRounds * 9 / 10], 100 * cpu / wall);
     }
   }
   teardown();

@@ -24,10 +24,10 @@
 
 namespace {
 
-constexpr comm_dtype_t kDtypes[] = {COMM_INT8,   COMM_UINT8,   COMM_INT16,   COMM_UINT16, COMM_INT32,
-                                    COMM_UINT32, COMM_INT64,   COMM_UINT64,  COMM_FLOAT16, COMM_BFLOAT16,
+constexpr comm_dtype_t kDtypes[] = {COMM_INT8,    COMM_UINT8,   COMM_INT16,  COMM_UINT16,  COMM_INT32,
+                                    COMM_UINT32,  COMM_INT64,   COMM_UINT64, COMM_FLOAT16, COMM_BFLOAT16,
                                     COMM_FLOAT32, COMM_FLOAT64, COMM_BOOL};
-constexpr comm_op_t kOps[] = {COMM_OP_SUM, COMM_OP_PROD, COMM_OP_MIN,  COMM_OP_MAX,
+constexpr comm_op_t kOps[] = {COMM_OP_SUM, COMM_OP_PROD, COMM_OP_MIN, COMM_OP_MAX,
                               COMM_OP_AVG, COMM_OP_BAND, COMM_OP_BOR, COMM_OP_BXOR};
 
 struct FreeDeleter {
@@ -62,8 +62,10 @@ void fillOnes(uint8_t* data, size_t bytes, comm_dtype_t dtype) {
 
 // A plain float32 c = a + b loop, built for the best ISA like the kernels:
 // the yardstick of the project's goal.
-[[gnu::target_clones("arch=x86-64-v4", "arch=x86-64-v3", "default")]] void addFloats(
-    float* __restrict c, const float* __restrict a, const float* __restrict b, size_t count) {
+[[gnu::target_clones("arch=x86-64-v4", "arch=x86-64-v3", "default")]] void addFloats(float* __restrict c,
+                                                                                     const float* __restrict a,
+                                                                                     const float* __restrict b,
+                                                                                     size_t count) {
   for (size_t i = 0; i < count; ++i) c[i] = a[i] + b[i];
 }
 
@@ -139,9 +141,10 @@ int main(int argc, char** argv) {
       if (!comm::reduce::supported(dtype, op)) continue;
       fillOnes(a.get(), size, dtype);
       fillOnes(b.get(), size, dtype);
-      double rate = bandwidth(bytes, iters, [&] { comm::reduce::combine(a.get(), a.get(), b.get(), count, dtype, op); });
-      std::printf("%-9s %-5s %10.2f %10.2f %10.2f\n", comm_dtype_name(dtype), comm_op_name(op), rate,
-                  rate / memcpyRate, rate / addRate);
+      double rate =
+          bandwidth(bytes, iters, [&] { comm::reduce::combine(a.get(), a.get(), b.get(), count, dtype, op); });
+      std::printf("%-9s %-5s %10.2f %10.2f %10.2f\n", comm_dtype_name(dtype), comm_op_name(op), rate, rate / memcpyRate,
+                  rate / addRate);
       std::fflush(stdout);
     }
   }

@@ -81,16 +81,16 @@ typedef enum comm_status {
     /** Returned by comm_handle_test while the operation is still running. */
     COMM_IN_PROGRESS = 1,
     COMM_ERR_INVALID_ARGUMENT = -1, /**< a NULL, out-of-range or inconsistent argument */
-    COMM_ERR_INVALID_USAGE = -2,    /**< a call in the wrong state: destroyed object, freed twice... */
-    COMM_ERR_NOT_SUPPORTED = -3,    /**< valid, but not in this build or this library version */
+    COMM_ERR_INVALID_USAGE = -2, /**< a call in the wrong state: destroyed object, freed twice... */
+    COMM_ERR_NOT_SUPPORTED = -3, /**< valid, but not in this build or this library version */
     COMM_ERR_NO_MEMORY = -4,
-    COMM_ERR_TIMEOUT = -5,          /**< a deadline passed; the message names what was awaited */
-    COMM_ERR_REMOTE = -6,           /**< a peer died or reported failure; the message names it */
-    COMM_ERR_MISMATCH = -7,         /**< ranks called different collectives or arguments */
-    COMM_ERR_ABORTED = -8,          /**< comm_abort was called on this communicator */
-    COMM_ERR_TRANSPORT = -9,        /**< the fabric failed */
-    COMM_ERR_BOOTSTRAP = -10,       /**< rendezvous or launcher environment failed */
-    COMM_ERR_INTERNAL = -11         /**< a bug in comm; please report the message */
+    COMM_ERR_TIMEOUT = -5,    /**< a deadline passed; the message names what was awaited */
+    COMM_ERR_REMOTE = -6,     /**< a peer died or reported failure; the message names it */
+    COMM_ERR_MISMATCH = -7,   /**< ranks called different collectives or arguments */
+    COMM_ERR_ABORTED = -8,    /**< comm_abort was called on this communicator */
+    COMM_ERR_TRANSPORT = -9,  /**< the fabric failed */
+    COMM_ERR_BOOTSTRAP = -10, /**< rendezvous or launcher environment failed */
+    COMM_ERR_INTERNAL = -11   /**< a bug in comm; please report the message */
 } comm_status_t;
 
 /** A short constant description of a status; never NULL (unknown codes too). Cannot fail. */
@@ -367,8 +367,8 @@ COMM_API comm_status_t comm_set_timeout(comm_t *comm, int64_t timeout_ms);
  * not in `ranks`; a destroyed parent), COMM_ERR_BOOTSTRAP or
  * COMM_ERR_TIMEOUT (the members meet through the rendezvous store).
  */
-COMM_API comm_status_t comm_group_create(comm_t **out, comm_t *parent, int nranks,
-                                         const int *ranks, const char *name);
+COMM_API comm_status_t comm_group_create(comm_t **out, comm_t *parent, int nranks, const int *ranks,
+                                         const char *name);
 
 /**
  * Split `parent`: ranks with the same `color` (>= 0) form a communicator,
@@ -605,9 +605,8 @@ COMM_API comm_status_t comm_all_to_all(comm_t *comm, int nins, const comm_tensor
  * Errors: those of every collective, and COMM_ERR_INVALID_ARGUMENT for
  * counts NULL or a negative count.
  */
-COMM_API comm_status_t comm_all_gather_v(comm_t *comm, const comm_tensor_t *in,
-                                         comm_tensor_t *out, const int64_t *counts,
-                                         comm_handle_t **handle);
+COMM_API comm_status_t comm_all_gather_v(comm_t *comm, const comm_tensor_t *in, comm_tensor_t *out,
+                                         const int64_t *counts, comm_handle_t **handle);
 
 /**
  * Uneven reduce_scatter: `in` has sum(counts) rows; rank r gets counts[r]

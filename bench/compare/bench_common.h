@@ -39,8 +39,7 @@ typedef enum bench_collective {
 } bench_collective;
 
 static const char *const bench_collective_names[] = {
-    "all_reduce", "reduce", "broadcast", "all_gather", "reduce_scatter", "gather", "scatter", "all_to_all",
-    "barrier"};
+    "all_reduce", "reduce", "broadcast", "all_gather", "reduce_scatter", "gather", "scatter", "all_to_all", "barrier"};
 
 static inline bench_collective bench_collective_from_name(const char *name) {
   for (int c = 0; c < (int)BENCH_UNKNOWN; ++c) {

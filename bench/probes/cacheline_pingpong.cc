@@ -45,7 +45,8 @@ int main() {
     while (pong.load(std::memory_order_acquire) != i) {
     }
   }
-  const double ns = std::chrono::duration<double, std::nano>(std::chrono::steady_clock::now() - start).count() / kRounds;
+  const double ns =
+      std::chrono::duration<double, std::nano>(std::chrono::steady_clock::now() - start).count() / kRounds;
   partner.join();
   std::printf("cache line CPU 0 <-> 1: %.1f ns round trip, %.1f ns one way\n", ns, ns / 2);
   return 0;

@@ -149,7 +149,8 @@ int main(int argc, char **argv) {
       die("sync");
     }
     times[r] = exchange(fd, bytes, out, in);
-    if (child != 0) printf("round %d: %.1f ms, %.2f GB/s per direction\n", r + 1, times[r] * 1e3, bytes / times[r] / 1e9);
+    if (child != 0)
+      printf("round %d: %.1f ms, %.2f GB/s per direction\n", r + 1, times[r] * 1e3, bytes / times[r] / 1e9);
   }
   if (child == 0) return 0;
   waitpid(child, NULL, 0);

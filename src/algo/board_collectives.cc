@@ -53,8 +53,7 @@ void give(CollectiveContext& ctx, const void* data, size_t bytes) {
 }
 
 // out = op over every rank's entry, in rank order, of elements [first, first + count).
-void combineEntries(CollectiveContext& ctx, void* out, size_t first, size_t count, comm_dtype_t dtype,
-                    comm_op_t op) {
+void combineEntries(CollectiveContext& ctx, void* out, size_t first, size_t count, comm_dtype_t dtype, comm_op_t op) {
   const size_t offset = first * dtypeSize(dtype);
   reduce::combine(out, ctx.boardPayloadOf(0) + offset, ctx.boardPayloadOf(1) + offset, count, dtype, op);
   for (int r = 2; r < ctx.size(); ++r) reduce::combine(out, out, ctx.boardPayloadOf(r) + offset, count, dtype, op);
@@ -68,8 +67,7 @@ using BlockOffset = uint32_t;
 
 void boardBarrier(CollectiveContext& ctx) { ctx.exchangeOnBoard(0); }
 
-void boardAllReduce(CollectiveContext& ctx, const void* in, void* out, size_t count, comm_dtype_t dtype,
-                    comm_op_t op) {
+void boardAllReduce(CollectiveContext& ctx, const void* in, void* out, size_t count, comm_dtype_t dtype, comm_op_t op) {
   publish(ctx, in, count * dtypeSize(dtype));
   combineEntries(ctx, out, 0, count, dtype, op);
 }
@@ -94,8 +92,8 @@ void boardAllGather(CollectiveContext& ctx, const void* in, void* out, const siz
   }
 }
 
-void boardReduceScatter(CollectiveContext& ctx, const void* in, void* out, const size_t* counts,
-                        const size_t* offsets, comm_dtype_t dtype, comm_op_t op) {
+void boardReduceScatter(CollectiveContext& ctx, const void* in, void* out, const size_t* counts, const size_t* offsets,
+                        comm_dtype_t dtype, comm_op_t op) {
   const size_t total = std::accumulate(counts, counts + ctx.size(), size_t{0});
   publish(ctx, in, total * dtypeSize(dtype));
   if (counts[ctx.rank()] > 0) combineEntries(ctx, out, offsets[ctx.rank()], counts[ctx.rank()], dtype, op);
@@ -125,7 +123,8 @@ void boardScatter(CollectiveContext& ctx, const void* in, void* out, const size_
 }
 
 size_t boardAllToAllBytes(int size, const size_t* sendBytes) {
-  return (static_cast<size_t>(size) + 1) * sizeof(BlockOffset) + std::accumulate(sendBytes, sendBytes + size, size_t{0});
+  return (static_cast<size_t>(size) + 1) * sizeof(BlockOffset) +
+         std::accumulate(sendBytes, sendBytes + size, size_t{0});
 }
 
 bool boardAllToAll(CollectiveContext& ctx, const void* const* send, const size_t* sendBytes, void* const* recv,

@@ -20,14 +20,13 @@ namespace comm::algo {
 using core::CollectiveContext;
 
 void boardBarrier(CollectiveContext& ctx);
-void boardAllReduce(CollectiveContext& ctx, const void* in, void* out, size_t count, comm_dtype_t dtype,
-                    comm_op_t op);
+void boardAllReduce(CollectiveContext& ctx, const void* in, void* out, size_t count, comm_dtype_t dtype, comm_op_t op);
 void boardReduce(CollectiveContext& ctx, const void* in, void* out, size_t count, comm_dtype_t dtype, comm_op_t op,
                  int root);
 void boardBroadcast(CollectiveContext& ctx, void* buffer, size_t bytes, int root);
 void boardAllGather(CollectiveContext& ctx, const void* in, void* out, const size_t* bytes, const size_t* offsets);
-void boardReduceScatter(CollectiveContext& ctx, const void* in, void* out, const size_t* counts,
-                        const size_t* offsets, comm_dtype_t dtype, comm_op_t op);
+void boardReduceScatter(CollectiveContext& ctx, const void* in, void* out, const size_t* counts, const size_t* offsets,
+                        comm_dtype_t dtype, comm_op_t op);
 void boardGather(CollectiveContext& ctx, const void* in, void* out, const size_t* bytes, const size_t* offsets,
                  int root);
 void boardScatter(CollectiveContext& ctx, const void* in, void* out, const size_t* bytes, const size_t* offsets,

@@ -27,7 +27,8 @@ core::AlgorithmOverrides parseAlgorithmOverrides(std::string_view setting) {
     const CollectiveTable& table = tableOf(*kind);
     if (table.indexOf(algorithm) < 0) {
       std::string names;
-      for (const AlgorithmInfo& info : table.algorithms) names += fmt::format("{}{}", names.empty() ? "" : ", ", info.name);
+      for (const AlgorithmInfo& info : table.algorithms)
+        names += fmt::format("{}{}", names.empty() ? "" : ", ", info.name);
       fail(COMM_ERR_INVALID_ARGUMENT, "COMM_ALGO entry '{}': {} has no algorithm '{}' (it has {})", item,
            core::collectiveName(*kind), algorithm, names);
     }

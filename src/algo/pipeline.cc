@@ -4,8 +4,7 @@
 
 namespace comm::algo {
 
-RequestRange sendChunks(CollectiveContext& ctx, int peer, uint32_t step, const void* data, size_t bytes,
-                        size_t chunk) {
+RequestRange sendChunks(CollectiveContext& ctx, int peer, uint32_t step, const void* data, size_t bytes, size_t chunk) {
   RequestRange ids;
   auto* p = static_cast<const char*>(data);
   for (size_t offset = 0; offset < bytes; offset += std::min(chunk, bytes - offset)) {
@@ -36,8 +35,8 @@ void awaitChunks(CollectiveContext& ctx, RequestRange ids, size_t bytes, size_t 
   }
 }
 
-void receiveChunks(CollectiveContext& ctx, int peer, uint32_t step, void* data, size_t bytes,
-                   const ChunkFn& onChunk, size_t chunk) {
+void receiveChunks(CollectiveContext& ctx, int peer, uint32_t step, void* data, size_t bytes, const ChunkFn& onChunk,
+                   size_t chunk) {
   awaitChunks(ctx, postReceiveChunks(ctx, peer, step, data, bytes, chunk), bytes, chunk, onChunk);
 }
 

@@ -61,8 +61,8 @@ RequestRange postReceiveChunks(CollectiveContext& ctx, int peer, uint32_t step, 
 
 // Receive like postReceiveChunks, then wait for the chunks in order and call
 // `onChunk` for each as soon as it is in.
-void receiveChunks(CollectiveContext& ctx, int peer, uint32_t step, void* data, size_t bytes,
-                   const ChunkFn& onChunk, size_t chunk = kChunkBytes);
+void receiveChunks(CollectiveContext& ctx, int peer, uint32_t step, void* data, size_t bytes, const ChunkFn& onChunk,
+                   size_t chunk = kChunkBytes);
 
 // Waits for the chunks of `ids`, posted by postReceiveChunks with `chunk`
 // for `bytes`, in order, calling `onChunk` as each is in.

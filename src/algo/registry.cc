@@ -30,9 +30,9 @@ bool powerOfTwo(const Situation& situation) { return (situation.ranks & (situati
 namespace {
 
 constexpr const CollectiveTable* kTables[] = {
-    &kBarrierTable,        &kBroadcastTable,     &kAllGatherTable,      &kAllGatherVTable, &kGatherTable,
-    &kGatherVTable,        &kScatterTable,       &kScatterVTable,       &kAllToAllSingleTable, &kAllToAllTable,
-    &kAllReduceTable,      &kReduceTable,        &kReduceScatterTable,  &kReduceScatterVTable,
+    &kBarrierTable,   &kBroadcastTable, &kAllGatherTable,     &kAllGatherVTable,     &kGatherTable,
+    &kGatherVTable,   &kScatterTable,   &kScatterVTable,      &kAllToAllSingleTable, &kAllToAllTable,
+    &kAllReduceTable, &kReduceTable,    &kReduceScatterTable, &kReduceScatterVTable,
 };
 
 }  // namespace

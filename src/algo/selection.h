@@ -25,7 +25,8 @@ int decide(CollectiveContext& ctx, size_t bytes);
 // (a small collective's whole call on the node board is a few hundred).
 inline int choose(CollectiveContext& ctx, size_t bytes) {
   core::CollectiveBuffers::Choice& last = ctx.communicator().collectiveBuffers().lastChoice[ctx.signature().kind];
-  if (last.bytes != bytes) [[unlikely]] last = {bytes, decide(ctx, bytes)};
+  if (last.bytes != bytes) [[unlikely]]
+    last = {bytes, decide(ctx, bytes)};
   return last.algorithm;
 }
 

@@ -9,8 +9,8 @@
 #include "algo/collectives.h"
 #include "api/guard.h"
 #include "api/objects.h"
-#include "core/collective_context.h"
 #include "common/dtype.h"
+#include "core/collective_context.h"
 #include "core/small_buffer.h"
 #include "reduce/reduce.h"
 
@@ -351,9 +351,9 @@ COMM_API comm_status_t comm_gather(comm_t* comm, const comm_tensor_t* in, comm_t
     launch(comm, handle, s,
            [size = c.size(), numel = i.numel, elementSize = i.elementSize, root, src = i.data,
             dst](CollectiveContext& ctx) {
-      const Layout l = Layout::even(size, 1, numel, elementSize);
-      comm::algo::gatherV(ctx, src, dst, l.bytes(), l.offsets(), root);
-    });
+             const Layout l = Layout::even(size, 1, numel, elementSize);
+             comm::algo::gatherV(ctx, src, dst, l.bytes(), l.offsets(), root);
+           });
   });
 }
 
@@ -377,9 +377,9 @@ COMM_API comm_status_t comm_scatter(comm_t* comm, const comm_tensor_t* in, comm_
     launch(comm, handle, s,
            [size = c.size(), numel = o.numel, elementSize = o.elementSize, root, src,
             dst = o.data](CollectiveContext& ctx) {
-      const Layout l = Layout::even(size, 1, numel, elementSize);
-      comm::algo::scatterV(ctx, src, dst, l.bytes(), l.offsets(), root);
-    });
+             const Layout l = Layout::even(size, 1, numel, elementSize);
+             comm::algo::scatterV(ctx, src, dst, l.bytes(), l.offsets(), root);
+           });
   });
 }
 
@@ -398,8 +398,8 @@ COMM_API comm_status_t comm_all_to_all_single(comm_t* comm, const comm_tensor_t*
     auto layout = [&](const comm_tensor& t, const int64_t* splits, const char* tensorName, const char* splitName) {
       if (splits == nullptr) {
         if (t.rows() % size != 0) {
-          fail(COMM_ERR_INVALID_ARGUMENT, "dim 0 of {} ({}) does not divide by the group size {}; pass {}",
-               tensorName, t.rows(), size, splitName);
+          fail(COMM_ERR_INVALID_ARGUMENT, "dim 0 of {} ({}) does not divide by the group size {}; pass {}", tensorName,
+               t.rows(), size, splitName);
         }
         return Layout::even(size, t.rows() / size, rowElements, t.elementSize);
       }
@@ -454,8 +454,9 @@ COMM_API comm_status_t comm_all_to_all(comm_t* comm, int nins, const comm_tensor
       recvBytes[p] = o.nbytes();
     }
     if (sendBytes[c.rank()] != recvBytes[c.rank()]) {
-      fail(COMM_ERR_INVALID_ARGUMENT, "ins[{0}] has {1} bytes but outs[{0}] has {2}; a rank's message to itself must fit",
-           c.rank(), sendBytes[c.rank()], recvBytes[c.rank()]);
+      fail(COMM_ERR_INVALID_ARGUMENT,
+           "ins[{0}] has {1} bytes but outs[{0}] has {2}; a rank's message to itself must fit", c.rank(),
+           sendBytes[c.rank()], recvBytes[c.rank()]);
     }
     launch(comm, handle, signatureOf(CollectiveKind::kAllToAll, dtype, -1),
            [sendPtrs, recvPtrs, sendBytes, recvBytes](CollectiveContext& ctx) {

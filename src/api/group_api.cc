@@ -49,7 +49,8 @@ COMM_API comm_status_t comm_group_create(comm_t** out, comm_t* parent, int nrank
   return guardOut("comm_group_create", out, [&] {
     require(out, "out");
     comm::core::Communicator& p = comm::api::communicator(parent);
-    if (nranks <= 0 || nranks > p.size()) fail(COMM_ERR_INVALID_ARGUMENT, "nranks {} is outside 1..{}", nranks, p.size());
+    if (nranks <= 0 || nranks > p.size())
+      fail(COMM_ERR_INVALID_ARGUMENT, "nranks {} is outside 1..{}", nranks, p.size());
     require(ranks, "ranks");
     std::set<int> seen;
     for (int i = 0; i < nranks; ++i) {
@@ -57,7 +58,8 @@ COMM_API comm_status_t comm_group_create(comm_t** out, comm_t* parent, int nrank
       if (!seen.insert(ranks[i]).second) fail(COMM_ERR_INVALID_ARGUMENT, "rank {} appears twice in ranks", ranks[i]);
     }
     if (!seen.count(p.rank())) {
-      fail(COMM_ERR_INVALID_USAGE, "rank {} of '{}' is not in ranks; only members call comm_group_create", p.rank(), p.name());
+      fail(COMM_ERR_INVALID_USAGE, "rank {} of '{}' is not in ranks; only members call comm_group_create", p.rank(),
+           p.name());
     }
     *out = makeChild(p, std::vector<int>(ranks, ranks + nranks), name, "group");
   });
@@ -67,7 +69,8 @@ COMM_API comm_status_t comm_split(comm_t** out, comm_t* parent, int color, int k
   return guardOut("comm_split", out, [&] {
     require(out, "out");
     comm::core::Communicator& p = comm::api::communicator(parent);
-    if (color < 0 && color != COMM_UNDEFINED) fail(COMM_ERR_INVALID_ARGUMENT, "color {} is negative (COMM_UNDEFINED is -1)", color);
+    if (color < 0 && color != COMM_UNDEFINED)
+      fail(COMM_ERR_INVALID_ARGUMENT, "color {} is negative (COMM_UNDEFINED is -1)", color);
     // Every rank publishes (color, key); the split's index keeps splits apart.
     int index = p.nextChildIndex("split");
     std::vector<std::pair<int, int>> choices(p.size());

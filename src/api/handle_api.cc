@@ -17,8 +17,9 @@ comm_status_t statusOf(const char* call, comm_handle_t* handle, bool waitForIt, 
     if (!handle->operation) return;
     comm::core::Operation& op = *handle->operation;
     if (waitForIt) {
-      comm::Deadline deadline = timeoutMs == COMM_TIMEOUT_DEFAULT ? comm::Deadline::never()
-                                                                  : comm::Deadline(std::chrono::milliseconds(timeoutMs));
+      comm::Deadline deadline = timeoutMs == COMM_TIMEOUT_DEFAULT
+                                    ? comm::Deadline::never()
+                                    : comm::Deadline(std::chrono::milliseconds(timeoutMs));
       result = op.wait(deadline);
     } else {
       result = op.test();

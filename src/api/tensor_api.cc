@@ -6,16 +6,17 @@
 #include "common/dtype.h"
 #include "core/tensor.h"
 
+using comm::fail;
 using comm::api::guard;
 using comm::api::guardOut;
 using comm::api::require;
-using comm::fail;
 
 namespace {
 
 comm_tensor& liveTensor(comm_tensor* t) {
   require(t, "tensor");
-  if (t->magic != comm_tensor::kMagic) fail(COMM_ERR_INVALID_USAGE, "tensor {} was destroyed or never created", static_cast<void*>(t));
+  if (t->magic != comm_tensor::kMagic)
+    fail(COMM_ERR_INVALID_USAGE, "tensor {} was destroyed or never created", static_cast<void*>(t));
   return *t;
 }
 
@@ -29,8 +30,10 @@ COMM_API comm_status_t comm_tensor_create(comm_tensor_t** out, void* data, comm_
                                           const int64_t* shape) {
   return guardOut("comm_tensor_create", out, [&] {
     require(out, "out");
-    if (!comm::validDtype(dtype)) fail(COMM_ERR_INVALID_ARGUMENT, "dtype {} is not a comm_dtype_t", static_cast<int>(dtype));
-    if (ndim < 0 || ndim > COMM_MAX_DIMS) fail(COMM_ERR_INVALID_ARGUMENT, "ndim {} is outside 0..{}", ndim, COMM_MAX_DIMS);
+    if (!comm::validDtype(dtype))
+      fail(COMM_ERR_INVALID_ARGUMENT, "dtype {} is not a comm_dtype_t", static_cast<int>(dtype));
+    if (ndim < 0 || ndim > COMM_MAX_DIMS)
+      fail(COMM_ERR_INVALID_ARGUMENT, "ndim {} is outside 0..{}", ndim, COMM_MAX_DIMS);
     if (ndim > 0) require(shape, "shape");
     auto t = std::make_unique<comm_tensor>();
     t->dtype = dtype;
@@ -46,7 +49,8 @@ COMM_API comm_status_t comm_tensor_create(comm_tensor_t** out, void* data, comm_
       t->shape[d] = shape[d];
     }
     t->numel = numel;
-    if (data == nullptr && numel > 0) fail(COMM_ERR_INVALID_ARGUMENT, "data is NULL but the shape has {} elements", numel);
+    if (data == nullptr && numel > 0)
+      fail(COMM_ERR_INVALID_ARGUMENT, "data is NULL but the shape has {} elements", numel);
     t->data = data;
     *out = t.release();
   });
@@ -63,7 +67,8 @@ COMM_API comm_status_t comm_tensor_destroy(comm_tensor_t* tensor) {
 COMM_API comm_status_t comm_tensor_set_data(comm_tensor_t* tensor, void* data) {
   return guard("comm_tensor_set_data", [&] {
     comm_tensor& t = liveTensor(tensor);
-    if (data == nullptr && t.numel > 0) fail(COMM_ERR_INVALID_ARGUMENT, "data is NULL but the tensor has {} elements", t.numel);
+    if (data == nullptr && t.numel > 0)
+      fail(COMM_ERR_INVALID_ARGUMENT, "data is NULL but the tensor has {} elements", t.numel);
     t.data = data;
   });
 }
@@ -71,7 +76,8 @@ COMM_API comm_status_t comm_tensor_set_data(comm_tensor_t* tensor, void* data) {
 COMM_API comm_status_t comm_tensor_set_memory(comm_tensor_t* tensor, comm_memory_type_t type, int device) {
   return guard("comm_tensor_set_memory", [&] {
     comm_tensor& t = liveTensor(tensor);
-    if (type != COMM_MEMORY_HOST && type != COMM_MEMORY_CUDA) fail(COMM_ERR_INVALID_ARGUMENT, "memory type {} is unknown", static_cast<int>(type));
+    if (type != COMM_MEMORY_HOST && type != COMM_MEMORY_CUDA)
+      fail(COMM_ERR_INVALID_ARGUMENT, "memory type {} is unknown", static_cast<int>(type));
     if (device < 0) fail(COMM_ERR_INVALID_ARGUMENT, "device {} is negative", device);
     // No CUDA path is built yet (see CMakeLists.txt): refuse here, where the
     // caller can tell which call was wrong, not in a later collective.
@@ -100,7 +106,8 @@ COMM_API comm_status_t comm_tensor_dim(int64_t* out, const comm_tensor_t* tensor
   return guard("comm_tensor_dim", [&] {
     require(out, "out");
     const comm_tensor& t = liveTensor(tensor);
-    if (dim < 0 || dim >= t.ndim) fail(COMM_ERR_INVALID_ARGUMENT, "dim {} is outside 0..{} of a {}-d tensor", dim, t.ndim - 1, t.ndim);
+    if (dim < 0 || dim >= t.ndim)
+      fail(COMM_ERR_INVALID_ARGUMENT, "dim {} is outside 0..{} of a {}-d tensor", dim, t.ndim - 1, t.ndim);
     *out = t.shape[dim];
   });
 }

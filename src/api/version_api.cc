@@ -22,12 +22,16 @@ COMM_API comm_status_t comm_check_version(int major, int minor) {
   return guard("comm_check_version", [&] {
     if (major < 0 || minor < 0) fail(COMM_ERR_INVALID_ARGUMENT, "version {}.{} is negative", major, minor);
     if (major != COMM_VERSION_MAJOR) {
-      fail(COMM_ERR_NOT_SUPPORTED, "the program was built for comm {}.{}, but the library loaded is {}: another "
-           "major version, whose ABI differs", major, minor, comm_version_string());
+      fail(COMM_ERR_NOT_SUPPORTED,
+           "the program was built for comm {}.{}, but the library loaded is {}: another "
+           "major version, whose ABI differs",
+           major, minor, comm_version_string());
     }
     if (minor > COMM_VERSION_MINOR) {
-      fail(COMM_ERR_NOT_SUPPORTED, "the program was built for comm {}.{}, but the library loaded is {}, older: "
-           "it may lack calls the program makes", major, minor, comm_version_string());
+      fail(COMM_ERR_NOT_SUPPORTED,
+           "the program was built for comm {}.{}, but the library loaded is {}, older: "
+           "it may lack calls the program makes",
+           major, minor, comm_version_string());
     }
   });
 }

@@ -143,15 +143,14 @@ Reading read(const Env& env, const LauncherVars& vars) {
   const std::string_view given = env.has(vars.rank) ? vars.rank : vars.size;
   require(vars.rank, given);
   require(vars.size, given);
-  Reading reading{.vars = &vars,
-                  .rank = *env.integer(vars.rank, 0, kMaxInt),
-                  .size = *env.integer(vars.size, 1, kMaxInt)};
+  Reading reading{
+      .vars = &vars, .rank = *env.integer(vars.rank, 0, kMaxInt), .size = *env.integer(vars.size, 1, kMaxInt)};
   if (reading.rank >= reading.size) {
-    fail(COMM_ERR_INVALID_ARGUMENT, "{}={} is out of range: {} is {} (ranks 0..{})", vars.rank, reading.rank,
-         vars.size, reading.size, reading.size - 1);
+    fail(COMM_ERR_INVALID_ARGUMENT, "{}={} is out of range: {} is {} (ranks 0..{})", vars.rank, reading.rank, vars.size,
+         reading.size, reading.size - 1);
   }
-  const bool listedLocalSize = vars.localSizeMayBeList && env.has(vars.localSize) &&
-                               !Env::parse(*env.text(vars.localSize));
+  const bool listedLocalSize =
+      vars.localSizeMayBeList && env.has(vars.localSize) && !Env::parse(*env.text(vars.localSize));
   if (!listedLocalSize) reading.localSize = env.integer(vars.localSize, 1, reading.size).value_or(-1);
   reading.localRank = env.integer(vars.localRank, 0, kMaxInt).value_or(-1);
   if (reading.localSize > 0 && reading.localRank >= reading.localSize) {
@@ -170,8 +169,8 @@ void checkAgreement(const Reading& config, const Reading& launcher) {
   for (size_t i = 0; i < mine.size(); ++i) {
     // -1 marks a value the launcher does not give.
     if (mine[i].value >= 0 && theirs[i].value >= 0 && mine[i].value != theirs[i].value) {
-      fail(COMM_ERR_INVALID_ARGUMENT, "{}={} contradicts {}={} set by {}", mine[i].name, mine[i].value,
-           theirs[i].name, theirs[i].value, launcher.vars->launcher);
+      fail(COMM_ERR_INVALID_ARGUMENT, "{}={} contradicts {}={} set by {}", mine[i].name, mine[i].value, theirs[i].name,
+           theirs[i].value, launcher.vars->launcher);
     }
   }
 }
@@ -216,8 +215,8 @@ void locateStore(const Env& env, const LauncherVars* launcher, LaunchInfo& info)
 LaunchInfo detectLaunch(const EnvLookup& lookup) {
   const Env env(lookup);
   const bool underCommrun = env.text("COMMRUN") == "1";
-  const bool configured = underCommrun || launched(env, kCommVars) || env.has(kCommVars.localRank) ||
-                          env.has(kCommVars.localSize);
+  const bool configured =
+      underCommrun || launched(env, kCommVars) || env.has(kCommVars.localRank) || env.has(kCommVars.localSize);
 
   const LauncherVars* outer = nullptr;
   for (const LauncherVars& vars : kLaunchers) {

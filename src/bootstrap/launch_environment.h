@@ -14,11 +14,11 @@ namespace comm::bootstrap {
 struct LaunchInfo {
   int rank = 0;
   int worldSize = 1;
-  int localRank = -1;       // -1 when the launcher does not say
-  int localWorldSize = -1;  // -1 when the launcher does not say
-  std::string masterAddr;   // host of the rendezvous store
-  uint16_t masterPort = 0;  // port of the rendezvous store
-  std::string launcher;     // "commrun", "torchrun", "msrun", "slurm", "mpirun", "config"
+  int localRank = -1;                  // -1 when the launcher does not say
+  int localWorldSize = -1;             // -1 when the launcher does not say
+  std::string masterAddr;              // host of the rendezvous store
+  uint16_t masterPort = 0;             // port of the rendezvous store
+  std::string launcher;                // "commrun", "torchrun", "msrun", "slurm", "mpirun", "config"
   bool storeHostedByLauncher = false;  // true under commrun; else rank 0 hosts it
 };
 

@@ -1,8 +1,8 @@
 // StoreClient: one TCP connection, one request in flight at a time (a mutex
 // serialises callers). Every wait is a poll() bounded by the call's deadline;
 // a get or wait blocks in the server, not in a client retry loop.
-#include <sys/socket.h>
 #include <poll.h>
+#include <sys/socket.h>
 
 #include <algorithm>
 #include <cerrno>
@@ -11,12 +11,12 @@
 #include <thread>
 #include <utility>
 
-#include "common/socket.h"
 #include "bootstrap/store.h"
 #include "bootstrap/store_protocol.h"
-#include "common/unique_fd.h"
 #include "common/error.h"
 #include "common/log.h"
+#include "common/socket.h"
+#include "common/unique_fd.h"
 
 namespace comm::bootstrap {
 namespace {
@@ -34,9 +34,7 @@ milliseconds timeLeft(Deadline deadline) {
   return std::max(milliseconds(0), std::chrono::ceil<milliseconds>(deadline.at() - Clock::now()));
 }
 
-int pollTimeout(Deadline deadline) {
-  return static_cast<int>(std::min<int64_t>(timeLeft(deadline).count(), INT_MAX));
-}
+int pollTimeout(Deadline deadline) { return static_cast<int>(std::min<int64_t>(timeLeft(deadline).count(), INT_MAX)); }
 
 // Waits for `events` on `fd`; false when the deadline passed first.
 bool awaitReady(int fd, short events, Deadline deadline) {
@@ -188,8 +186,7 @@ struct StoreClient::Impl {
   }
 };
 
-StoreClient::StoreClient(const std::string& host, uint16_t port, Deadline deadline)
-    : impl_(std::make_unique<Impl>()) {
+StoreClient::StoreClient(const std::string& host, uint16_t port, Deadline deadline) : impl_(std::make_unique<Impl>()) {
   impl_->where = endpointName(host, port);
   impl_->fd = connectWithRetry(host, port, deadline);
   log::debug("store client: connected to {}", impl_->where);

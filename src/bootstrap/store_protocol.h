@@ -44,8 +44,7 @@ class FrameWriter {
   FrameWriter& i64(int64_t value) { return u64(static_cast<uint64_t>(value)); }
   FrameWriter& bytes(std::string_view value) {
     if (value.size() > kMaxFrameBytes) {
-      fail(COMM_ERR_INVALID_ARGUMENT, "store: a {}-byte value exceeds the {}-byte limit", value.size(),
-           kMaxFrameBytes);
+      fail(COMM_ERR_INVALID_ARGUMENT, "store: a {}-byte value exceeds the {}-byte limit", value.size(), kMaxFrameBytes);
     }
     u32(static_cast<uint32_t>(value.size()));
     bytes_.append(value);
@@ -56,8 +55,7 @@ class FrameWriter {
   std::string finish() {
     const size_t body = bytes_.size() - kFrameHeaderBytes;
     if (body > kMaxFrameBytes) {
-      fail(COMM_ERR_INVALID_ARGUMENT, "store: a {}-byte message exceeds the {}-byte limit", body,
-           kMaxFrameBytes);
+      fail(COMM_ERR_INVALID_ARGUMENT, "store: a {}-byte message exceeds the {}-byte limit", body, kMaxFrameBytes);
     }
     for (size_t i = 0; i < kFrameHeaderBytes; ++i) bytes_[i] = static_cast<char>((body >> (8 * i)) & 0xff);
     return std::move(bytes_);

@@ -3,9 +3,9 @@
 // its keys is created, so clients never poll and an idle server sleeps in
 // poll() until a client speaks or the destructor signals the eventfd.
 #include <netinet/in.h>
+#include <poll.h>
 #include <sys/eventfd.h>
 #include <sys/socket.h>
-#include <poll.h>
 #include <unistd.h>
 
 #include <cerrno>
@@ -17,12 +17,12 @@
 #include <unordered_set>
 #include <vector>
 
-#include "common/socket.h"
 #include "bootstrap/store.h"
 #include "bootstrap/store_protocol.h"
-#include "common/unique_fd.h"
 #include "common/error.h"
 #include "common/log.h"
+#include "common/socket.h"
+#include "common/unique_fd.h"
 
 namespace comm::bootstrap {
 namespace {
@@ -106,8 +106,7 @@ class ServerLoop {
         if (errno == EMFILE || errno == ENFILE || errno == ENOBUFS || errno == ENOMEM) {
           // The listener would stay readable and spin the loop; resume once a
           // client leaves and frees a descriptor.
-          log::warn("{}: cannot accept a client ({}); pausing until one disconnects", name_,
-                    errnoText(errno));
+          log::warn("{}: cannot accept a client ({}); pausing until one disconnects", name_, errnoText(errno));
           acceptPaused_ = !connections_.empty();
         }
         return;
@@ -126,8 +125,7 @@ class ServerLoop {
     ssize_t got = recv(connection.fd.get(), connection.in.data() + used, kReadChunk, 0);
     connection.in.resize(used + (got > 0 ? got : 0));
     if (got == 0 || (got < 0 && errno != EAGAIN && errno != EWOULDBLOCK && errno != EINTR)) {
-      log::debug("{}: client {} disconnected{}", name_, connection.peer,
-                 got < 0 ? " (" + errnoText(errno) + ")" : "");
+      log::debug("{}: client {} disconnected{}", name_, connection.peer, got < 0 ? " (" + errnoText(errno) + ")" : "");
       connection.closing = true;
       return;
     }
@@ -195,9 +193,8 @@ class ServerLoop {
         std::string key = request.bytes();
         expectEnd(request, "check");
         auto found = data_.find(key);
-        reply(connection, found != data_.end()
-                              ? valueFrame(id, found->second)
-                              : FrameWriter().u64(id).u8(uint8_t(StoreStatus::kMissing)).finish());
+        reply(connection, found != data_.end() ? valueFrame(id, found->second)
+                                               : FrameWriter().u64(id).u8(uint8_t(StoreStatus::kMissing)).finish());
         return;
       }
     }
@@ -236,8 +233,7 @@ class ServerLoop {
     return FrameWriter().u64(id).u8(uint8_t(StoreStatus::kError)).bytes(message).finish();
   }
 
-  void park(Connection& connection, uint64_t id, StoreOp op, std::string key,
-            const std::vector<std::string>& missing) {
+  void park(Connection& connection, uint64_t id, StoreOp op, std::string key, const std::vector<std::string>& missing) {
     const uint64_t waiterId = nextWaiter_++;
     waiters_.emplace(waiterId, Waiter{connection.fd.get(), id, op, std::move(key), missing.size()});
     for (const std::string& absent : missing) waitersByKey_[absent].push_back(waiterId);
@@ -311,8 +307,7 @@ UniqueFd listenOn(const std::string& host, uint16_t port) {
   }
   int lastError = 0;
   for (addrinfo* address = addresses.get(); address != nullptr; address = address->ai_next) {
-    UniqueFd fd(socket(address->ai_family, address->ai_socktype | SOCK_NONBLOCK | SOCK_CLOEXEC,
-                       address->ai_protocol));
+    UniqueFd fd(socket(address->ai_family, address->ai_socktype | SOCK_NONBLOCK | SOCK_CLOEXEC, address->ai_protocol));
     if (!fd.valid()) {
       lastError = errno;
       continue;
@@ -354,14 +349,13 @@ StoreServer::StoreServer(const std::string& host, uint16_t port) : impl_(std::ma
   if (!impl_->wake.valid()) fail(COMM_ERR_BOOTSTRAP, "store server: eventfd failed: {}", errnoText(errno));
   std::string name = "store server on " + endpointName(host, impl_->port);
   log::debug("{}: listening", name);
-  impl_->thread = std::thread(
-      [loop = ServerLoop(std::move(listener), impl_->wake.get(), std::move(name))]() mutable {
-        try {
-          loop.run();
-        } catch (const std::exception& error) {
-          log::error("store server stopped: {}", error.what());
-        }
-      });
+  impl_->thread = std::thread([loop = ServerLoop(std::move(listener), impl_->wake.get(), std::move(name))]() mutable {
+    try {
+      loop.run();
+    } catch (const std::exception& error) {
+      log::error("store server stopped: {}", error.what());
+    }
+  });
 }
 
 StoreServer::~StoreServer() {

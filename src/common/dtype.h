@@ -17,9 +17,8 @@ struct DtypeInfo {
 // Indexed by comm_dtype_t, whose values are pinned in comm.h. In the header:
 // small collectives size their data on every call.
 inline constexpr DtypeInfo kDtypes[] = {
-    {1, "int8"},    {1, "uint8"},   {2, "int16"},    {2, "uint16"},   {4, "int32"},
-    {4, "uint32"},  {8, "int64"},   {8, "uint64"},   {2, "float16"},  {2, "bfloat16"},
-    {4, "float32"}, {8, "float64"}, {1, "bool"},
+    {1, "int8"},   {1, "uint8"},   {2, "int16"},    {2, "uint16"},  {4, "int32"},   {4, "uint32"}, {8, "int64"},
+    {8, "uint64"}, {2, "float16"}, {2, "bfloat16"}, {4, "float32"}, {8, "float64"}, {1, "bool"},
 };
 inline constexpr int kDtypeCount = sizeof(kDtypes) / sizeof(kDtypes[0]);
 

@@ -14,8 +14,7 @@ namespace comm {
 
 class Error : public std::runtime_error {
  public:
-  Error(comm_status_t status, const std::string& message)
-      : std::runtime_error(message), status_(status) {}
+  Error(comm_status_t status, const std::string& message) : std::runtime_error(message), status_(status) {}
   comm_status_t status() const noexcept { return status_; }
 
  private:

@@ -56,8 +56,7 @@ Level parseLevel(std::string_view name) {
   for (int i = 0; i < 5; ++i) {
     if (name == kLevelNames[i]) return static_cast<Level>(i);
   }
-  fail(COMM_ERR_INVALID_ARGUMENT, "log level '{}' is not one of error, warn, info, debug, trace",
-       name);
+  fail(COMM_ERR_INVALID_ARGUMENT, "log level '{}' is not one of error, warn, info, debug, trace", name);
 }
 
 void configure(std::string_view level, std::string_view file) {
@@ -84,14 +83,12 @@ void configure(std::string_view level, std::string_view file) {
 
 void setRank(int rank) { gRank.store(rank); }
 
-
 void write(Level level, std::string_view message) {
   Sink& s = sink();
   std::lock_guard lock(s.mutex);
   int rank = gRank.load();
   if (rank >= 0) {
-    fmt::print(s.file, "comm[{}] {} rank {}: {}\n", getpid(), kLevelNames[static_cast<int>(level)], rank,
-               message);
+    fmt::print(s.file, "comm[{}] {} rank {}: {}\n", getpid(), kLevelNames[static_cast<int>(level)], rank, message);
   } else {
     fmt::print(s.file, "comm[{}] {}: {}\n", getpid(), kLevelNames[static_cast<int>(level)], message);
   }

@@ -38,14 +38,24 @@ void at(Level level, fmt::format_string<Args...> format, Args&&... args) {
   if (enabled(level)) write(level, fmt::format(format, std::forward<Args>(args)...));
 }
 template <typename... Args>
-void error(fmt::format_string<Args...> f, Args&&... a) { at(Level::kError, f, std::forward<Args>(a)...); }
+void error(fmt::format_string<Args...> f, Args&&... a) {
+  at(Level::kError, f, std::forward<Args>(a)...);
+}
 template <typename... Args>
-void warn(fmt::format_string<Args...> f, Args&&... a) { at(Level::kWarn, f, std::forward<Args>(a)...); }
+void warn(fmt::format_string<Args...> f, Args&&... a) {
+  at(Level::kWarn, f, std::forward<Args>(a)...);
+}
 template <typename... Args>
-void info(fmt::format_string<Args...> f, Args&&... a) { at(Level::kInfo, f, std::forward<Args>(a)...); }
+void info(fmt::format_string<Args...> f, Args&&... a) {
+  at(Level::kInfo, f, std::forward<Args>(a)...);
+}
 template <typename... Args>
-void debug(fmt::format_string<Args...> f, Args&&... a) { at(Level::kDebug, f, std::forward<Args>(a)...); }
+void debug(fmt::format_string<Args...> f, Args&&... a) {
+  at(Level::kDebug, f, std::forward<Args>(a)...);
+}
 template <typename... Args>
-void trace(fmt::format_string<Args...> f, Args&&... a) { at(Level::kTrace, f, std::forward<Args>(a)...); }
+void trace(fmt::format_string<Args...> f, Args&&... a) {
+  at(Level::kTrace, f, std::forward<Args>(a)...);
+}
 
 }  // namespace comm::log

@@ -130,8 +130,8 @@ ShmSegment ShmSegment::open(const std::string& name, size_t bytes, pid_t creator
       fail(COMM_ERR_REMOTE, "shm: {} (pid {}) exited before its shared memory {} was ready", owner, creator, name);
     }
     if (deadline.expired()) {
-      fail(COMM_ERR_TIMEOUT, "shm: {} (pid {}) did not create its shared memory {} within {} ms", owner, creator,
-           name, timeout.count());
+      fail(COMM_ERR_TIMEOUT, "shm: {} (pid {}) did not create its shared memory {} within {} ms", owner, creator, name,
+           timeout.count());
     }
     std::this_thread::sleep_for(kOpenPoll);
   }
@@ -175,7 +175,8 @@ constexpr uintptr_t kPageBytes = 4096;
 template <typename Visit>
 void forEachPage(char* begin, size_t bytes, Visit visit) {
   char* const end = begin + bytes;
-  for (char* at = begin; at < end; at = reinterpret_cast<char*>((reinterpret_cast<uintptr_t>(at) | (kPageBytes - 1)) + 1)) {
+  for (char* at = begin; at < end;
+       at = reinterpret_cast<char*>((reinterpret_cast<uintptr_t>(at) | (kPageBytes - 1)) + 1)) {
     visit(at);
   }
 }

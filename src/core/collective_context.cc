@@ -1,9 +1,9 @@
 #include "core/collective_context.h"
 
 #include "common/backoff.h"
-#include "core/communicator.h"
-#include "common/error.h"
 #include "common/dtype.h"
+#include "common/error.h"
+#include "core/communicator.h"
 #include "core/tags.h"
 
 namespace comm::core {

@@ -23,8 +23,8 @@
 #include <vector>
 
 #include "comm.h"
-#include "core/collective_buffers.h"
 #include "common/deadline.h"
+#include "core/collective_buffers.h"
 #include "core/node_board.h"
 #include "core/pending.h"
 #include "core/signature.h"
@@ -181,15 +181,15 @@ class CollectiveContext {
   Signature leftSignature_;
   transport::Request* signatureRecv_ = nullptr;
   bool signatureChecked_ = true;
-  Clock::time_point start_{};  // of the first wait on the transport: board-only collectives never read the clock
+  Clock::time_point start_{};   // of the first wait on the transport: board-only collectives never read the clock
   bool peersNotified_ = false;  // this rank's failure went out, or a peer's came in
   bool peersAhead_ = false;     // every peer had published on the board before this rank looked
   // The notices this rank sent and listens for; made only once a collective
   // is slow or fails, so a fast one never builds (or destroys) them.
   struct Notices {
     FailureNotice outgoing;
-    std::list<FailureNotice> incoming;  // a list: receives point into it
-    std::vector<Pending> receives;      // one per peer once listening
+    std::list<FailureNotice> incoming;     // a list: receives point into it
+    std::vector<Pending> receives;         // one per peer once listening
     std::vector<const FailureNotice*> of;  // the buffer of each of those receives
   };
   Notices& notices();

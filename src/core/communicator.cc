@@ -126,13 +126,12 @@ void Communicator::waitAll(std::span<const Pending> pending, Deadline deadline,
     if (!peers.empty()) peers += ", ";
     peers += fmt::format("{} rank {}", p.isRecv ? "a message from" : "delivery to", p.peer);
   }
-  failAwaited(pending, COMM_ERR_TIMEOUT,
-              fmt::format("timed out after {} ms waiting for {}", timeout().count(), peers), what);
+  failAwaited(pending, COMM_ERR_TIMEOUT, fmt::format("timed out after {} ms waiting for {}", timeout().count(), peers),
+              what);
 }
 
-std::shared_ptr<Operation> Communicator::queueCollective(std::function<void(uint32_t sequence)> body,
-                                                         uint32_t sequence, bool async,
-                                                         std::unique_lock<std::mutex>& lock) {
+std::shared_ptr<Operation> Communicator::queueCollective(std::function<void(uint32_t sequence)> body, uint32_t sequence,
+                                                         bool async, std::unique_lock<std::mutex>& lock) {
   auto operation = std::make_shared<TaskOperation>();
   executor_.submit([operation, body = std::move(body), sequence] {
     try {

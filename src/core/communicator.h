@@ -14,8 +14,8 @@
 #include <string>
 #include <vector>
 
-#include "core/collective_buffers.h"
 #include "common/deadline.h"
+#include "core/collective_buffers.h"
 #include "core/executor.h"
 #include "core/node_board.h"
 #include "core/pending.h"
@@ -103,8 +103,8 @@ class Communicator : public std::enable_shared_from_this<Communicator> {
  private:
   // Hands `body` to the executor (behind earlier asynchronous collectives);
   // the handle when `async`, else waits for it (releasing `lock` first).
-  std::shared_ptr<Operation> queueCollective(std::function<void(uint32_t sequence)> body, uint32_t sequence,
-                                             bool async, std::unique_lock<std::mutex>& lock);
+  std::shared_ptr<Operation> queueCollective(std::function<void(uint32_t sequence)> body, uint32_t sequence, bool async,
+                                             std::unique_lock<std::mutex>& lock);
   [[noreturn]] void failAwaited(std::span<const Pending> pending, comm_status_t status, const std::string& why,
                                 const std::function<std::string()>& what);
 
@@ -121,7 +121,7 @@ class Communicator : public std::enable_shared_from_this<Communicator> {
   std::mutex issueMutex_;  // orders collective issue (sequence numbers, inline vs queued)
   uint32_t nextSequence_ = 0;
   std::map<std::string, int> childCounts_;  // guarded by issueMutex_
-  CollectiveBuffers collectiveBuffers_;  // used by the collective that runs
+  CollectiveBuffers collectiveBuffers_;     // used by the collective that runs
   std::unique_ptr<NodeBoard> board_;
   Executor executor_;
 };

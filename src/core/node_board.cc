@@ -58,9 +58,9 @@ std::unique_ptr<NodeBoard> NodeBoard::join(World& world, uint16_t id, const std:
     segment = ShmSegment::create(shmSegmentName(getpid(), randomShmNonce()), bytes);
     world.storeSet(key, segment.name());
   } else {
-    segment = ShmSegment::open(world.storeGet(key), bytes, world.peer(worldRanks[0]).pid,
-                                          fmt::format("rank 0 of communicator {} (world rank {})", id, worldRanks[0]),
-                                          world.timeout());
+    segment =
+        ShmSegment::open(world.storeGet(key), bytes, world.peer(worldRanks[0]).pid,
+                         fmt::format("rank 0 of communicator {} (world rank {})", id, worldRanks[0]), world.timeout());
   }
   auto* header = static_cast<BoardHeader*>(segment.data());
   if (header->mapped.fetch_add(1, std::memory_order_acq_rel) + 1 == members) segment.unlink();
@@ -75,8 +75,9 @@ std::unique_ptr<NodeBoard> NodeBoard::join(World& world, uint16_t id, const std:
 void NodeBoard::touchPages() {
   // This rank's payloads are its own until it publishes them; the rest it only reads.
   for (Lane lane : {Lane::kWide, Lane::kNarrow}) {
-    const size_t payloadBytes =
-        lane == Lane::kNarrow ? kNarrowPayloadBytes : lanes_[static_cast<size_t>(lane)].entryBytes - sizeof(EntryHeader);
+    const size_t payloadBytes = lane == Lane::kNarrow
+                                    ? kNarrowPayloadBytes
+                                    : lanes_[static_cast<size_t>(lane)].entryBytes - sizeof(EntryHeader);
     for (uint32_t sequence = 0; sequence < kEntriesPerRank; ++sequence) {
       touchForWrite(payloadOf(entry(lane, rank_, sequence)), payloadBytes);
     }

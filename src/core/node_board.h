@@ -27,9 +27,9 @@
 #include <vector>
 
 #include "common/dtype.h"
+#include "common/shm_segment.h"
 #include "core/prefetch.h"
 #include "core/signature.h"
-#include "common/shm_segment.h"
 
 namespace comm::core {
 
@@ -82,10 +82,9 @@ class NodeBoard {
   // The lane of collective `signature` on a board of `size` ranks; the
   // same on every rank that agrees on the signature.
   static Lane laneOf(const Signature& signature, int size) {
-    constexpr uint32_t kRooted = 1u << static_cast<uint32_t>(CollectiveKind::kBroadcast) |
-                                 1u << static_cast<uint32_t>(CollectiveKind::kReduce) |
-                                 1u << static_cast<uint32_t>(CollectiveKind::kGather) |
-                                 1u << static_cast<uint32_t>(CollectiveKind::kScatter);
+    constexpr uint32_t kRooted =
+        1u << static_cast<uint32_t>(CollectiveKind::kBroadcast) | 1u << static_cast<uint32_t>(CollectiveKind::kReduce) |
+        1u << static_cast<uint32_t>(CollectiveKind::kGather) | 1u << static_cast<uint32_t>(CollectiveKind::kScatter);
     if ((kRooted >> signature.kind & 1) == 0) return Lane::kWide;
     return narrowFits(signature, size) ? Lane::kNarrow : Lane::kWide;
   }

@@ -1,7 +1,7 @@
 #include "core/operation.h"
 
-#include "core/communicator.h"
 #include "common/error.h"
+#include "core/communicator.h"
 
 namespace comm::core {
 

@@ -17,8 +17,13 @@ constexpr SettingSpec kSpecs[] = {
     {"master_addr", "", "host of the rendezvous store"},
     {"master_port", "", "port of the rendezvous store"},
     {"timeout", "600", "seconds any wait may take before it fails with COMM_ERR_TIMEOUT"},
-    {"provider", "", "transport for every peer: tcp (comm's own TCP transport) or a libfabric provider (shm, tcp;ofi_rxm, verbs;ofi_rxm...); empty: shm on the node, tcp;ofi_rxm between nodes"},
-    {"shm", "1", "direct shared-memory path between ranks on one node: 1 on (large messages streamed through shared memory, or read by cross-memory attach when the node's ranks may together run on fewer CPUs than there are of them), attach (always read by cross-memory attach), copy (always streamed), 0 off (libfabric's shm provider)"},
+    {"provider", "",
+     "transport for every peer: tcp (comm's own TCP transport) or a libfabric provider (shm, tcp;ofi_rxm, "
+     "verbs;ofi_rxm...); empty: shm on the node, tcp;ofi_rxm between nodes"},
+    {"shm", "1",
+     "direct shared-memory path between ranks on one node: 1 on (large messages streamed through shared memory, or "
+     "read by cross-memory attach when the node's ranks may together run on fewer CPUs than there are of them), attach "
+     "(always read by cross-memory attach), copy (always streamed), 0 off (libfabric's shm provider)"},
     {"tcp_iface", "", "network interface for tcp (comm's own and libfabric's) between nodes"},
     {"log_level", "warn", "error, warn, info, debug or trace"},
     {"log_file", "", "log destination (default stderr); %r becomes the rank"},
@@ -30,8 +35,7 @@ constexpr SettingSpec kSpecs[] = {
 std::span<const SettingSpec> settingSpecs() { return kSpecs; }
 
 bool isSettingKey(std::string_view key) {
-  return std::any_of(std::begin(kSpecs), std::end(kSpecs),
-                     [&](const SettingSpec& s) { return key == s.key; });
+  return std::any_of(std::begin(kSpecs), std::end(kSpecs), [&](const SettingSpec& s) { return key == s.key; });
 }
 
 std::string environmentName(std::string_view key) {

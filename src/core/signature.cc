@@ -7,10 +7,9 @@
 namespace comm::core {
 namespace {
 
-constexpr const char* kNames[] = {"?",          "barrier",          "all_reduce",        "reduce",
-                                  "broadcast",  "all_gather",       "reduce_scatter",    "gather",
-                                  "scatter",    "all_to_all_single", "all_to_all",       "all_gather_v",
-                                  "reduce_scatter_v", "gather_v",   "scatter_v"};
+constexpr const char* kNames[] = {"?",          "barrier",        "all_reduce",       "reduce",   "broadcast",
+                                  "all_gather", "reduce_scatter", "gather",           "scatter",  "all_to_all_single",
+                                  "all_to_all", "all_gather_v",   "reduce_scatter_v", "gather_v", "scatter_v"};
 
 }  // namespace
 

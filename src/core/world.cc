@@ -41,13 +41,10 @@ std::string hostName() {
 std::string nodeIdentity() {
   struct stat ns {};
   unsigned long pidNamespace = stat("/proc/self/ns/pid", &ns) == 0 ? ns.st_ino : 0;
-  return fmt::format("{}/{}/{}", hostName(), readFirstLine("/proc/sys/kernel/random/boot_id"),
-                     pidNamespace);
+  return fmt::format("{}/{}/{}", hostName(), readFirstLine("/proc/sys/kernel/random/boot_id"), pidNamespace);
 }
 
-bool isLoopback(const std::string& host) {
-  return host == "localhost" || host.rfind("127.", 0) == 0 || host == "::1";
-}
+bool isLoopback(const std::string& host) { return host == "localhost" || host.rfind("127.", 0) == 0 || host == "::1"; }
 
 }  // namespace
 
@@ -182,7 +179,8 @@ void World::logSettings() const {
     }
   }
   for (int r = 0; r < size_; ++r) {
-    if (r != rank_) log::info("rank {} ({}, pid {}) over {}", r, peers_[r].host, peers_[r].pid, transport_->providerFor(r));
+    if (r != rank_)
+      log::info("rank {} ({}, pid {}) over {}", r, peers_[r].host, peers_[r].pid, transport_->providerFor(r));
   }
 }
 

@@ -51,11 +51,19 @@ void divideHalfArray(void* data, size_t count, int divisor) {
 }
 
 // In comm_dtype_t order; bool has no average (the mean of bools is no bool).
-constexpr std::array<AverageFn, COMM_BOOL + 1> kAverage = {
-    divideArray<int8_t>,        divideArray<uint8_t>,        divideArray<int16_t>, divideArray<uint16_t>,
-    divideArray<int32_t>,       divideArray<uint32_t>,       divideArray<int64_t>, divideArray<uint64_t>,
-    divideHalfArray<Float16>,   divideHalfArray<BFloat16>,   divideArray<float>,   divideArray<double>,
-    nullptr};
+constexpr std::array<AverageFn, COMM_BOOL + 1> kAverage = {divideArray<int8_t>,
+                                                           divideArray<uint8_t>,
+                                                           divideArray<int16_t>,
+                                                           divideArray<uint16_t>,
+                                                           divideArray<int32_t>,
+                                                           divideArray<uint32_t>,
+                                                           divideArray<int64_t>,
+                                                           divideArray<uint64_t>,
+                                                           divideHalfArray<Float16>,
+                                                           divideHalfArray<BFloat16>,
+                                                           divideArray<float>,
+                                                           divideArray<double>,
+                                                           nullptr};
 
 }  // namespace
 

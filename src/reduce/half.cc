@@ -44,7 +44,8 @@ void narrowScalar(const float* in, uint16_t* out, size_t count) {
 std::vector<Float16Converter> availableFloat16Converters() {
   __builtin_cpu_init();  // we may run from a static initializer, before libgcc's own
   std::vector<Float16Converter> converters;
-  if (__builtin_cpu_supports("avx512f")) converters.push_back({Float16Isa::kAvx512, "avx512f", widenAvx512, narrowAvx512});
+  if (__builtin_cpu_supports("avx512f"))
+    converters.push_back({Float16Isa::kAvx512, "avx512f", widenAvx512, narrowAvx512});
   if (__builtin_cpu_supports("avx") && __builtin_cpu_supports("f16c")) {
     converters.push_back({Float16Isa::kF16c, "f16c", widenF16c, narrowF16c});
   }
@@ -66,17 +67,16 @@ const Float16Converter& float16Converter() {
 
 void Float16::widen(const uint16_t* in, float* out, size_t count) { float16Converter().widen(in, out, count); }
 
-void Float16::narrow(const float* in, uint16_t* out, size_t count) {
-  float16Converter().narrow(in, out, count);
-}
+void Float16::narrow(const float* in, uint16_t* out, size_t count) { float16Converter().narrow(in, out, count); }
 
 [[gnu::target_clones("arch=x86-64-v4", "arch=x86-64-v3", "default")]] void BFloat16::widen(
     const uint16_t* __restrict in, float* __restrict out, size_t count) {
   for (size_t i = 0; i < count; ++i) out[i] = toFloat(in[i]);
 }
 
-[[gnu::target_clones("arch=x86-64-v4", "arch=x86-64-v3", "default")]] void BFloat16::narrow(
-    const float* __restrict in, uint16_t* __restrict out, size_t count) {
+[[gnu::target_clones("arch=x86-64-v4", "arch=x86-64-v3", "default")]] void BFloat16::narrow(const float* __restrict in,
+                                                                                            uint16_t* __restrict out,
+                                                                                            size_t count) {
   for (size_t i = 0; i < count; ++i) out[i] = fromFloat(in[i]);
 }
 

@@ -41,7 +41,9 @@ struct FloatTraits<V> {
 };
 
 template <class T>
-concept FloatLike = requires { typename FloatTraits<T>::Bits; };
+concept FloatLike = requires {
+  typename FloatTraits<T>::Bits;
+};
 
 // The integer (vector) of the same size as T, for bit-level work.
 template <FloatLike T>
@@ -54,16 +56,24 @@ constexpr auto kQuietBit = FloatBits<typename FloatTraits<T>::Element>{1}
 
 struct Sum {
   template <std::integral T>
-  static T apply(T a, T b) { return T(WrapType<T>(a) + WrapType<T>(b)); }
+  static T apply(T a, T b) {
+    return T(WrapType<T>(a) + WrapType<T>(b));
+  }
   template <FloatLike T>
-  static T apply(T a, T b) { return a + b; }
+  static T apply(T a, T b) {
+    return a + b;
+  }
 };
 
 struct Prod {
   template <std::integral T>
-  static T apply(T a, T b) { return T(WrapType<T>(a) * WrapType<T>(b)); }
+  static T apply(T a, T b) {
+    return T(WrapType<T>(a) * WrapType<T>(b));
+  }
   template <FloatLike T>
-  static T apply(T a, T b) { return a * b; }
+  static T apply(T a, T b) {
+    return a * b;
+  }
 };
 
 // Floating min/max propagate NaN and order -0 below +0, so that the result
@@ -73,7 +83,9 @@ struct Prod {
 // the quiet bit keeps a signalling NaN from leaking out.
 struct Min {
   template <std::integral T>
-  static T apply(T a, T b) { return b < a ? b : a; }
+  static T apply(T a, T b) {
+    return b < a ? b : a;
+  }
   template <FloatLike T>
   static T apply(T a, T b) {
     FloatBits<T> x = std::bit_cast<FloatBits<T>>(a), y = std::bit_cast<FloatBits<T>>(b);
@@ -85,7 +97,9 @@ struct Min {
 // As Min; an equal pair is merged with AND, which gives +0 from {+0, -0}.
 struct Max {
   template <std::integral T>
-  static T apply(T a, T b) { return a < b ? b : a; }
+  static T apply(T a, T b) {
+    return a < b ? b : a;
+  }
   template <FloatLike T>
   static T apply(T a, T b) {
     FloatBits<T> x = std::bit_cast<FloatBits<T>>(a), y = std::bit_cast<FloatBits<T>>(b);
@@ -96,17 +110,23 @@ struct Max {
 
 struct BitAnd {
   template <std::integral T>
-  static T apply(T a, T b) { return T(a & b); }
+  static T apply(T a, T b) {
+    return T(a & b);
+  }
 };
 
 struct BitOr {
   template <std::integral T>
-  static T apply(T a, T b) { return T(a | b); }
+  static T apply(T a, T b) {
+    return T(a | b);
+  }
 };
 
 struct BitXor {
   template <std::integral T>
-  static T apply(T a, T b) { return T(a ^ b); }
+  static T apply(T a, T b) {
+    return T(a ^ b);
+  }
 };
 
 // comm bool is one byte, any non-zero byte is true, and results are 0 or 1.

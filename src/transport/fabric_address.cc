@@ -42,8 +42,8 @@ std::vector<uint8_t> encodeAddresses(const std::vector<EndpointAddress>& endpoin
   for (const EndpointAddress& endpoint : endpoints) {
     if (endpoint.provider.size() > std::numeric_limits<uint8_t>::max() ||
         endpoint.name.size() > std::numeric_limits<uint16_t>::max()) {
-      fail(COMM_ERR_INTERNAL, "fabric: {} endpoint name of {} bytes does not fit the address blob",
-           endpoint.provider, endpoint.name.size());
+      fail(COMM_ERR_INTERNAL, "fabric: {} endpoint name of {} bytes does not fit the address blob", endpoint.provider,
+           endpoint.name.size());
     }
     blob.push_back(static_cast<uint8_t>(endpoint.provider.size()));
     blob.insert(blob.end(), endpoint.provider.begin(), endpoint.provider.end());
@@ -58,8 +58,8 @@ std::vector<EndpointAddress> decodeAddresses(const std::vector<uint8_t>& blob, i
   Reader reader(blob, rank);
   uint8_t version = reader.byte();
   if (version != kFormatVersion) {
-    fail(COMM_ERR_TRANSPORT, "fabric: rank {}'s address blob has format {}, this rank expects {}", rank,
-         version, kFormatVersion);
+    fail(COMM_ERR_TRANSPORT, "fabric: rank {}'s address blob has format {}, this rank expects {}", rank, version,
+         kFormatVersion);
   }
   std::vector<EndpointAddress> endpoints(reader.byte());
   for (EndpointAddress& endpoint : endpoints) {
@@ -71,8 +71,7 @@ std::vector<EndpointAddress> decodeAddresses(const std::vector<uint8_t>& blob, i
     endpoint.name.assign(blob.begin() + at, blob.begin() + at + length);
   }
   if (!reader.finished()) {
-    fail(COMM_ERR_TRANSPORT, "fabric: rank {}'s address blob has {} bytes of trailing data", rank,
-         blob.size());
+    fail(COMM_ERR_TRANSPORT, "fabric: rank {}'s address blob has {} bytes of trailing data", rank, blob.size());
   }
   return endpoints;
 }

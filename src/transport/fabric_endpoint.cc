@@ -20,8 +20,7 @@ constexpr uint64_t kCaps = FI_TAGGED | FI_MSG | FI_DIRECTED_RECV;
 // Modes that only constrain RMA keys and registrations, which this transport
 // never makes. FI_MR_LOCAL (and FI_MR_HMEM) would require registering every
 // buffer before each send/receive; such providers are refused.
-constexpr uint64_t kToleratedMrModes =
-    FI_MR_VIRT_ADDR | FI_MR_ALLOCATED | FI_MR_PROV_KEY | FI_MR_RAW | FI_MR_ENDPOINT;
+constexpr uint64_t kToleratedMrModes = FI_MR_VIRT_ADDR | FI_MR_ALLOCATED | FI_MR_PROV_KEY | FI_MR_RAW | FI_MR_ENDPOINT;
 
 char* duplicate(const std::string& text) {
   // fi_freeinfo releases hint strings with free().
@@ -57,8 +56,8 @@ FabricInfo selectDomain(FabricInfo list, const EndpointConfig& config) {
       available += fmt::format("{}{}", available.empty() ? "" : ", ", info->domain_attr->name);
     }
   }
-  fail(COMM_ERR_TRANSPORT, "fabric: provider {} has no interface {} (it offers {})", config.provider,
-       config.domain, available);
+  fail(COMM_ERR_TRANSPORT, "fabric: provider {} has no interface {} (it offers {})", config.provider, config.domain,
+       available);
 }
 
 // ofi_rxm's dynamic receive buffers (its default) make a truncated message
@@ -102,8 +101,8 @@ FabricInfo orderedHints(const EndpointConfig& config) {
 // Why the transport cannot use what `info` offers, or "" when it can.
 std::string unusableBecause(const fi_info& info) {
   if (tagBits(info.ep_attr->mem_tag_format) < 64) {
-    return fmt::format("carries {}-bit tags (mem_tag_format {:#x}), comm needs 64", tagBits(info.ep_attr->mem_tag_format),
-                       info.ep_attr->mem_tag_format);
+    return fmt::format("carries {}-bit tags (mem_tag_format {:#x}), comm needs 64",
+                       tagBits(info.ep_attr->mem_tag_format), info.ep_attr->mem_tag_format);
   }
   if ((info.domain_attr->mr_mode & ~kToleratedMrModes) != 0) {
     return fmt::format("requires registering local buffers (mr_mode {:#x}), which comm does not do",
@@ -138,8 +137,7 @@ FabricInfo FabricEndpoint::getInfo(const EndpointConfig& config) const {
   int rc = callGetInfo(config, hints.get(), &found);
   if (rc == 0) return selectDomain(FabricInfo(found), config);
   if (rc != -FI_ENODATA) {
-    fail(COMM_ERR_TRANSPORT, "fi_getinfo for {} failed: {} ({})", describeConfig(config),
-         fi_strerror(-rc), rc);
+    fail(COMM_ERR_TRANSPORT, "fi_getinfo for {} failed: {} ({})", describeConfig(config), fi_strerror(-rc), rc);
   }
   // Ask again without the ordering, threading and registration constraints,
   // so the error can say whether the provider is missing or lacks one of them.
@@ -156,8 +154,8 @@ FabricInfo FabricEndpoint::getInfo(const EndpointConfig& config) const {
   std::string lacks;
   if ((offered->tx_attr->msg_order & FI_ORDER_SAS) == 0) lacks += " send-after-send ordering,";
   if ((offered->domain_attr->mr_mode & ~kToleratedMrModes) != 0) {
-    lacks += fmt::format(" use without registering local buffers (it asks mr_mode {:#x}),",
-                         offered->domain_attr->mr_mode);
+    lacks +=
+        fmt::format(" use without registering local buffers (it asks mr_mode {:#x}),", offered->domain_attr->mr_mode);
   }
   if (lacks.empty()) lacks = " the requested threading or context modes,";
   lacks.pop_back();
@@ -204,8 +202,8 @@ FabricEndpoint::FabricEndpoint(const EndpointConfig& config) : info_(getInfo(con
     char text[128] = {};
     size_t textLength = sizeof text;
     fi_av_straddr(av_.get(), address_.data(), text, &textLength);
-    log::debug("fabric: opened {} endpoint, fabric {}, domain {}, address {}, max message {} bytes",
-               provider_, info_->fabric_attr->name, info_->domain_attr->name, text, maxMessageSize_);
+    log::debug("fabric: opened {} endpoint, fabric {}, domain {}, address {}, max message {} bytes", provider_,
+               info_->fabric_attr->name, info_->domain_attr->name, text, maxMessageSize_);
   }
 }
 

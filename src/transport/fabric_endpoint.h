@@ -40,12 +40,10 @@ class FabricEndpoint {
   // Adds a peer's raw name to the address table; throws naming `rank`.
   fi_addr_t insert(const std::vector<uint8_t>& address, int rank);
 
-  ssize_t postSend(const void* buffer, size_t length, fi_addr_t destination, uint64_t tag,
-                   void* context) noexcept {
+  ssize_t postSend(const void* buffer, size_t length, fi_addr_t destination, uint64_t tag, void* context) noexcept {
     return fi_tsend(ep_.get(), buffer, length, nullptr, destination, tag, context);
   }
-  ssize_t postRecv(void* buffer, size_t length, fi_addr_t source, uint64_t tag,
-                   void* context) noexcept {
+  ssize_t postRecv(void* buffer, size_t length, fi_addr_t source, uint64_t tag, void* context) noexcept {
     return fi_trecv(ep_.get(), buffer, length, nullptr, source, tag, 0, context);
   }
   // 0 when the operation will complete with FI_ECANCELED (or has completed).

@@ -88,10 +88,8 @@ bool peerIsGone(int error) {
     case FI_EHOSTUNREACH:
     case FI_ENETUNREACH:
     case FI_ETIMEDOUT:
-    case FI_EREMOTEIO:
-      return true;
-    default:
-      return false;
+    case FI_EREMOTEIO: return true;
+    default: return false;
   }
 }
 
@@ -194,7 +192,7 @@ class FabricTransport final : public Transport {
   }
 
   mutable std::mutex mutex_;
-  FabricOpPool pool_;  // declared before slots_: outlives the endpoints that reference its ops
+  FabricOpPool pool_;                   // declared before slots_: outlives the endpoints that reference its ops
   std::atomic<int> polledInFlight_{0};  // ops of kPolledBytes or more between acquire and release
   std::vector<Slot> slots_;
   std::vector<Route> routes_;
@@ -282,8 +280,7 @@ void FabricTransport::connect(int selfRank, const std::vector<PeerInfo>& peers) 
   std::lock_guard lock(mutex_);
   if (!routes_.empty()) fail(COMM_ERR_INVALID_USAGE, "fabric: connect called twice");
   if (selfRank < 0 || static_cast<size_t>(selfRank) >= peers.size()) {
-    fail(COMM_ERR_INVALID_ARGUMENT, "fabric: rank {} is outside a communicator of {} ranks", selfRank,
-         peers.size());
+    fail(COMM_ERR_INVALID_ARGUMENT, "fabric: rank {} is outside a communicator of {} ranks", selfRank, peers.size());
   }
   std::vector<Route> routes(peers.size());
   std::vector<int> withoutShm;
@@ -298,8 +295,8 @@ void FabricTransport::connect(int selfRank, const std::vector<PeerInfo>& peers) 
   routes_ = std::move(routes);
   // Without a local shm endpoint the constructor has said so already.
   if (!withoutShm.empty() && !forced_ && slots_.size() > 1) {
-    log::warn("fabric: ranks {} on this node opened no shm endpoint; reaching them over {}",
-              formatRanks(withoutShm), slots_.back().endpoint->provider());
+    log::warn("fabric: ranks {} on this node opened no shm endpoint; reaching them over {}", formatRanks(withoutShm),
+              slots_.back().endpoint->provider());
   }
   logRoutes();
 }
@@ -312,8 +309,8 @@ void FabricTransport::logRoutes() const {
       if (routes_[rank].slot == &slot) ranks.push_back(static_cast<int>(rank));
     }
     if (!ranks.empty()) {
-      log::info("fabric: {} serves ranks {} (chunks of {} bytes)", slot.endpoint->provider(),
-                formatRanks(ranks), slot.chunk);
+      log::info("fabric: {} serves ranks {} (chunks of {} bytes)", slot.endpoint->provider(), formatRanks(ranks),
+                slot.chunk);
     }
   }
 }
@@ -335,8 +332,7 @@ std::string FabricTransport::providerFor(int peer) const {
 // than a full one, so whenever sender and receiver disagree on N some chunk
 // pair differs in size and the receive reports a mismatch instead of quietly
 // matching part of another message.
-void FabricTransport::start(OpKind kind, int peer, uint64_t tag, void* buffer, size_t size,
-                            Request& request) {
+void FabricTransport::start(OpKind kind, int peer, uint64_t tag, void* buffer, size_t size, Request& request) {
   const Route& route = routeTo(peer);
   Slot& slot = *route.slot;
   // Most messages fit one chunk; skip the 64-bit division for them.
@@ -366,8 +362,8 @@ void FabricTransport::start(OpKind kind, int peer, uint64_t tag, void* buffer, s
     } else {
       releaseOp(op);
       request.fail(COMM_ERR_TRANSPORT, "fabric: {} rank {} (tag {:#x}, {} bytes) over {}: {} ({})",
-               kind == OpKind::kSend ? "fi_tsend to" : "fi_trecv from", peer, tag, size,
-               slot.endpoint->provider(), fi_strerror(static_cast<int>(-rc)), rc);
+                   kind == OpKind::kSend ? "fi_tsend to" : "fi_trecv from", peer, tag, size, slot.endpoint->provider(),
+                   fi_strerror(static_cast<int>(-rc)), rc);
       if (piece == 0) {
         request.parts = 0;
         complete(request);
@@ -380,9 +376,8 @@ void FabricTransport::start(OpKind kind, int peer, uint64_t tag, void* buffer, s
 }
 
 ssize_t FabricTransport::post(FabricOp& op) {
-  return op.kind == OpKind::kSend
-             ? op.endpoint->postSend(op.buffer, op.length, op.address, op.tag, &op.context)
-             : op.endpoint->postRecv(op.buffer, op.length, op.address, op.tag, &op.context);
+  return op.kind == OpKind::kSend ? op.endpoint->postSend(op.buffer, op.length, op.address, op.tag, &op.context)
+                                  : op.endpoint->postRecv(op.buffer, op.length, op.address, op.tag, &op.context);
 }
 
 bool FabricTransport::progressLocked() {
@@ -427,9 +422,8 @@ void FabricTransport::flush(FabricOpQueue& backlog) {
       continue;
     }
     Request& request = *op->request;
-    request.fail(COMM_ERR_TRANSPORT, "fabric: {} rank {} (tag {:#x}, {} bytes) over {}: {} ({})",
-             direction(*op), op->peer, op->tag, op->total, op->endpoint->provider(),
-             fi_strerror(static_cast<int>(-rc)), rc);
+    request.fail(COMM_ERR_TRANSPORT, "fabric: {} rank {} (tag {:#x}, {} bytes) over {}: {} ({})", direction(*op),
+                 op->peer, op->tag, op->total, op->endpoint->provider(), fi_strerror(static_cast<int>(-rc)), rc);
     OpKind kind = op->kind;
     finish(op);
     if (kind == OpKind::kRecv && !request.done.load(std::memory_order_relaxed)) cancelPieces(request);
@@ -467,8 +461,8 @@ void FabricTransport::onError(const FabricEndpoint& endpoint, const fi_cq_err_en
   // shm (1.17) reports negated codes.
   const int code = std::abs(entry.err);
   if (code == FI_ECANCELED) {
-    request.fail(COMM_ERR_ABORTED, "fabric: {} rank {} with tag {:#x} was cancelled", direction(*op),
-             op->peer, op->tag);
+    request.fail(COMM_ERR_ABORTED, "fabric: {} rank {} with tag {:#x} was cancelled", direction(*op), op->peer,
+                 op->tag);
   } else if (code == FI_ETRUNC && op->kind == OpKind::kRecv) {
     // The sender's piece held len + olen bytes; only a piece shorter than a
     // full chunk is its last, so only then is the message size exact.
@@ -476,8 +470,8 @@ void FabricTransport::onError(const FabricEndpoint& endpoint, const fi_cq_err_en
     reportMismatch(*op, pieceBytes, entry.olen != 0 && pieceBytes < chunkOf(op->endpoint));
   } else {
     comm_status_t status = peerIsGone(code) ? COMM_ERR_REMOTE : COMM_ERR_TRANSPORT;
-    request.fail(status, "fabric: {} rank {} (tag {:#x}, {} bytes) over {} failed: {}", direction(*op),
-             op->peer, op->tag, op->total, endpoint.provider(), endpoint.describe(entry));
+    request.fail(status, "fabric: {} rank {} (tag {:#x}, {} bytes) over {} failed: {}", direction(*op), op->peer,
+                 op->tag, op->total, endpoint.provider(), endpoint.describe(entry));
   }
   OpKind kind = op->kind;
   finish(op);
@@ -488,8 +482,8 @@ void FabricTransport::onError(const FabricEndpoint& endpoint, const fi_cq_err_en
 
 void FabricTransport::reportMismatch(const FabricOp& op, size_t pieceBytes, bool exact) {
   size_t messageBytes = op.offset + pieceBytes;
-  op.request->fail(COMM_ERR_MISMATCH, "fabric: message from rank {} with tag {:#x} is {}{} bytes, expected {}",
-           op.peer, op.tag, exact ? "" : "at least ", messageBytes, op.total);
+  op.request->fail(COMM_ERR_MISMATCH, "fabric: message from rank {} with tag {:#x} is {}{} bytes, expected {}", op.peer,
+                   op.tag, exact ? "" : "at least ", messageBytes, op.total);
 }
 
 size_t FabricTransport::chunkOf(const FabricEndpoint* endpoint) const {
@@ -512,8 +506,7 @@ void FabricTransport::cancelPieces(Request& request) {
       slot.sendBacklog.remove(&op);
       slot.recvBacklog.remove(&op);
     }
-    request.fail(COMM_ERR_ABORTED, "fabric: {} rank {} with tag {:#x} was cancelled", direction(op), op.peer,
-             op.tag);
+    request.fail(COMM_ERR_ABORTED, "fabric: {} rank {} with tag {:#x} was cancelled", direction(op), op.peer, op.tag);
     finish(&op);
   });
 }

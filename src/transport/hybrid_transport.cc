@@ -137,7 +137,8 @@ void HybridTransport::connect(int selfRank, const std::vector<PeerInfo>& peers) 
   for (int rank : directRanks) routes_[rank] = shm_.get();
   for (int rank : networkRanks) routes_[rank] = network_.get();
   if (!directRanks.empty()) log::info("transport: ranks {} over {}", fmt::join(directRanks, ","), kShmDirectProvider);
-  if (networkUsed_) log::info("transport: ranks {} over {}", fmt::join(networkRanks, ","), network_->providerFor(networkRanks[0]));
+  if (networkUsed_)
+    log::info("transport: ranks {} over {}", fmt::join(networkRanks, ","), network_->providerFor(networkRanks[0]));
 }
 
 }  // namespace

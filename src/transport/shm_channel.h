@@ -18,11 +18,11 @@ namespace comm::transport {
 inline constexpr size_t kShmCacheLine = 64;
 
 enum class ShmKind : uint32_t {
-  kEager = 1,     // tag, size, payload: the whole message
-  kRequestToSend, // tag, size, ShmRendezvous payload: a message too large for a slot
-  kClearToSend,   // token = the sender's operation, ShmClearToSend payload: stream it
-  kChunk,         // token = the receiver's operation, size, payload: the next piece
-  kFinish,        // token = the sender's operation, status: the receiver has it
+  kEager = 1,      // tag, size, payload: the whole message
+  kRequestToSend,  // tag, size, ShmRendezvous payload: a message too large for a slot
+  kClearToSend,    // token = the sender's operation, ShmClearToSend payload: stream it
+  kChunk,          // token = the receiver's operation, size, payload: the next piece
+  kFinish,         // token = the sender's operation, status: the receiver has it
 };
 
 struct ShmSlot {

@@ -20,10 +20,10 @@
 
 #include "common/error.h"
 #include "common/log.h"
+#include "common/shm_segment.h"
 #include "transport/shm_channel.h"
 #include "transport/shm_cross_memory.h"
 #include "transport/shm_op.h"
-#include "common/shm_segment.h"
 
 namespace comm::transport {
 namespace {
@@ -181,8 +181,7 @@ class ShmTransport final : public Transport {
   void onChunk(Peer& peer, const ShmSlot& slot);
   void onFinish(Peer& peer, const ShmSlot& slot);
   void match(Peer& peer, ShmOp* receive, size_t size, uint64_t senderToken, uint64_t address);
-  void deliver(Peer& peer, Request& request, uint64_t tag, void* buffer, size_t size, const char* data,
-               size_t arrived);
+  void deliver(Peer& peer, Request& request, uint64_t tag, void* buffer, size_t size, const char* data, size_t arrived);
 
   uint64_t pump(Peer& peer);
   bool postSend(Peer& peer, ShmOp* op);
@@ -227,8 +226,7 @@ void ShmTransport::connect(int selfRank, const std::vector<PeerInfo>& peers) {
   std::lock_guard lock(mutex_);
   if (!peers_.empty()) fail(COMM_ERR_INVALID_USAGE, "shm: connect called twice");
   if (selfRank < 0 || static_cast<size_t>(selfRank) >= peers.size() || peers[selfRank].address.empty()) {
-    fail(COMM_ERR_INVALID_ARGUMENT, "shm: rank {} is not a rank of this node in a world of {}", selfRank,
-         peers.size());
+    fail(COMM_ERR_INVALID_ARGUMENT, "shm: rank {} is not a rank of this node in a world of {}", selfRank, peers.size());
   }
   std::vector<int> ranks;
   std::vector<ShmAddress> addresses(peers.size());
@@ -271,8 +269,8 @@ void ShmTransport::connect(int selfRank, const std::vector<PeerInfo>& peers) {
     const ShmAddress& address = addresses[rank];
     ShmSegment* theirs = &own_;
     if (index != self) {
-      theirs = &mapped_.emplace_back(ShmSegment::open(address.segment, bytes, address.pid,
-                                                      fmt::format("rank {}", rank), options_.connectTimeout));
+      theirs = &mapped_.emplace_back(
+          ShmSegment::open(address.segment, bytes, address.pid, fmt::format("rank {}", rank), options_.connectTimeout));
     }
     auto* header = static_cast<SegmentHeader*>(theirs->data());
     if (header->mapped.fetch_add(1, std::memory_order_acq_rel) + 1 == count) theirs->unlink();
@@ -295,15 +293,16 @@ void ShmTransport::connect(int selfRank, const std::vector<PeerInfo>& peers) {
     }
     local_.push_back(&peer);
   }
-  log::info("shm: direct shared memory to ranks {} ({} slots of {} bytes per pair)", fmt::join(ranks, ","),
-            shape.slots, shape.slotBytes);
+  log::info("shm: direct shared memory to ranks {} ({} slots of {} bytes per pair)", fmt::join(ranks, ","), shape.slots,
+            shape.slotBytes);
   if (!attachLarge_) {
     log::info("shm: large messages streamed through shared memory{}",
               options_.mode == ShmMode::kCopy ? " (COMM_SHM=copy)" : "");
   } else if (!withoutCrossMemory.empty()) {
-    log::info("shm: the kernel refuses cross-memory attach to ranks {}; large messages from them are streamed "
-              "through shared memory",
-              fmt::join(withoutCrossMemory, ","));
+    log::info(
+        "shm: the kernel refuses cross-memory attach to ranks {}; large messages from them are streamed "
+        "through shared memory",
+        fmt::join(withoutCrossMemory, ","));
   } else {
     log::info("shm: large messages read by cross-memory attach ({})",
               options_.mode == ShmMode::kAttach
@@ -411,12 +410,8 @@ uint64_t ShmTransport::drain(Peer& peer) {
     const ShmSlot* slot = peer.in.peek();
     if (slot == nullptr) return n;
     switch (slot->kind) {
-      case ShmKind::kEager:
-        onEager(peer, *slot);
-        break;
-      case ShmKind::kRequestToSend:
-        onRequestToSend(peer, *slot);
-        break;
+      case ShmKind::kEager: onEager(peer, *slot); break;
+      case ShmKind::kRequestToSend: onRequestToSend(peer, *slot); break;
       case ShmKind::kClearToSend: {
         ShmClearToSend clear;
         std::memcpy(&clear, shmPayload(slot), sizeof clear);
@@ -426,12 +421,8 @@ uint64_t ShmTransport::drain(Peer& peer) {
         peer.streaming.pushBack(op);
         break;
       }
-      case ShmKind::kChunk:
-        onChunk(peer, *slot);
-        break;
-      case ShmKind::kFinish:
-        onFinish(peer, *slot);
-        break;
+      case ShmKind::kChunk: onChunk(peer, *slot); break;
+      case ShmKind::kFinish: onFinish(peer, *slot); break;
       default:
         fail(COMM_ERR_INTERNAL, "shm: rank {} wrote a slot of unknown kind {}", peer.rank,
              static_cast<uint32_t>(slot->kind));
@@ -492,19 +483,19 @@ void ShmTransport::onFinish(Peer& peer, const ShmSlot& slot) {
   ShmOp* op = ShmOp::fromToken(slot.tagOrToken);
   if (slot.status != COMM_OK) {
     op->request->fail(static_cast<comm_status_t>(slot.status),
-             "shm: rank {} could not read the message with tag {:#x} ({} bytes) from this rank's memory", peer.rank,
-             op->tag, op->size);
+                      "shm: rank {} could not read the message with tag {:#x} ({} bytes) from this rank's memory",
+                      peer.rank, op->tag, op->size);
   }
   complete(*op->request);
   ops_.release(op);
 }
 
 // A message of `arrived` bytes at `data` for a receive of `size` bytes.
-void ShmTransport::deliver(Peer& peer, Request& request, uint64_t tag, void* buffer, size_t size,
-                           const char* data, size_t arrived) {
+void ShmTransport::deliver(Peer& peer, Request& request, uint64_t tag, void* buffer, size_t size, const char* data,
+                           size_t arrived) {
   if (arrived != size) {
-    request.fail(COMM_ERR_MISMATCH, "shm: message from rank {} with tag {:#x} is {} bytes, expected {}",
-             peer.rank, tag, arrived, size);
+    request.fail(COMM_ERR_MISMATCH, "shm: message from rank {} with tag {:#x} is {} bytes, expected {}", peer.rank, tag,
+                 arrived, size);
   } else {
     if (size != 0) std::memcpy(buffer, data, size);
     request.bytes = size;
@@ -519,8 +510,8 @@ void ShmTransport::match(Peer& peer, ShmOp* op, size_t size, uint64_t senderToke
   if (size != op->size) {
     // The sender's part is over: a receive took its message.
     reply(peer, ShmKind::kFinish, senderToken, 0, COMM_OK);
-    op->request->fail(COMM_ERR_MISMATCH, "shm: message from rank {} with tag {:#x} is {} bytes, expected {}",
-             peer.rank, op->tag, size, op->size);
+    op->request->fail(COMM_ERR_MISMATCH, "shm: message from rank {} with tag {:#x} is {} bytes, expected {}", peer.rank,
+                      op->tag, size, op->size);
     complete(*op->request);
     ops_.release(op);
   } else if (peer.crossMemory && attachLarge_) {
@@ -645,12 +636,12 @@ void ShmTransport::finishCopy(ShmOp* op) {
     request.bytes = op->size;
     reply(peer, ShmKind::kFinish, op->remoteToken, 0, COMM_OK);
   } else if (op->failure == ESRCH) {
-    request.fail(COMM_ERR_REMOTE, "shm: rank {} (pid {}) exited while its message with tag {:#x} was read",
-             peer.rank, peer.pid, op->tag);
+    request.fail(COMM_ERR_REMOTE, "shm: rank {} (pid {}) exited while its message with tag {:#x} was read", peer.rank,
+                 peer.pid, op->tag);
   } else {
     reply(peer, ShmKind::kFinish, op->remoteToken, 0, COMM_ERR_TRANSPORT);
     request.fail(COMM_ERR_TRANSPORT, "shm: reading the message with tag {:#x} ({} bytes) from rank {} failed: {}",
-             op->tag, op->size, peer.rank, std::strerror(op->failure));
+                 op->tag, op->size, peer.rank, std::strerror(op->failure));
   }
   complete(request);
   ops_.release(op);

@@ -23,11 +23,11 @@
 #include <thread>
 #include <unordered_map>
 
-#include "common/socket.h"
-#include "common/unique_fd.h"
 #include "common/deadline.h"
 #include "common/error.h"
 #include "common/log.h"
+#include "common/socket.h"
+#include "common/unique_fd.h"
 
 namespace comm::transport {
 namespace {
@@ -131,7 +131,7 @@ struct Connection {
   std::string deadWhy;  // non-empty once the connection is gone
   std::deque<QueuedSend> sends;
   std::deque<PostedRecv> posted;
-  std::list<Unexpected> unexpected;  // a list: Incoming and claims point into it
+  std::list<Unexpected> unexpected;                       // a list: Incoming and claims point into it
   std::unordered_map<uint32_t, AnnouncedSend> announced;  // by the sender's number
   uint32_t nextSendId = 0;
   std::unordered_map<uint32_t, PostedRecv> cleared;  // receives told to come, by the receiver's number;
@@ -446,8 +446,8 @@ void SocketTransport::cancel(Request& request) {
   for (auto& owned : connections_) {
     if (!owned) continue;
     Connection& c = *owned;
-    auto posted = std::find_if(c.posted.begin(), c.posted.end(),
-                               [&](const PostedRecv& p) { return p.request == &request; });
+    auto posted =
+        std::find_if(c.posted.begin(), c.posted.end(), [&](const PostedRecv& p) { return p.request == &request; });
     if (posted != c.posted.end()) {
       c.posted.erase(posted);
       return complete(request, COMM_ERR_ABORTED, "cancelled");
@@ -625,8 +625,7 @@ bool SocketTransport::startMessage(Connection& c, const Header& header) {
         markDead(c, fmt::format("rank {} cleared message {}, which this rank never announced", c.peer, header.id));
         return true;
       }
-      queue(c, {header.tag, it->second.size, Kind::kPayload, header.answer, 0, 0}, it->second.data,
-            it->second.request);
+      queue(c, {header.tag, it->second.size, Kind::kPayload, header.answer, 0, 0}, it->second.data, it->second.request);
       c.announced.erase(it);
       return false;
     }

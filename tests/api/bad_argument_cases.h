@@ -32,7 +32,8 @@ CASE(tensor_null_shape, "comm_tensor_create", COMM_ERR_INVALID_ARGUMENT, "shape"
 CASE(tensor_null_data, "comm_tensor_create", COMM_ERR_INVALID_ARGUMENT, "NULL",
      comm_tensor_create(&(comm_tensor_t *){NULL}, NULL, COMM_FLOAT32, 1, counts1))
 CASE(tensor_dim_range, "comm_tensor_dim", COMM_ERR_INVALID_ARGUMENT, "dim", comm_tensor_dim(&(int64_t){0}, f32x4, 1))
-CASE(tensor_numel_null, "comm_tensor_numel", COMM_ERR_INVALID_ARGUMENT, "tensor", comm_tensor_numel(&(int64_t){0}, NULL))
+CASE(tensor_numel_null, "comm_tensor_numel", COMM_ERR_INVALID_ARGUMENT, "tensor",
+     comm_tensor_numel(&(int64_t){0}, NULL))
 CASE(tensor_nbytes_null, "comm_tensor_nbytes", COMM_ERR_INVALID_ARGUMENT, "out", comm_tensor_nbytes(NULL, f32x4))
 CASE(tensor_data_null, "comm_tensor_data", COMM_ERR_INVALID_ARGUMENT, "out", comm_tensor_data(NULL, f32x4))
 CASE(tensor_dtype_null, "comm_tensor_dtype", COMM_ERR_INVALID_ARGUMENT, "out", comm_tensor_dtype(NULL, f32x4))
@@ -49,29 +50,43 @@ CASE(send_negative_tag, "comm_send", COMM_ERR_INVALID_ARGUMENT, "tag", comm_send
 CASE(recv_peer_range, "comm_recv", COMM_ERR_INVALID_ARGUMENT, "peer", comm_recv(world, f32x4, -1, 0, NULL))
 CASE(batch_create_null, "comm_batch_create", COMM_ERR_INVALID_ARGUMENT, "out", comm_batch_create(NULL))
 CASE(batch_add_null, "comm_batch_add_send", COMM_ERR_INVALID_ARGUMENT, "batch", comm_batch_add_send(NULL, f32x4, 0, 0))
-CASE(batch_add_recv_null, "comm_batch_add_recv", COMM_ERR_INVALID_ARGUMENT, "batch", comm_batch_add_recv(NULL, f32x4, 0, 0))
+CASE(batch_add_recv_null, "comm_batch_add_recv", COMM_ERR_INVALID_ARGUMENT, "batch",
+     comm_batch_add_recv(NULL, f32x4, 0, 0))
 CASE(batch_start_null, "comm_batch_start", COMM_ERR_INVALID_ARGUMENT, "batch", comm_batch_start(world, NULL, NULL))
 CASE(handle_wait_null, "comm_handle_wait", COMM_ERR_INVALID_ARGUMENT, "handle", comm_handle_wait(NULL, 0))
 CASE(handle_test_null, "comm_handle_test", COMM_ERR_INVALID_ARGUMENT, "handle", comm_handle_test(NULL))
 CASE(handle_destroy_foreign, "comm_handle_destroy", COMM_ERR_INVALID_USAGE, "never created",
      comm_handle_destroy((comm_handle_t *)fdata))
 CASE(barrier_null, "comm_barrier", COMM_ERR_INVALID_ARGUMENT, "comm", comm_barrier(NULL, NULL))
-CASE(all_reduce_null_in, "comm_all_reduce", COMM_ERR_INVALID_ARGUMENT, "in", comm_all_reduce(world, NULL, f32x4, COMM_OP_SUM, NULL))
-CASE(all_reduce_size, "comm_all_reduce", COMM_ERR_INVALID_ARGUMENT, "elements", comm_all_reduce(world, f32x4, f32x3, COMM_OP_SUM, NULL))
-CASE(all_reduce_dtype, "comm_all_reduce", COMM_ERR_INVALID_ARGUMENT, "int32", comm_all_reduce(world, f32x4, i32x4, COMM_OP_SUM, NULL))
-CASE(all_reduce_bad_op, "comm_all_reduce", COMM_ERR_INVALID_ARGUMENT, "op", comm_all_reduce(world, f32x4, f32x4, (comm_op_t)77, NULL))
-CASE(all_reduce_bxor_float, "comm_all_reduce", COMM_ERR_INVALID_ARGUMENT, "bxor", comm_all_reduce(world, f32x4, f32x4, COMM_OP_BXOR, NULL))
+CASE(all_reduce_null_in, "comm_all_reduce", COMM_ERR_INVALID_ARGUMENT, "in",
+     comm_all_reduce(world, NULL, f32x4, COMM_OP_SUM, NULL))
+CASE(all_reduce_size, "comm_all_reduce", COMM_ERR_INVALID_ARGUMENT, "elements",
+     comm_all_reduce(world, f32x4, f32x3, COMM_OP_SUM, NULL))
+CASE(all_reduce_dtype, "comm_all_reduce", COMM_ERR_INVALID_ARGUMENT, "int32",
+     comm_all_reduce(world, f32x4, i32x4, COMM_OP_SUM, NULL))
+CASE(all_reduce_bad_op, "comm_all_reduce", COMM_ERR_INVALID_ARGUMENT, "op",
+     comm_all_reduce(world, f32x4, f32x4, (comm_op_t)77, NULL))
+CASE(all_reduce_bxor_float, "comm_all_reduce", COMM_ERR_INVALID_ARGUMENT, "bxor",
+     comm_all_reduce(world, f32x4, f32x4, COMM_OP_BXOR, NULL))
 CASE(all_reduce_overlap, "comm_all_reduce", COMM_ERR_INVALID_ARGUMENT, "overlap",
      comm_all_reduce(world, f32x4, f32x4_shifted, COMM_OP_SUM, NULL))
-CASE(reduce_root_range, "comm_reduce", COMM_ERR_INVALID_ARGUMENT, "root", comm_reduce(world, f32x4, f32x4, COMM_OP_SUM, 3, NULL))
-CASE(reduce_null_out_on_root, "comm_reduce", COMM_ERR_INVALID_ARGUMENT, "out", comm_reduce(world, f32x4, NULL, COMM_OP_SUM, 0, NULL))
-CASE(broadcast_root_range, "comm_broadcast", COMM_ERR_INVALID_ARGUMENT, "root", comm_broadcast(world, f32x4, f32x4, 1, NULL))
-CASE(broadcast_null_in_on_root, "comm_broadcast", COMM_ERR_INVALID_ARGUMENT, "in", comm_broadcast(world, NULL, f32x4, 0, NULL))
-CASE(broadcast_size, "comm_broadcast", COMM_ERR_INVALID_ARGUMENT, "elements", comm_broadcast(world, f32x4, f32x3, 0, NULL))
+CASE(reduce_root_range, "comm_reduce", COMM_ERR_INVALID_ARGUMENT, "root",
+     comm_reduce(world, f32x4, f32x4, COMM_OP_SUM, 3, NULL))
+CASE(reduce_null_out_on_root, "comm_reduce", COMM_ERR_INVALID_ARGUMENT, "out",
+     comm_reduce(world, f32x4, NULL, COMM_OP_SUM, 0, NULL))
+CASE(broadcast_root_range, "comm_broadcast", COMM_ERR_INVALID_ARGUMENT, "root",
+     comm_broadcast(world, f32x4, f32x4, 1, NULL))
+CASE(broadcast_null_in_on_root, "comm_broadcast", COMM_ERR_INVALID_ARGUMENT, "in",
+     comm_broadcast(world, NULL, f32x4, 0, NULL))
+CASE(broadcast_size, "comm_broadcast", COMM_ERR_INVALID_ARGUMENT, "elements",
+     comm_broadcast(world, f32x4, f32x3, 0, NULL))
 CASE(all_gather_size, "comm_all_gather", COMM_ERR_INVALID_ARGUMENT, "rows", comm_all_gather(world, f32x4, f32x8, NULL))
-CASE(all_gather_null_out, "comm_all_gather", COMM_ERR_INVALID_ARGUMENT, "out", comm_all_gather(world, f32x4, NULL, NULL))
-CASE(reduce_scatter_size, "comm_reduce_scatter", COMM_ERR_INVALID_ARGUMENT, "rows", comm_reduce_scatter(world, f32x8, f32x4, COMM_OP_SUM, NULL))
-CASE(reduce_scatter_op, "comm_reduce_scatter", COMM_ERR_INVALID_ARGUMENT, "band", comm_reduce_scatter(world, f32x4, f32x4, COMM_OP_BAND, NULL))
+CASE(all_gather_null_out, "comm_all_gather", COMM_ERR_INVALID_ARGUMENT, "out",
+     comm_all_gather(world, f32x4, NULL, NULL))
+CASE(reduce_scatter_size, "comm_reduce_scatter", COMM_ERR_INVALID_ARGUMENT, "rows",
+     comm_reduce_scatter(world, f32x8, f32x4, COMM_OP_SUM, NULL))
+CASE(reduce_scatter_op, "comm_reduce_scatter", COMM_ERR_INVALID_ARGUMENT, "band",
+     comm_reduce_scatter(world, f32x4, f32x4, COMM_OP_BAND, NULL))
 CASE(gather_root, "comm_gather", COMM_ERR_INVALID_ARGUMENT, "root", comm_gather(world, f32x4, f32x4, -1, NULL))
 CASE(gather_size, "comm_gather", COMM_ERR_INVALID_ARGUMENT, "rows", comm_gather(world, f32x4, f32x8, 0, NULL))
 CASE(scatter_root, "comm_scatter", COMM_ERR_INVALID_ARGUMENT, "root", comm_scatter(world, f32x4, f32x4, 9, NULL))
@@ -80,7 +95,8 @@ CASE(a2a_single_splits, "comm_all_to_all_single", COMM_ERR_INVALID_ARGUMENT, "ne
      comm_all_to_all_single(world, f32x4, g32x4, NULL, negative_counts, NULL))
 CASE(a2a_single_sum, "comm_all_to_all_single", COMM_ERR_INVALID_ARGUMENT, "add up",
      comm_all_to_all_single(world, f32x4, g32x3, counts1, NULL, NULL))
-CASE(a2a_list_count, "comm_all_to_all", COMM_ERR_INVALID_ARGUMENT, "nins", comm_all_to_all(world, 2, NULL, 1, NULL, NULL))
+CASE(a2a_list_count, "comm_all_to_all", COMM_ERR_INVALID_ARGUMENT, "nins",
+     comm_all_to_all(world, 2, NULL, 1, NULL, NULL))
 CASE(a2a_list_dtypes, "comm_all_to_all", COMM_ERR_INVALID_ARGUMENT, "bytes",
      comm_all_to_all(world, 1, (const comm_tensor_t *const[]){f32x4}, 1, (comm_tensor_t *const[]){f32x3}, NULL))
 CASE(all_gather_v_null_counts, "comm_all_gather_v", COMM_ERR_INVALID_ARGUMENT, "counts",
@@ -89,13 +105,17 @@ CASE(all_gather_v_wrong_in, "comm_all_gather_v", COMM_ERR_INVALID_ARGUMENT, "cou
      comm_all_gather_v(world, f32x3, f32x4, counts1, NULL))
 CASE(reduce_scatter_v_negative, "comm_reduce_scatter_v", COMM_ERR_INVALID_ARGUMENT, "negative",
      comm_reduce_scatter_v(world, f32x4, f32x4, negative_counts, COMM_OP_SUM, NULL))
-CASE(gather_v_root, "comm_gather_v", COMM_ERR_INVALID_ARGUMENT, "root", comm_gather_v(world, f32x4, f32x4, counts1, 4, NULL))
-CASE(scatter_v_out, "comm_scatter_v", COMM_ERR_INVALID_ARGUMENT, "counts[rank]", comm_scatter_v(world, f32x4, f32x3, counts1, 0, NULL))
+CASE(gather_v_root, "comm_gather_v", COMM_ERR_INVALID_ARGUMENT, "root",
+     comm_gather_v(world, f32x4, f32x4, counts1, 4, NULL))
+CASE(scatter_v_out, "comm_scatter_v", COMM_ERR_INVALID_ARGUMENT, "counts[rank]",
+     comm_scatter_v(world, f32x4, f32x3, counts1, 0, NULL))
 CASE(group_null_ranks, "comm_group_create", COMM_ERR_INVALID_ARGUMENT, "ranks",
      comm_group_create(&(comm_t *){NULL}, world, 1, NULL, NULL))
 CASE(group_bad_rank, "comm_group_create", COMM_ERR_INVALID_ARGUMENT, "outside",
      comm_group_create(&(comm_t *){NULL}, world, 1, (int[]){4}, NULL))
-CASE(group_zero, "comm_group_create", COMM_ERR_INVALID_ARGUMENT, "nranks", comm_group_create(&(comm_t *){NULL}, world, 0, (int[]){0}, NULL))
+CASE(group_zero, "comm_group_create", COMM_ERR_INVALID_ARGUMENT, "nranks",
+     comm_group_create(&(comm_t *){NULL}, world, 0, (int[]){0}, NULL))
 CASE(split_color, "comm_split", COMM_ERR_INVALID_ARGUMENT, "color", comm_split(&(comm_t *){NULL}, world, -5, 0, NULL))
 CASE(to_world_range, "comm_rank_to_world", COMM_ERR_INVALID_ARGUMENT, "rank", comm_rank_to_world(&(int){0}, world, 1))
-CASE(from_world_range, "comm_rank_from_world", COMM_ERR_INVALID_ARGUMENT, "world_rank", comm_rank_from_world(&(int){0}, world, 2))
+CASE(from_world_range, "comm_rank_from_world", COMM_ERR_INVALID_ARGUMENT, "world_rank",
+     comm_rank_from_world(&(int){0}, world, 2))

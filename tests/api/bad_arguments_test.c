@@ -145,10 +145,8 @@ static int teardown(void **state) {
 
 int main(void) {
   const struct CMUnitTest tests[] = {
-      cmocka_unit_test(every_bad_call_fails_cleanly),
-      cmocka_unit_test(destroy_null_is_a_no_op),
-      cmocka_unit_test(double_destroy_is_detected),
-      cmocka_unit_test(use_after_destroy_is_detected),
+      cmocka_unit_test(every_bad_call_fails_cleanly),  cmocka_unit_test(destroy_null_is_a_no_op),
+      cmocka_unit_test(double_destroy_is_detected),    cmocka_unit_test(use_after_destroy_is_detected),
       cmocka_unit_test(status_strings_are_never_null),
   };
   return cmocka_run_group_tests(tests, setup, teardown);

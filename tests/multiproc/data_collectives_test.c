@@ -27,7 +27,6 @@
 #include "data_patterns.h"
 #include "world.h"
 
-
 static const int64_t kSmallCounts[] = {0, 1, 7};
 static const int64_t kLargeCount = (1 << 20) + 3;
 
@@ -537,7 +536,8 @@ static void several_collectives_in_flight_through_handles(void **state) {
     if (rank == 0) expect_pattern(at_root + bytes * r, bytes, r, 11, "async gather");
   }
   expect_pattern(scattered, bytes, rank, 13, "async scatter");
-  for (int p = 0; p < size; ++p) expect_pattern(a2a_out + bytes * p, bytes, pair_owner(p, rank), 14, "async all_to_all");
+  for (int p = 0; p < size; ++p)
+    expect_pattern(a2a_out + bytes * p, bytes, pair_owner(p, rank), 14, "async all_to_all");
   free(bcast);
   free(gathered);
   free(at_root);

@@ -12,16 +12,16 @@
 
 #include "comm.h"
 
-#define OK(call)                                                                                  \
-  do {                                                                                            \
-    comm_status_t status_ = (call);                                                               \
-    if (status_ != COMM_OK) fail_msg("%s -> %d: %s", #call, (int)status_, comm_last_error());     \
+#define OK(call)                                                                              \
+  do {                                                                                        \
+    comm_status_t status_ = (call);                                                           \
+    if (status_ != COMM_OK) fail_msg("%s -> %d: %s", #call, (int)status_, comm_last_error()); \
   } while (0)
 
 enum { kGuardBytes = 64, kGuardByte = 0xA5 };
 
-static const comm_dtype_t kAllDtypes[] = {COMM_INT8,   COMM_UINT8,  COMM_INT16,   COMM_UINT16, COMM_INT32,
-                                          COMM_UINT32, COMM_INT64,  COMM_UINT64,  COMM_FLOAT16, COMM_BFLOAT16,
+static const comm_dtype_t kAllDtypes[] = {COMM_INT8,    COMM_UINT8,   COMM_INT16,  COMM_UINT16,  COMM_INT32,
+                                          COMM_UINT32,  COMM_INT64,   COMM_UINT64, COMM_FLOAT16, COMM_BFLOAT16,
                                           COMM_FLOAT32, COMM_FLOAT64, COMM_BOOL};
 enum { kDtypeCount = sizeof(kAllDtypes) / sizeof(kAllDtypes[0]) };
 

@@ -24,7 +24,6 @@
 #include "data_patterns.h"
 #include "world.h"
 
-
 /* Half the library's deadline for one wait (COMM_TIMEOUT, 600 s unless the
  * environment sets it): a rank that took longer over a mismatch was waiting
  * for the deadline rather than being told. */
@@ -396,8 +395,7 @@ static comm_status_t different_small_split(int deviant) {
 
 static void mismatched_small_all_to_all_split(void **state) {
   (void)state;
-  expect_mismatch_naming(different_small_split, "small all_to_all_single split 2 vs 1 bytes",
-                         "comm_all_to_all_single");
+  expect_mismatch_naming(different_small_split, "small all_to_all_single split 2 vs 1 bytes", "comm_all_to_all_single");
 }
 
 static void mismatched_collective(void **state) {
@@ -442,10 +440,8 @@ int main(int argc, char **argv) {
     return 1;
   }
   const struct CMUnitTest groups[] = {
-      cmocka_unit_test(group_without_world_rank_0),
-      cmocka_unit_test(two_disjoint_groups_at_once),
-      cmocka_unit_test(generated_and_world_names),
-      cmocka_unit_test(split_orders_by_key_then_parent_rank),
+      cmocka_unit_test(group_without_world_rank_0),  cmocka_unit_test(two_disjoint_groups_at_once),
+      cmocka_unit_test(generated_and_world_names),   cmocka_unit_test(split_orders_by_key_then_parent_rank),
       cmocka_unit_test(split_with_undefined_colour),
   };
   const struct CMUnitTest mismatches[] = {
@@ -460,7 +456,7 @@ int main(int argc, char **argv) {
       cmocka_unit_test(mismatched_small_all_to_all_split),
   };
   int failed = argc > 1 && strcmp(argv[1], "mismatch") == 0 ? cmocka_run_group_tests(mismatches, NULL, NULL)
-                                                              : cmocka_run_group_tests(groups, NULL, NULL);
+                                                            : cmocka_run_group_tests(groups, NULL, NULL);
   comm_destroy(world);
   return failed;
 }

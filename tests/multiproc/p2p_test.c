@@ -17,7 +17,6 @@
 #include "comm.h"
 #include "world.h"
 
-
 #define OK(call) assert_int_equal((call), COMM_OK)
 
 static comm_tensor_t *bytes_at(void *data, int64_t n) {

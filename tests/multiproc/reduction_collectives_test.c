@@ -37,20 +37,17 @@
 #include "data_patterns.h"
 #include "world.h"
 
-
 static const int64_t kSmallCounts[] = {0, 1, 7};
 static const int64_t kLargeCount = (1 << 20) + 3;
 
-static const comm_op_t kAllOps[] = {COMM_OP_SUM, COMM_OP_PROD, COMM_OP_MIN,  COMM_OP_MAX,
+static const comm_op_t kAllOps[] = {COMM_OP_SUM, COMM_OP_PROD, COMM_OP_MIN, COMM_OP_MAX,
                                     COMM_OP_AVG, COMM_OP_BAND, COMM_OP_BOR, COMM_OP_BXOR};
 enum { kOpCount = sizeof(kAllOps) / sizeof(kAllOps[0]) };
 
 static int is_float(comm_dtype_t d) {
   return d == COMM_FLOAT16 || d == COMM_BFLOAT16 || d == COMM_FLOAT32 || d == COMM_FLOAT64;
 }
-static int is_signed(comm_dtype_t d) {
-  return d == COMM_INT8 || d == COMM_INT16 || d == COMM_INT32 || d == COMM_INT64;
-}
+static int is_signed(comm_dtype_t d) { return d == COMM_INT8 || d == COMM_INT16 || d == COMM_INT32 || d == COMM_INT64; }
 static int op_defined(comm_dtype_t d, comm_op_t op) {
   if (d == COMM_BOOL) return op != COMM_OP_AVG;
   return !is_float(d) || (op != COMM_OP_BAND && op != COMM_OP_BOR && op != COMM_OP_BXOR);
@@ -394,7 +391,7 @@ static void reduce_scatter_v_uneven_and_empty_blocks(void **state) {
 static void reduce_scatter_v_one_block_holds_everything(void **state) {
   (void)state;
   int64_t counts[64] = {0};
-  for (int owner = 0; owner < size; owner += size > 1 ? size - 1 : 1) {
+  for (int owner = 0; owner<size; owner += size> 1 ? size - 1 : 1) {
     memset(counts, 0, sizeof counts);
     counts[owner] = 100003;
     reduce_scatter_case(COMM_INT32, COMM_OP_SUM, 0, counts, kSeparate);
@@ -486,12 +483,10 @@ static void async_reduce_and_reduce_scatters_waited_in_reverse(void **state) {
   uint8_t *reduce_in = input(COMM_FLOAT32, 0, kCount, salts[0]), *reduce_out = guarded(kCount * 4);
   uint8_t *rs_in = input(COMM_INT64, 0, (size_t)kCount * size, salts[1]), *rs_out = guarded(kCount * 8);
   uint8_t *rsv_in = input(COMM_UINT16, 0, total_v, salts[2]), *rsv_out = guarded((size_t)counts[rank] * 2);
-  comm_tensor_t *t[6] = {tensor(reduce_in, COMM_FLOAT32, kCount, 1),
-                         tensor(reduce_out, COMM_FLOAT32, kCount, 1),
-                         tensor(rs_in, COMM_INT64, (int64_t)kCount * size, 1),
-                         tensor(rs_out, COMM_INT64, kCount, 1),
-                         tensor(rsv_in, COMM_UINT16, (int64_t)total_v, 1),
-                         tensor(rsv_out, COMM_UINT16, counts[rank], 1)};
+  comm_tensor_t *t[6] = {
+      tensor(reduce_in, COMM_FLOAT32, kCount, 1),           tensor(reduce_out, COMM_FLOAT32, kCount, 1),
+      tensor(rs_in, COMM_INT64, (int64_t)kCount * size, 1), tensor(rs_out, COMM_INT64, kCount, 1),
+      tensor(rsv_in, COMM_UINT16, (int64_t)total_v, 1),     tensor(rsv_out, COMM_UINT16, counts[rank], 1)};
   comm_handle_t *h[3];
   OK(comm_reduce(world, t[0], rank == root ? t[1] : NULL, COMM_OP_PROD, root, &h[0]));
   OK(comm_reduce_scatter(world, t[2], t[3], COMM_OP_BXOR, &h[1]));
@@ -600,10 +595,10 @@ static uint8_t *inexact_input(comm_dtype_t d, size_t count, int salt) {
   for (size_t i = 0; i < count; ++i) {
     uint64_t h = mix(rank, i, salt);
     if (i % 97 == 5) {
-      uint64_t nan = d == COMM_FLOAT32 ? 0x7fc00000u | (uint32_t)(rank + 1)
+      uint64_t nan = d == COMM_FLOAT32   ? 0x7fc00000u | (uint32_t)(rank + 1)
                      : d == COMM_FLOAT64 ? 0x7ff8000000000000ull | (uint64_t)(rank + 1)
                      : d == COMM_FLOAT16 ? 0x7e00u | (uint32_t)(rank + 1)
-                                          : 0x7fc0u | (uint32_t)(rank + 1);
+                                         : 0x7fc0u | (uint32_t)(rank + 1);
       memcpy(p + i * es, &nan, es);
     } else {
       double v = (1.0 + (double)(h % 100000) / 997.0) * ((h >> 32) & 1 ? -1.0 : 1.0);
@@ -621,8 +616,9 @@ static void expect_same_everywhere(uint64_t hash, const char *what) {
   OK(comm_all_reduce(world, thi, thi, COMM_OP_MAX, NULL));
   comm_tensor_destroy(tlo);
   comm_tensor_destroy(thi);
-  if (lo != hi) fail_msg("%s: the ranks hold different bits (hashes %llx..%llx)", what, (unsigned long long)lo,
-                         (unsigned long long)hi);
+  if (lo != hi)
+    fail_msg("%s: the ranks hold different bits (hashes %llx..%llx)", what, (unsigned long long)lo,
+             (unsigned long long)hi);
 }
 
 static void inexact_all_reduce_gives_identical_bits_on_every_rank(void **state) {

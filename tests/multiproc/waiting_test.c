@@ -13,11 +13,11 @@
 #include "comm.h"
 #include "world.h"
 
-#define OK(call)                                                                \
-  do {                                                                          \
-    comm_status_t status_ = (call);                                             \
+#define OK(call)                                                                     \
+  do {                                                                               \
+    comm_status_t status_ = (call);                                                  \
     if (status_ != COMM_OK) print_message("rank %d: %s\n", rank, comm_last_error()); \
-    assert_int_equal(status_, COMM_OK);                                         \
+    assert_int_equal(status_, COMM_OK);                                              \
   } while (0)
 
 /* How late the last rank comes: long enough that a waiter that never

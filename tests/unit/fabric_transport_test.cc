@@ -57,7 +57,6 @@ using namespace std::chrono_literals;
 constexpr int kMaxRanks = 8;
 constexpr size_t kMaxBlob = 1024;
 
-
 // What the ranks of one case share; lives in a MAP_SHARED mapping made before fork.
 struct Shared {
   std::atomic<int> arrived;
@@ -65,8 +64,6 @@ struct Shared {
   uint32_t blobLength[kMaxRanks];
   uint8_t blob[kMaxRanks][kMaxBlob];
 };
-
-
 
 struct Rank {
   int rank;
@@ -166,8 +163,7 @@ void runRanks(int size, const Body& body, std::chrono::seconds timeout = kRanksP
       continue;
     }
     if (deadline.expired()) {
-      std::fprintf(stderr, "ranks still running after %lld s, killing them\n",
-                   static_cast<long long>(timeout.count()));
+      std::fprintf(stderr, "ranks still running after %lld s, killing them\n", static_cast<long long>(timeout.count()));
       ++failures;
       for (pid_t child : children) kill(child, SIGKILL);
       deadline = Deadline(10s);
@@ -177,10 +173,6 @@ void runRanks(int size, const Body& body, std::chrono::seconds timeout = kRanksP
   munmap(mapping, sizeof(Shared));
   assert_int_equal(failures, 0);
 }
-
-
-
-
 
 Options withProvider(const char* provider, size_t maxChunkBytes = 0) {
   Options options;
@@ -305,12 +297,9 @@ void mismatch(const Options& options, bool survivesLonger, bool bounceBuffers = 
       const char* says;
     };
     const Case cases[] = {
-        {1000, 2000, "is 1000 bytes, expected 2000"},
-        {4096, 8192, "is 4096 bytes, expected 8192"},
-        {3000, 2000, "bytes, expected 2000"},
-        {8192 + 100, 4096, "bytes, expected 4096"},
-        {300000, 200000, "bytes, expected 200000"},
-        {10000, 0, "bytes, expected 0"},
+        {1000, 2000, "is 1000 bytes, expected 2000"}, {4096, 8192, "is 4096 bytes, expected 8192"},
+        {3000, 2000, "bytes, expected 2000"},         {8192 + 100, 4096, "bytes, expected 4096"},
+        {300000, 200000, "bytes, expected 200000"},   {10000, 0, "bytes, expected 0"},
     };
     const size_t count = survivesLonger ? std::size(cases) : 3;
     uint64_t tag = 0x700;
@@ -327,8 +316,7 @@ void mismatch(const Options& options, bool survivesLonger, bool bounceBuffers = 
         waitFor(*self.transport, request);
         CHECK(request.status == COMM_ERR_MISMATCH, "sent {} expected {}: status {} ({})", c.sent, c.expected,
               static_cast<int>(request.status), request.error);
-        CHECK(request.error.find(c.says) != std::string::npos &&
-                  request.error.find("from rank 0") != std::string::npos,
+        CHECK(request.error.find(c.says) != std::string::npos && request.error.find("from rank 0") != std::string::npos,
               "message \"{}\" lacks \"{}\"", request.error, c.says);
       }
       self.barrier();
@@ -548,8 +536,8 @@ void test_tcp_peer_exit(void**) {
     Request pending, arrived;
     self.transport->recv(1, 2, large.data(), large.size(), pending);
     waitFor(*self.transport, pending);
-    CHECK(pending.status == COMM_ERR_REMOTE && pending.error.find("rank 1") != std::string::npos,
-          "status {} ({})", static_cast<int>(pending.status), pending.error);
+    CHECK(pending.status == COMM_ERR_REMOTE && pending.error.find("rank 1") != std::string::npos, "status {} ({})",
+          static_cast<int>(pending.status), pending.error);
     std::fill(small.begin(), small.end(), 0);
     self.transport->recv(1, 1, small.data(), small.size(), arrived);
     waitOk(*self.transport, arrived);
@@ -612,8 +600,7 @@ void test_fi_provider_environment(void**) {
   runRanks(2, [&](Rank& self) {
     setenv("FI_PROVIDER", "shm", 1);
     self.connect(withProvider(""), false);
-    CHECK(self.transport->providerFor(self.peer()) == "shm", "peer over {}",
-          self.transport->providerFor(self.peer()));
+    CHECK(self.transport->providerFor(self.peer()) == "shm", "peer over {}", self.transport->providerFor(self.peer()));
     std::vector<uint8_t> data = pattern(100, self.rank);
     std::vector<uint8_t> in(100);
     Request sent, received;
@@ -631,8 +618,7 @@ void expectError(comm_status_t status, const char* says, Call&& call) {
     call();
   } catch (const comm::Error& error) {
     CHECK(error.status() == status, "status {} ({})", static_cast<int>(error.status()), error.what());
-    CHECK(std::string(error.what()).find(says) != std::string::npos, "message \"{}\" lacks \"{}\"", error.what(),
-          says);
+    CHECK(std::string(error.what()).find(says) != std::string::npos, "message \"{}\" lacks \"{}\"", error.what(), says);
     return;
   }
   CHECK(false, "no error; expected one saying \"{}\"", says);

@@ -60,13 +60,20 @@ void expectInfo(const LaunchInfo& info, const char* launcher, int rank, int size
   assert_int_equal(info.storeHostedByLauncher, hosted);
 }
 
-const Vars kCommrun = {{"COMMRUN", "1"},          {"COMM_RANK", "3"},
-                       {"COMM_WORLD_SIZE", "8"},  {"COMM_LOCAL_RANK", "1"},
-                       {"COMM_LOCAL_WORLD_SIZE", "2"}, {"COMM_MASTER_ADDR", "10.0.0.1"},
+const Vars kCommrun = {{"COMMRUN", "1"},
+                       {"COMM_RANK", "3"},
+                       {"COMM_WORLD_SIZE", "8"},
+                       {"COMM_LOCAL_RANK", "1"},
+                       {"COMM_LOCAL_WORLD_SIZE", "2"},
+                       {"COMM_MASTER_ADDR", "10.0.0.1"},
                        {"COMM_MASTER_PORT", "4000"}};
 
-const Vars kTorchrun = {{"RANK", "5"},        {"WORLD_SIZE", "6"},        {"LOCAL_RANK", "2"},
-                        {"LOCAL_WORLD_SIZE", "3"}, {"MASTER_ADDR", "node0"}, {"MASTER_PORT", "29500"}};
+const Vars kTorchrun = {{"RANK", "5"},
+                        {"WORLD_SIZE", "6"},
+                        {"LOCAL_RANK", "2"},
+                        {"LOCAL_WORLD_SIZE", "3"},
+                        {"MASTER_ADDR", "node0"},
+                        {"MASTER_PORT", "29500"}};
 
 Vars with(Vars vars, const Vars& more) {
   for (const auto& [name, value] : more) vars[name] = value;
@@ -91,9 +98,7 @@ void onlyTheLookupIsConsulted(void**) {
   unsetenv("WORLD_SIZE");
 }
 
-void commrunVariables(void**) {
-  expectInfo(detect(kCommrun), "commrun", 3, 8, 1, 2, "10.0.0.1", 4000, true);
-}
+void commrunVariables(void**) { expectInfo(detect(kCommrun), "commrun", 3, 8, 1, 2, "10.0.0.1", 4000, true); }
 
 void commVariablesWithoutCommrunAreConfiguration(void**) {
   expectInfo(detect(without(kCommrun, "COMMRUN")), "config", 3, 8, 1, 2, "10.0.0.1", 4000, false);
@@ -112,7 +117,7 @@ void msrunStoreTakesThePortAfterSchedulerPort(void**) {
 }
 
 void slurmNeedsCommMasterVariables(void**) {
-  const Vars slurm = {{"SLURM_PROCID", "2"},       {"SLURM_NTASKS", "4"},          {"SLURM_LOCALID", "0"},
+  const Vars slurm = {{"SLURM_PROCID", "2"},          {"SLURM_NTASKS", "4"},        {"SLURM_LOCALID", "0"},
                       {"SLURM_NTASKS_PER_NODE", "2"}, {"COMM_MASTER_ADDR", "head"}, {"COMM_MASTER_PORT", "5000"}};
   expectInfo(detect(slurm), "slurm", 2, 4, 0, 2, "head", 5000, false);
   // A per-node list is not a size; the local size is then unknown.
@@ -131,30 +136,29 @@ void openMpiNeedsCommMasterVariables(void**) {
 
 void innermostLauncherWins(void**) {
   // srun torchrun ...: SLURM_PROCID numbers torchrun agents, RANK the workers.
-  expectInfo(detect(with(kTorchrun, {{"SLURM_PROCID", "1"}, {"SLURM_NTASKS", "2"}})), "torchrun", 5, 6, 2, 3,
-             "node0", 29501, false);
+  expectInfo(detect(with(kTorchrun, {{"SLURM_PROCID", "1"}, {"SLURM_NTASKS", "2"}})), "torchrun", 5, 6, 2, 3, "node0",
+             29501, false);
   // mpirun inside sbatch: every process inherits the batch step's SLURM_PROCID=0.
   const Vars mpiInSlurm = {{"OMPI_COMM_WORLD_RANK", "3"}, {"OMPI_COMM_WORLD_SIZE", "4"}, {"SLURM_PROCID", "0"},
                            {"SLURM_NTASKS", "1"},         {"COMM_MASTER_ADDR", "h"},     {"COMM_MASTER_PORT", "1"}};
   expectInfo(detect(mpiInSlurm), "mpirun", 3, 4, -1, -1, "h", 1, false);
   // torchrun before msrun.
-  expectInfo(detect(with(kTorchrun, {{"RANK_ID", "0"}, {"RANK_SIZE", "1"}})), "torchrun", 5, 6, 2, 3, "node0",
-             29501, false);
+  expectInfo(detect(with(kTorchrun, {{"RANK_ID", "0"}, {"RANK_SIZE", "1"}})), "torchrun", 5, 6, 2, 3, "node0", 29501,
+             false);
   // commrun's ranks inside an allocation: commrun's variables describe them.
   expectInfo(detect(with(kCommrun, {{"SLURM_PROCID", "0"}, {"SLURM_NTASKS", "1"}, {"RANK", "0"}, {"WORLD_SIZE", "1"}})),
              "commrun", 3, 8, 1, 2, "10.0.0.1", 4000, true);
 }
 
 void commMasterVariablesOverrideTheLaunchers(void**) {
-  expectInfo(detect(with(kTorchrun, {{"COMM_MASTER_ADDR", "other"}})), "torchrun", 5, 6, 2, 3, "other", 29501,
-             false);
+  expectInfo(detect(with(kTorchrun, {{"COMM_MASTER_ADDR", "other"}})), "torchrun", 5, 6, 2, 3, "other", 29501, false);
   // An explicit COMM_MASTER_PORT is used as given, not + 1.
   expectInfo(detect(with(kTorchrun, {{"COMM_MASTER_PORT", "7000"}})), "torchrun", 5, 6, 2, 3, "node0", 7000, false);
 }
 
 void configAgreeingWithTheLauncherIsAccepted(void**) {
-  expectInfo(detect(with(kTorchrun, {{"COMM_RANK", "5"}, {"COMM_WORLD_SIZE", "6"}})), "config", 5, 6, 2, 3,
-             "node0", 29501, false);
+  expectInfo(detect(with(kTorchrun, {{"COMM_RANK", "5"}, {"COMM_WORLD_SIZE", "6"}})), "config", 5, 6, 2, 3, "node0",
+             29501, false);
 }
 
 void missingVariablesAreNamed(void**) {
@@ -193,9 +197,9 @@ void outOfRangeVariablesAreNamed(void**) {
 void contradictionsNameBothVariables(void**) {
   expectInvalid(with(kTorchrun, {{"COMM_RANK", "1"}, {"COMM_WORLD_SIZE", "6"}}),
                 {"COMM_RANK=1 contradicts RANK=5", "torchrun"});
-  expectInvalid({{"COMM_RANK", "1"}, {"COMM_WORLD_SIZE", "4"}, {"OMPI_COMM_WORLD_RANK", "1"},
-                 {"OMPI_COMM_WORLD_SIZE", "8"}},
-                {"COMM_WORLD_SIZE=4 contradicts OMPI_COMM_WORLD_SIZE=8"});
+  expectInvalid(
+      {{"COMM_RANK", "1"}, {"COMM_WORLD_SIZE", "4"}, {"OMPI_COMM_WORLD_RANK", "1"}, {"OMPI_COMM_WORLD_SIZE", "8"}},
+      {"COMM_WORLD_SIZE=4 contradicts OMPI_COMM_WORLD_SIZE=8"});
   expectInvalid(with(kTorchrun, {{"COMM_RANK", "5"}, {"COMM_WORLD_SIZE", "6"}, {"COMM_LOCAL_RANK", "0"}}),
                 {"COMM_LOCAL_RANK=0 contradicts LOCAL_RANK=2"});
 }

@@ -157,7 +157,7 @@ void blockLayoutJoinsAdjacentBlocks(void**) {
 int main(int argc, char** argv) {
   if (argc > 1) cmocka_set_test_filter(argv[1]);
   const CMUnitTest tests[] = {
-      cmocka_unit_test(binomialTreeCoversEveryRankOnce), cmocka_unit_test(ringNeighboursFormOneCycle),
+      cmocka_unit_test(binomialTreeCoversEveryRankOnce),    cmocka_unit_test(ringNeighboursFormOneCycle),
       cmocka_unit_test(elementBlocksSplitEvenlyAndInOrder), cmocka_unit_test(foldCoversTheRanksInOrder),
       cmocka_unit_test(blockLayoutJoinsAdjacentBlocks),
   };

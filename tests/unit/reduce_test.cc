@@ -33,10 +33,10 @@ namespace {
 using comm::reduce::BFloat16;
 using comm::reduce::Float16;
 
-constexpr comm_dtype_t kDtypes[] = {COMM_INT8,   COMM_UINT8,   COMM_INT16,   COMM_UINT16, COMM_INT32,
-                                    COMM_UINT32, COMM_INT64,   COMM_UINT64,  COMM_FLOAT16, COMM_BFLOAT16,
+constexpr comm_dtype_t kDtypes[] = {COMM_INT8,    COMM_UINT8,   COMM_INT16,  COMM_UINT16,  COMM_INT32,
+                                    COMM_UINT32,  COMM_INT64,   COMM_UINT64, COMM_FLOAT16, COMM_BFLOAT16,
                                     COMM_FLOAT32, COMM_FLOAT64, COMM_BOOL};
-constexpr comm_op_t kOps[] = {COMM_OP_SUM, COMM_OP_PROD, COMM_OP_MIN,  COMM_OP_MAX,
+constexpr comm_op_t kOps[] = {COMM_OP_SUM, COMM_OP_PROD, COMM_OP_MIN, COMM_OP_MAX,
                               COMM_OP_AVG, COMM_OP_BAND, COMM_OP_BOR, COMM_OP_BXOR};
 // Tails of every vector width, one and more than one float16 block.
 constexpr size_t kCounts[] = {0, 1, 7, 33, 1001, 1537};
@@ -168,10 +168,8 @@ uint64_t reference(comm_dtype_t d, comm_op_t op, uint64_t a, uint64_t b) {
     case COMM_UINT32: return refInteger<uint32_t>(op, a, b);
     case COMM_INT64: return refInteger<int64_t>(op, a, b);
     case COMM_UINT64: return refInteger<uint64_t>(op, a, b);
-    case COMM_FLOAT16:
-      return encode(kF16, refFloatOp(op, toFloat(kF16, uint16_t(a)), toFloat(kF16, uint16_t(b))));
-    case COMM_BFLOAT16:
-      return encode(kBF16, refFloatOp(op, toFloat(kBF16, uint16_t(a)), toFloat(kBF16, uint16_t(b))));
+    case COMM_FLOAT16: return encode(kF16, refFloatOp(op, toFloat(kF16, uint16_t(a)), toFloat(kF16, uint16_t(b))));
+    case COMM_BFLOAT16: return encode(kBF16, refFloatOp(op, toFloat(kBF16, uint16_t(a)), toFloat(kBF16, uint16_t(b))));
     case COMM_FLOAT32: return store(refFloatOp(op, load<float>(a), load<float>(b)));
     case COMM_FLOAT64: return store(refFloatOp(op, load<double>(a), load<double>(b)));
     case COMM_BOOL: return refBool(op, a, b);
@@ -281,13 +279,12 @@ std::pair<Buffer, Buffer> operands(comm_dtype_t d, size_t count, std::mt19937_64
   return {std::move(a), std::move(b)};
 }
 
-std::string describe(comm_dtype_t d, comm_op_t op, size_t count, const char* mode, size_t i, uint64_t a,
-                     uint64_t b, uint64_t expected, uint64_t actual) {
+std::string describe(comm_dtype_t d, comm_op_t op, size_t count, const char* mode, size_t i, uint64_t a, uint64_t b,
+                     uint64_t expected, uint64_t actual) {
   char line[256];
-  std::snprintf(line, sizeof(line),
-                "%s %s count %zu (%s) element %zu: op(0x%llx, 0x%llx) = 0x%llx, expected 0x%llx",
-                comm_dtype_name(d), comm_op_name(op), count, mode, i, (unsigned long long)a,
-                (unsigned long long)b, (unsigned long long)actual, (unsigned long long)expected);
+  std::snprintf(line, sizeof(line), "%s %s count %zu (%s) element %zu: op(0x%llx, 0x%llx) = 0x%llx, expected 0x%llx",
+                comm_dtype_name(d), comm_op_name(op), count, mode, i, (unsigned long long)a, (unsigned long long)b,
+                (unsigned long long)actual, (unsigned long long)expected);
   return line;
 }
 
@@ -371,7 +368,7 @@ void testKnownResults(void**) {
   assert_int_equal(one(COMM_FLOAT16, COMM_OP_PROD, 0x0003, 0x3800), 0x0002);  // 1.5 steps -> 2
   assert_int_equal(one(COMM_FLOAT16, COMM_OP_PROD, 0x0001, 0x3800), 0x0000);  // 0.5 step -> 0
   assert_int_equal(one(COMM_FLOAT16, COMM_OP_SUM, 0x03FF, 0x0001), 0x0400);
-  assert_int_equal(one(COMM_FLOAT16, COMM_OP_SUM, 0x7C00, 0xFC00), 0x7E00);   // canonical NaN
+  assert_int_equal(one(COMM_FLOAT16, COMM_OP_SUM, 0x7C00, 0xFC00), 0x7E00);  // canonical NaN
   assert_int_equal(one(COMM_FLOAT16, COMM_OP_MIN, 0xFE01, 0x3C00), 0x7E00);
   assert_int_equal(one(COMM_FLOAT16, COMM_OP_MIN, 0x0000, 0x8000), 0x8000);
   assert_int_equal(one(COMM_FLOAT16, COMM_OP_MAX, 0x8000, 0x0000), 0x0000);
@@ -384,8 +381,8 @@ void testKnownResults(void**) {
   assert_int_equal(one(COMM_FLOAT32, COMM_OP_MAX, 0x80000000, 0x00000000), 0x00000000);
   assert_true(std::isnan(load<float>(one(COMM_FLOAT32, COMM_OP_MAX, 0x3F800000, 0x7FC00000))));
   assert_true(std::isnan(load<double>(one(COMM_FLOAT64, COMM_OP_MIN, 0x7FF8000000000000, 0x3FF0000000000000))));
-  assert_int_equal(one(COMM_INT8, COMM_OP_SUM, 0x7F, 0x01), 0x80);           // 127 + 1 wraps to -128
-  assert_int_equal(one(COMM_UINT16, COMM_OP_PROD, 0xFFFF, 0xFFFF), 0x0001);  // (2^16-1)^2 mod 2^16
+  assert_int_equal(one(COMM_INT8, COMM_OP_SUM, 0x7F, 0x01), 0x80);                      // 127 + 1 wraps to -128
+  assert_int_equal(one(COMM_UINT16, COMM_OP_PROD, 0xFFFF, 0xFFFF), 0x0001);             // (2^16-1)^2 mod 2^16
   assert_int_equal(one(COMM_INT32, COMM_OP_PROD, 0x80000000, 0xFFFFFFFF), 0x80000000);  // MIN * -1
   assert_int_equal(one(COMM_INT64, COMM_OP_MIN, 0x8000000000000000, 0x7FFFFFFFFFFFFFFF), 0x8000000000000000);
   assert_int_equal(one(COMM_UINT64, COMM_OP_MIN, 0x8000000000000000, 0x7FFFFFFFFFFFFFFF), 0x7FFFFFFFFFFFFFFF);
@@ -546,8 +543,8 @@ void testFinishAverage(void**) {
           uint64_t want = refAverage(d, data.get(i), divisor), got = result.get(i);
           if (!sameElement(d, want, got)) {
             fail_msg("finishAverage %s count %zu element %zu: 0x%llx / %d = 0x%llx, expected 0x%llx",
-                     comm_dtype_name(d), count, i, (unsigned long long)data.get(i), divisor,
-                     (unsigned long long)got, (unsigned long long)want);
+                     comm_dtype_name(d), count, i, (unsigned long long)data.get(i), divisor, (unsigned long long)got,
+                     (unsigned long long)want);
           }
         }
       }
@@ -596,10 +593,10 @@ void testFinishAverageRejects(void**) {
 
 int main() {
   const struct CMUnitTest tests[] = {
-      cmocka_unit_test(testSupportedTable),       cmocka_unit_test(testKnownResults),
+      cmocka_unit_test(testSupportedTable),         cmocka_unit_test(testKnownResults),
       cmocka_unit_test(testCombineEveryDtypeAndOp), cmocka_unit_test(testCombineRejects),
-      cmocka_unit_test(testHalfWidenExhaustive),  cmocka_unit_test(testHalfNarrowing),
-      cmocka_unit_test(testFloat16ConverterList), cmocka_unit_test(testFinishAverage),
+      cmocka_unit_test(testHalfWidenExhaustive),    cmocka_unit_test(testHalfNarrowing),
+      cmocka_unit_test(testFloat16ConverterList),   cmocka_unit_test(testFinishAverage),
       cmocka_unit_test(testFinishAverageRejects),
   };
   return cmocka_run_group_tests(tests, nullptr, nullptr);

@@ -32,9 +32,9 @@
 
 #include "common/deadline.h"
 #include "common/error.h"
+#include "common/shm_segment.h"
 #include "transport/hybrid_transport.h"
 #include "transport/shm_channel.h"
-#include "common/shm_segment.h"
 #include "transport/shm_transport.h"
 
 #include "transport_test_support.h"
@@ -61,7 +61,6 @@ using namespace std::chrono_literals;
 // The eager limit of the nodes these tests make (2 to 4 ranks).
 constexpr size_t kSlot = comm::transport::shmSlotPayload(comm::transport::shmSlotBytes(2));
 
-
 // Blocking pipe I/O of whole buffers; false at end of file.
 bool readAll(int fd, void* data, size_t size) {
   auto* at = static_cast<char*>(data);
@@ -86,7 +85,6 @@ void writeAll(int fd, const void* data, size_t size) {
   }
 }
 
-
 void writeMessage(int fd, const Bytes& message) {
   uint32_t length = static_cast<uint32_t>(message.size());
   writeAll(fd, &length, sizeof length);
@@ -99,8 +97,6 @@ bool readMessage(int fd, Bytes& message) {
   message.resize(length);
   return readAll(fd, message.data(), length);
 }
-
-
 
 struct Rank {
   int rank;
@@ -269,9 +265,6 @@ void runRanks(int size, const Body& body, int killedRank = -1, std::chrono::seco
   assert_int_equal(failures, 0);
 }
 
-
-
-
 ShmOptions mode(ShmMode m) { return ShmOptions{m}; }
 const ShmOptions kAuto = mode(ShmMode::kAuto);
 const ShmOptions kAttach = mode(ShmMode::kAttach);
@@ -427,8 +420,8 @@ void mismatch(const ShmOptions& options) {
   runRanks(2, [&](Rank& self) {
     self.connect(options);
     const std::pair<size_t, size_t> cases[] = {
-        {1000, 2000}, {2000, 1000}, {kSlot, kSlot + 1}, {kSlot + 1, kSlot}, {3 * kMiB, kMiB}, {kMiB, 3 * kMiB},
-        {10000, 0},   {0, 10},
+        {1000, 2000},     {2000, 1000},     {kSlot, kSlot + 1}, {kSlot + 1, kSlot},
+        {3 * kMiB, kMiB}, {kMiB, 3 * kMiB}, {10000, 0},         {0, 10},
     };
     uint64_t tag = 0x700;
     for (int sender = 0; sender < 2; ++sender) {
@@ -454,8 +447,8 @@ void mismatch(const ShmOptions& options) {
             waitFor(*self.transport, request);
             CHECK(request.status == COMM_ERR_MISMATCH, "sent {} expected {}: status {} ({})", sent, expected,
                   static_cast<int>(request.status), request.error);
-            std::string says = fmt::format("from rank {} with tag {:#x} is {} bytes, expected {}", self.peer(), tag,
-                                           sent, expected);
+            std::string says =
+                fmt::format("from rank {} with tag {:#x} is {} bytes, expected {}", self.peer(), tag, sent, expected);
             CHECK(request.error.find(says) != std::string::npos, "message \"{}\" lacks \"{}\"", request.error, says);
           }
           // The next message of the same pair arrives intact.
@@ -569,7 +562,9 @@ void test_cancel_matched_copy(void**) { cancelMatched(kCopy); }
 void allToAll(const ShmOptions& options) {
   runRanks(4, [&](Rank& self) {
     self.connect(options);
-    auto sizeFrom = [](int from, int to) { return (from + to) % 2 == 0 ? 100 + 10 * from + to : 200000 + 4096 * from + to; };
+    auto sizeFrom = [](int from, int to) {
+      return (from + to) % 2 == 0 ? 100 + 10 * from + to : 200000 + 4096 * from + to;
+    };
     std::vector<Bytes> out, in;
     std::vector<Request> sends(self.size), receives(self.size);
     for (int peer = 0; peer < self.size; ++peer) {
@@ -692,43 +687,47 @@ void test_over_2GiB_copy(void**) { over2GiB(kCopy); }
 // can be cancelled (streamed), sends to it pile up without blocking, and the
 // survivor cleans up.
 void peerDeath(const ShmOptions& options) {
-  runRanks(2, [&](Rank& self) {
-    self.connect(options);
-    Bytes large = pattern(8 * kMiB, 1);
-    if (self.rank == 0) {
-      Request announced;
-      self.transport->send(1, 1, large.data(), large.size(), announced);
-      self.barrier();
-      raise(SIGKILL);
-    }
-    self.barrier();
-    // The parent relays this round only once rank 0 is gone.
-    self.barrier();
-    Request request;
-    self.transport->recv(0, 1, large.data(), large.size(), request);
-    std::vector<Request> sends(100);
-    for (Request& send : sends) self.transport->send(0, 2, large.data(), 100, send);
-    Deadline deadline(300ms);
-    while (!deadline.expired()) {
-      auto begin = std::chrono::steady_clock::now();
-      self.transport->progress();
-      // Not a speed check: a progress() that blocked on the dead rank would
-      // sit until a transport deadline; a busy machine delays it far less.
-      CHECK(std::chrono::steady_clock::now() - begin < 5s, "progress() took {} us",
-            std::chrono::duration_cast<std::chrono::microseconds>(std::chrono::steady_clock::now() - begin).count());
-      std::this_thread::sleep_for(100us);
-    }
-    if (options.mode == ShmMode::kAttach) {
-      CHECK(request.done.load() && request.status == COMM_ERR_REMOTE, "status {} ({})",
-            static_cast<int>(request.status), request.error);
-      CHECK(request.error.find("rank 0") != std::string::npos, "\"{}\" does not name rank 0", request.error);
-    } else {
-      CHECK(!request.done.load(), "receive from a dead rank completed: {}", request.error);
-      self.transport->cancel(request);
-      CHECK(request.status == COMM_ERR_ABORTED, "status {} ({})", static_cast<int>(request.status), request.error);
-    }
-    CHECK(!sends.back().done.load(), "100 sends to a dead rank all completed");
-  }, 0);
+  runRanks(
+      2,
+      [&](Rank& self) {
+        self.connect(options);
+        Bytes large = pattern(8 * kMiB, 1);
+        if (self.rank == 0) {
+          Request announced;
+          self.transport->send(1, 1, large.data(), large.size(), announced);
+          self.barrier();
+          raise(SIGKILL);
+        }
+        self.barrier();
+        // The parent relays this round only once rank 0 is gone.
+        self.barrier();
+        Request request;
+        self.transport->recv(0, 1, large.data(), large.size(), request);
+        std::vector<Request> sends(100);
+        for (Request& send : sends) self.transport->send(0, 2, large.data(), 100, send);
+        Deadline deadline(300ms);
+        while (!deadline.expired()) {
+          auto begin = std::chrono::steady_clock::now();
+          self.transport->progress();
+          // Not a speed check: a progress() that blocked on the dead rank would
+          // sit until a transport deadline; a busy machine delays it far less.
+          CHECK(
+              std::chrono::steady_clock::now() - begin < 5s, "progress() took {} us",
+              std::chrono::duration_cast<std::chrono::microseconds>(std::chrono::steady_clock::now() - begin).count());
+          std::this_thread::sleep_for(100us);
+        }
+        if (options.mode == ShmMode::kAttach) {
+          CHECK(request.done.load() && request.status == COMM_ERR_REMOTE, "status {} ({})",
+                static_cast<int>(request.status), request.error);
+          CHECK(request.error.find("rank 0") != std::string::npos, "\"{}\" does not name rank 0", request.error);
+        } else {
+          CHECK(!request.done.load(), "receive from a dead rank completed: {}", request.error);
+          self.transport->cancel(request);
+          CHECK(request.status == COMM_ERR_ABORTED, "status {} ({})", static_cast<int>(request.status), request.error);
+        }
+        CHECK(!sends.back().done.load(), "100 sends to a dead rank all completed");
+      },
+      0);
 }
 
 void test_peer_death(void**) { peerDeath(kAttach); }
@@ -770,19 +769,22 @@ void test_auto_attaches_when_sharing_cpus(void**) {
 // connect() names a peer that exited before creating its segment instead of
 // waiting for it.
 void test_peer_death_at_connect(void**) {
-  runRanks(2, [&](Rank& self) {
-    auto transport = comm::transport::createShmTransport(kAttach);
-    std::vector<PeerInfo> peers = self.exchange(transport->localAddress());
-    if (self.rank == 1) raise(SIGKILL);
-    try {
-      transport->connect(0, peers);
-    } catch (const comm::Error& error) {
-      CHECK(error.status() == COMM_ERR_REMOTE, "status {} ({})", static_cast<int>(error.status()), error.what());
-      CHECK(std::string(error.what()).find("rank 1") != std::string::npos, "\"{}\"", error.what());
-      return;
-    }
-    CHECK(false, "connect to a dead rank succeeded");
-  }, 1);
+  runRanks(
+      2,
+      [&](Rank& self) {
+        auto transport = comm::transport::createShmTransport(kAttach);
+        std::vector<PeerInfo> peers = self.exchange(transport->localAddress());
+        if (self.rank == 1) raise(SIGKILL);
+        try {
+          transport->connect(0, peers);
+        } catch (const comm::Error& error) {
+          CHECK(error.status() == COMM_ERR_REMOTE, "status {} ({})", static_cast<int>(error.status()), error.what());
+          CHECK(std::string(error.what()).find("rank 1") != std::string::npos, "\"{}\"", error.what());
+          return;
+        }
+        CHECK(false, "connect to a dead rank succeeded");
+      },
+      1);
 }
 
 // A rank killed (kill -9) while waiting in connect leaves its segment's name
@@ -844,8 +846,8 @@ void hybrid(const Options& fabricOptions, const ShmOptions& shm, bool sameNode, 
     Request request;
     self.transport->recv(self.peer(), 0xCA, buffer.data(), buffer.size(), request);
     self.transport->cancel(request);
-    CHECK(request.done.load() && request.status == COMM_ERR_ABORTED, "status {} ({})",
-          static_cast<int>(request.status), request.error);
+    CHECK(request.done.load() && request.status == COMM_ERR_ABORTED, "status {} ({})", static_cast<int>(request.status),
+          request.error);
   });
 }
 

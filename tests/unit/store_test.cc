@@ -261,9 +261,8 @@ void shutdownWithClientsConnectedIsPrompt(void**) {
   StoreClient blocked(kHost, port, soon());
   StoreClient idle(kHost, port, soon());
   idle.set("k", "v", soon());
-  auto parked = std::async(std::launch::async, [&] {
-    return errorOf([&] { blocked.get("never", Deadline::never()); });
-  });
+  auto parked =
+      std::async(std::launch::async, [&] { return errorOf([&] { blocked.get("never", Deadline::never()); }); });
   assert_true(parked.wait_for(100ms) == std::future_status::timeout);
 
   const auto start = std::chrono::steady_clock::now();

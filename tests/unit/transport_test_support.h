@@ -24,12 +24,12 @@ using Bytes = std::vector<uint8_t>;
 
 inline constexpr size_t kMiB = size_t{1} << 20;
 
-#define CHECK(condition, ...)                                                                        \
-  do {                                                                                               \
-    if (!(condition)) {                                                                              \
-      throw std::runtime_error(fmt::format("{}:{}: check `{}` failed: {}", __FILE__, __LINE__,       \
-                                           #condition, fmt::format(__VA_ARGS__)));                   \
-    }                                                                                                \
+#define CHECK(condition, ...)                                                                                     \
+  do {                                                                                                            \
+    if (!(condition)) {                                                                                           \
+      throw std::runtime_error(                                                                                   \
+          fmt::format("{}:{}: check `{}` failed: {}", __FILE__, __LINE__, #condition, fmt::format(__VA_ARGS__))); \
+    }                                                                                                             \
   } while (0)
 
 // How long a test waits for one request before it calls the transfer stuck.

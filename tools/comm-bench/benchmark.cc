@@ -33,7 +33,10 @@ std::vector<double> allReduce(comm_t* world, std::vector<double> values, comm_op
 }  // namespace
 
 Benchmark::Benchmark(comm_t* world, const Collective& collective, const Options& options)
-    : world_(world), collective_(collective), options_(options), send_(options.sizes.back()),
+    : world_(world),
+      collective_(collective),
+      options_(options),
+      send_(options.sizes.back()),
       recv_(options.sizes.back()) {
   check(comm_rank(&rank_, world), "comm_rank");
   check(comm_size(&ranks_, world), "comm_size");

@@ -5,9 +5,7 @@
 namespace commbench {
 namespace {
 
-constexpr Views same(Buffer in, Buffer out, size_t elements) {
-  return {View{in, 0, elements}, View{out, 0, elements}};
-}
+constexpr Views same(Buffer in, Buffer out, size_t elements) { return {View{in, 0, elements}, View{out, 0, elements}}; }
 
 double allReduceFactor(int ranks) { return 2.0 * (ranks - 1) / ranks; }
 double gatherLikeFactor(int ranks) { return static_cast<double>(ranks - 1) / ranks; }
@@ -51,9 +49,7 @@ Views allGatherViews(const Geometry& g, Placement p) {
   if (p == Placement::kInPlace) return {View{Buffer::kRecv, g.rank * g.count, g.count}, View{Buffer::kRecv, 0, all}};
   return {View{Buffer::kSend, 0, g.count}, View{Buffer::kRecv, 0, all}};
 }
-Source blockOfRank(const Geometry& g, size_t i) {
-  return {static_cast<int>(i / g.count), i % g.count};
-}
+Source blockOfRank(const Geometry& g, size_t i) { return {static_cast<int>(i / g.count), i % g.count}; }
 comm_status_t allGatherStart(comm_t* c, const Operands& o, comm_handle_t** h) {
   return comm_all_gather(c, o.in, o.out, h);
 }
@@ -122,9 +118,7 @@ comm_status_t sendRecvBatch(comm_batch_t** out, const Geometry& g, comm_tensor_t
   *out = batch;
   return COMM_OK;
 }
-comm_status_t sendRecvStart(comm_t* c, const Operands& o, comm_handle_t** h) {
-  return comm_batch_start(c, o.batch, h);
-}
+comm_status_t sendRecvStart(comm_t* c, const Operands& o, comm_handle_t** h) { return comm_batch_start(c, o.batch, h); }
 
 // barrier: no data.
 Views noViews(const Geometry&, Placement) { return {}; }
@@ -133,27 +127,83 @@ comm_status_t barrierStart(comm_t* c, const Operands&, comm_handle_t** h) { retu
 
 // clang-format off: one collective per entry, laid out by hand as a table.
 constexpr std::array kCollectives{
-    Collective{.name = "all_reduce", .reduces = true, .busFactor = allReduceFactor, .busFactorFormula = "2(n-1)/n",
-               .views = allReduceViews, .source = reducedAt, .start = allReduceStart},
-    Collective{.name = "reduce", .reduces = true, .rooted = true, .busFactor = oneFactor, .busFactorFormula = "1",
-               .views = reduceViews, .source = reducedAt, .start = reduceStart},
-    Collective{.name = "broadcast", .rooted = true, .busFactor = oneFactor, .busFactorFormula = "1",
-               .views = broadcastViews, .source = fromRoot, .start = broadcastStart},
-    Collective{.name = "all_gather", .blockPerRank = true, .busFactor = gatherLikeFactor,
-               .busFactorFormula = "(n-1)/n", .views = allGatherViews, .source = blockOfRank, .start = allGatherStart},
-    Collective{.name = "reduce_scatter", .reduces = true, .blockPerRank = true, .busFactor = gatherLikeFactor,
-               .busFactorFormula = "(n-1)/n", .views = reduceScatterViews, .source = reducedOwnBlock,
+    Collective{.name = "all_reduce",
+               .reduces = true,
+               .busFactor = allReduceFactor,
+               .busFactorFormula = "2(n-1)/n",
+               .views = allReduceViews,
+               .source = reducedAt,
+               .start = allReduceStart},
+    Collective{.name = "reduce",
+               .reduces = true,
+               .rooted = true,
+               .busFactor = oneFactor,
+               .busFactorFormula = "1",
+               .views = reduceViews,
+               .source = reducedAt,
+               .start = reduceStart},
+    Collective{.name = "broadcast",
+               .rooted = true,
+               .busFactor = oneFactor,
+               .busFactorFormula = "1",
+               .views = broadcastViews,
+               .source = fromRoot,
+               .start = broadcastStart},
+    Collective{.name = "all_gather",
+               .blockPerRank = true,
+               .busFactor = gatherLikeFactor,
+               .busFactorFormula = "(n-1)/n",
+               .views = allGatherViews,
+               .source = blockOfRank,
+               .start = allGatherStart},
+    Collective{.name = "reduce_scatter",
+               .reduces = true,
+               .blockPerRank = true,
+               .busFactor = gatherLikeFactor,
+               .busFactorFormula = "(n-1)/n",
+               .views = reduceScatterViews,
+               .source = reducedOwnBlock,
                .start = reduceScatterStart},
-    Collective{.name = "gather", .rooted = true, .blockPerRank = true, .busFactor = gatherLikeFactor,
-               .busFactorFormula = "(n-1)/n", .views = gatherViews, .source = blockOfRank, .start = gatherStart},
-    Collective{.name = "scatter", .rooted = true, .blockPerRank = true, .busFactor = gatherLikeFactor,
-               .busFactorFormula = "(n-1)/n", .views = scatterViews, .source = rootsBlock, .start = scatterStart},
-    Collective{.name = "all_to_all", .blockPerRank = true, .hasInPlace = false, .busFactor = gatherLikeFactor,
-               .busFactorFormula = "(n-1)/n", .views = allToAllViews, .source = transposed, .start = allToAllStart},
-    Collective{.name = "send_recv", .hasInPlace = false, .busFactor = oneFactor, .busFactorFormula = "1",
-               .views = sendRecvViews, .source = fromPrevious, .start = sendRecvStart, .makeBatch = sendRecvBatch},
-    Collective{.name = "barrier", .sized = false, .hasInPlace = false, .busFactor = noFactor, .busFactorFormula = "0",
-               .views = noViews, .source = noSource, .start = barrierStart},
+    Collective{.name = "gather",
+               .rooted = true,
+               .blockPerRank = true,
+               .busFactor = gatherLikeFactor,
+               .busFactorFormula = "(n-1)/n",
+               .views = gatherViews,
+               .source = blockOfRank,
+               .start = gatherStart},
+    Collective{.name = "scatter",
+               .rooted = true,
+               .blockPerRank = true,
+               .busFactor = gatherLikeFactor,
+               .busFactorFormula = "(n-1)/n",
+               .views = scatterViews,
+               .source = rootsBlock,
+               .start = scatterStart},
+    Collective{.name = "all_to_all",
+               .blockPerRank = true,
+               .hasInPlace = false,
+               .busFactor = gatherLikeFactor,
+               .busFactorFormula = "(n-1)/n",
+               .views = allToAllViews,
+               .source = transposed,
+               .start = allToAllStart},
+    Collective{.name = "send_recv",
+               .hasInPlace = false,
+               .busFactor = oneFactor,
+               .busFactorFormula = "1",
+               .views = sendRecvViews,
+               .source = fromPrevious,
+               .start = sendRecvStart,
+               .makeBatch = sendRecvBatch},
+    Collective{.name = "barrier",
+               .sized = false,
+               .hasInPlace = false,
+               .busFactor = noFactor,
+               .busFactorFormula = "0",
+               .views = noViews,
+               .source = noSource,
+               .start = barrierStart},
 };
 // clang-format on
 
@@ -162,8 +212,8 @@ struct Alias {
   std::string_view name;
 };
 constexpr Alias kAliases[] = {
-    {"allreduce", "all_reduce"},         {"bcast", "broadcast"},       {"allgather", "all_gather"},
-    {"reducescatter", "reduce_scatter"}, {"alltoall", "all_to_all"},   {"all_to_all_single", "all_to_all"},
+    {"allreduce", "all_reduce"},         {"bcast", "broadcast"},     {"allgather", "all_gather"},
+    {"reducescatter", "reduce_scatter"}, {"alltoall", "all_to_all"}, {"all_to_all_single", "all_to_all"},
     {"sendrecv", "send_recv"},
 };
 

@@ -24,7 +24,8 @@ Owned<comm_t> initialize(const Options& options) {
   comm_config_t* rawConfig = nullptr;
   check(comm_config_create(&rawConfig), "comm_config_create");
   Owned<comm_config_t> config(rawConfig);
-  if (!options.provider.empty()) check(comm_config_set(config.get(), "provider", options.provider.c_str()), "--provider");
+  if (!options.provider.empty())
+    check(comm_config_set(config.get(), "provider", options.provider.c_str()), "--provider");
   comm_t* world = nullptr;
   check(comm_init(&world, config.get()), "comm_init");
   return Owned<comm_t>(world);

@@ -6,8 +6,8 @@
 #include <sstream>
 #include <stdexcept>
 
-#include <CLI/CLI.hpp>
 #include <fmt/format.h>
+#include <CLI/CLI.hpp>
 
 #include "collectives.h"
 #include "units.h"
@@ -16,16 +16,16 @@
 namespace commbench {
 namespace {
 
-constexpr comm_dtype_t kDtypes[] = {COMM_INT8,  COMM_UINT8,   COMM_INT16,   COMM_UINT16,  COMM_INT32,
-                                    COMM_UINT32, COMM_INT64,  COMM_UINT64,  COMM_FLOAT16, COMM_BFLOAT16,
+constexpr comm_dtype_t kDtypes[] = {COMM_INT8,    COMM_UINT8,   COMM_INT16,  COMM_UINT16,  COMM_INT32,
+                                    COMM_UINT32,  COMM_INT64,   COMM_UINT64, COMM_FLOAT16, COMM_BFLOAT16,
                                     COMM_FLOAT32, COMM_FLOAT64, COMM_BOOL};
 constexpr comm_op_t kOps[] = {COMM_OP_SUM, COMM_OP_PROD, COMM_OP_MIN, COMM_OP_MAX,
                               COMM_OP_AVG, COMM_OP_BAND, COMM_OP_BOR, COMM_OP_BXOR};
 
 // nccl-tests' names for the dtypes comm names differently.
 const std::map<std::string, comm_dtype_t> kDtypeAliases = {
-    {"float", COMM_FLOAT32}, {"half", COMM_FLOAT16},   {"double", COMM_FLOAT64}, {"bf16", COMM_BFLOAT16},
-    {"int", COMM_INT32},     {"uint", COMM_UINT32},    {"char", COMM_INT8},      {"fp16", COMM_FLOAT16},
+    {"float", COMM_FLOAT32}, {"half", COMM_FLOAT16}, {"double", COMM_FLOAT64}, {"bf16", COMM_BFLOAT16},
+    {"int", COMM_INT32},     {"uint", COMM_UINT32},  {"char", COMM_INT8},      {"fp16", COMM_FLOAT16},
     {"fp32", COMM_FLOAT32},  {"fp64", COMM_FLOAT64}};
 
 std::vector<comm_dtype_t> parseDtypes(const std::string& text) {
@@ -35,7 +35,8 @@ std::vector<comm_dtype_t> parseDtypes(const std::string& text) {
   }
   if (auto alias = kDtypeAliases.find(text); alias != kDtypeAliases.end()) return {alias->second};
   throw CLI::ValidationError("-d", fmt::format("unknown dtype '{}' (int8 ... float64, bool, float, half, "
-                                               "double, or all)", text));
+                                               "double, or all)",
+                                               text));
 }
 
 std::vector<comm_op_t> parseOps(const std::string& text) {
@@ -43,8 +44,8 @@ std::vector<comm_op_t> parseOps(const std::string& text) {
   for (comm_op_t o : kOps) {
     if (text == comm_op_name(o)) return {o};
   }
-  throw CLI::ValidationError("-o", fmt::format("unknown op '{}' (sum, prod, min, max, avg, band, bor, bxor, or all)",
-                                               text));
+  throw CLI::ValidationError("-o",
+                             fmt::format("unknown op '{}' (sum, prod, min, max, avg, band, bor, bxor, or all)", text));
 }
 
 Aggregate parseAggregate(const std::string& text) {
@@ -95,9 +96,11 @@ Options parseOptions(int argc, char** argv) {
       "  comm-bench --plot OUT.png RESULT.json [RESULT.json|.csv ...]   (no ranks needed)\n"
       "Sizes are nccl-tests bytes: the per-rank buffer for all_reduce, reduce, broadcast and send_recv; the whole\n"
       "output of all_gather and gather; the whole input of reduce_scatter, scatter (root) and all_to_all.\n"
-      "Collectives: " + collectiveList(),
+      "Collectives: " +
+          collectiveList(),
       "comm-bench");
-  std::string minBytes = "8", maxBytes = "64M", sizeList, dtype = "float32", op = "sum", iterations = "20", aggregate = "rank0";
+  std::string minBytes = "8", maxBytes = "64M", sizeList, dtype = "float32", op = "sum", iterations = "20",
+              aggregate = "rank0";
   int check = 1;
   app.add_option("collective", options.collective, "the collective to measure");
   app.add_option("-b,--minbytes", minBytes, "smallest size (K, M, G suffixes)")->capture_default_str();
@@ -129,7 +132,8 @@ Options parseOptions(int argc, char** argv) {
   bool blockingCalls = false;
   auto* blocking = app.add_flag("--blocking", blockingCalls, "blocking calls (the default)");
   app.add_flag("--async", options.async, "start each call with a handle, then wait for it")->excludes(blocking);
-  app.add_option("--provider", options.provider, "libfabric provider (shm, tcp...); default: COMM_PROVIDER or comm's choice");
+  app.add_option("--provider", options.provider,
+                 "libfabric provider (shm, tcp...); default: COMM_PROVIDER or comm's choice");
   app.add_option("--json", options.jsonPath, "also write the results to FILE as JSON");
   app.add_option("--csv", options.csvPath, "also write the table to FILE as CSV");
   std::vector<std::string> plot;
@@ -146,8 +150,8 @@ Options parseOptions(int argc, char** argv) {
     if (options.collective.empty()) throw CLI::RequiredError("collective (or --plot)");
     const Collective* collective = findCollective(options.collective);
     if (collective == nullptr) {
-      throw CLI::ValidationError("collective", fmt::format("unknown collective '{}'; one of {}", options.collective,
-                                                           collectiveList()));
+      throw CLI::ValidationError(
+          "collective", fmt::format("unknown collective '{}'; one of {}", options.collective, collectiveList()));
     }
     options.collective = std::string(collective->name);
     if (sizeList.empty()) {

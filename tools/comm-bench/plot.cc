@@ -102,7 +102,8 @@ void plot(const std::string& pngPath, const std::vector<std::string>& inputs) {
     throw std::runtime_error("--plot: gnuplot did not run; install it (Debian: apt-get install gnuplot-nox)");
   }
   if (WEXITSTATUS(status) != 0) {
-    throw std::runtime_error(fmt::format("--plot: gnuplot failed (exit {}) drawing '{}'", WEXITSTATUS(status), pngPath));
+    throw std::runtime_error(
+        fmt::format("--plot: gnuplot failed (exit {}) drawing '{}'", WEXITSTATUS(status), pngPath));
   }
 }
 

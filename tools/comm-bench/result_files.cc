@@ -27,7 +27,7 @@ std::ofstream openForWriting(const std::string& path) {
 nlohmann::json measurementJson(const std::optional<Measurement>& m, size_t bytes, double busFactor) {
   if (!m) return nullptr;
   double alg = algbw(bytes, m->timeUs);
-  nlohmann::json j = {{"time_us", m->timeUs},     {"algbw_gbps", alg},       {"busbw_gbps", alg * busFactor},
+  nlohmann::json j = {{"time_us", m->timeUs},    {"algbw_gbps", alg},       {"busbw_gbps", alg * busFactor},
                       {"time_min_us", m->minUs}, {"time_avg_us", m->avgUs}, {"time_max_us", m->maxUs}};
   j["wrong"] = m->wrong ? nlohmann::json(*m->wrong) : nlohmann::json(nullptr);
   return j;

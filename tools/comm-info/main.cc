@@ -26,7 +26,9 @@ void printSettings() {
   for (const comm::SettingSpec& spec : comm::settingSpecs()) {
     std::string current = settings.get(spec.key);
     fmt::print("  {:<24} default '{}'{}\n      {}\n", comm::environmentName(spec.key), spec.defaultValue,
-               settings.source(spec.key) == "default" ? "" : fmt::format(", now '{}' ({})", current, settings.source(spec.key)),
+               settings.source(spec.key) == "default"
+                   ? ""
+                   : fmt::format(", now '{}' ({})", current, settings.source(spec.key)),
                spec.help);
   }
 }
@@ -39,14 +41,15 @@ std::string limit(size_t bytes) {
 }
 
 void printSelection() {
-  fmt::print("\nAlgorithm selection (per collective, the first rule that applies and whose algorithm can run wins;\n"
-             "COMM_ALGO=collective:algorithm overrides where that algorithm can run):\n");
+  fmt::print(
+      "\nAlgorithm selection (per collective, the first rule that applies and whose algorithm can run wins;\n"
+      "COMM_ALGO=collective:algorithm overrides where that algorithm can run):\n");
   fmt::print("  {:<18} {:<14} {:<12} {}\n", "collective", "message", "ranks", "algorithm");
   for (const comm::algo::CollectiveTable* table : comm::algo::collectiveTables()) {
     for (const comm::algo::Rule& rule : table->rules) {
       std::string ranks = rule.maxRanks == comm::algo::kAnyRanks ? "any" : fmt::format("<= {}", rule.maxRanks);
-      fmt::print("  {:<18} {:<14} {:<12} {}{}\n", comm::core::collectiveName(table->kind), limit(rule.maxBytes),
-                 ranks, table->algorithms[rule.algorithm].name, rule.withoutBoard ? " (without a node board)" : "");
+      fmt::print("  {:<18} {:<14} {:<12} {}{}\n", comm::core::collectiveName(table->kind), limit(rule.maxBytes), ranks,
+                 table->algorithms[rule.algorithm].name, rule.withoutBoard ? " (without a node board)" : "");
     }
   }
   fmt::print("\nAlgorithms per collective:\n");

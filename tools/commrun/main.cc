@@ -93,12 +93,10 @@ void leaveStore(const Options& options, uint16_t storePort, int signalFd, bool s
     comm::bootstrap::StoreClient client(options.masterAddr, storePort, deadline);
     if (client.add(kNodesDone, 1, deadline) == options.nodes) client.set(kAllNodesDone, "1", deadline);
     if (!options.hostsStore() || !succeeded) return;
-    const std::chrono::duration<double> wait = options.timeoutSeconds
-                                                   ? std::chrono::duration<double>(*options.timeoutSeconds)
-                                                   : kNodesDoneWait;
+    const std::chrono::duration<double> wait =
+        options.timeoutSeconds ? std::chrono::duration<double>(*options.timeoutSeconds) : kNodesDoneWait;
     const comm::Deadline end(std::chrono::duration_cast<std::chrono::milliseconds>(wait));
-    while (!client.check(kAllNodesDone, comm::Deadline(kLeaveTimeout)) && !end.expired() &&
-           !interrupted(signalFd)) {
+    while (!client.check(kAllNodesDone, comm::Deadline(kLeaveTimeout)) && !end.expired() && !interrupted(signalFd)) {
       usleep(std::chrono::microseconds(kNodesDonePoll).count());
     }
   } catch (const comm::Error& error) {

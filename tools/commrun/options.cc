@@ -6,10 +6,11 @@ namespace commrun {
 
 Options parseOptions(int argc, char** argv) {
   Options options;
-  CLI::App app("commrun -n N [options] program [arguments...]\n\n"
-               "Start N ranks of a comm program on this node, prefix their output with the rank, and stop "
-               "them all when one fails.",
-               "commrun");
+  CLI::App app(
+      "commrun -n N [options] program [arguments...]\n\n"
+      "Start N ranks of a comm program on this node, prefix their output with the rank, and stop "
+      "them all when one fails.",
+      "commrun");
   // Everything from the program name on belongs to the program.
   app.prefix_command();
   app.add_option("-n,--nproc-per-node", options.ranksPerNode, "ranks to start on this node")
@@ -23,8 +24,9 @@ Options parseOptions(int argc, char** argv) {
       ->capture_default_str();
   app.add_option("--master-addr", options.masterAddr, "host of node 0, where the rendezvous store listens")
       ->capture_default_str();
-  app.add_option("--master-port", options.masterPort, "port of the rendezvous store (default: any free port, "
-                                                      "single node only)");
+  app.add_option("--master-port", options.masterPort,
+                 "port of the rendezvous store (default: any free port, "
+                 "single node only)");
   app.add_option("--log-dir", options.logDir, "also write each rank's output to DIR/rank.<r>.log");
   app.add_flag("--bind-core", options.bindCore, "bind each rank to one core, round robin over this node's cores");
   app.add_option("--timeout", options.timeoutSeconds, "stop every rank after S seconds and exit 124")
@@ -43,8 +45,9 @@ Options parseOptions(int argc, char** argv) {
       throw CLI::ValidationError("--node-rank", "must be below --nnodes (" + std::to_string(options.nodes) + ")");
     }
     if (options.nodes > 1 && (app.count("--master-addr") == 0 || options.masterPort == 0)) {
-      throw CLI::ValidationError("--nnodes", "a multi-node job needs --master-addr and --master-port, the same "
-                                             "on every node");
+      throw CLI::ValidationError("--nnodes",
+                                 "a multi-node job needs --master-addr and --master-port, the same "
+                                 "on every node");
     }
   } catch (const CLI::ParseError& error) {
     int code = app.exit(error);

@@ -37,9 +37,8 @@ std::vector<char*> pointersTo(const std::vector<std::string>& strings) {
 
 // Between fork and exec only async-signal-safe calls are allowed (commrun
 // runs the store server thread), so everything is prepared by the parent.
-[[noreturn]] void becomeChild(const ChildSpec& spec, pid_t parent, int input, int output, int error,
-                              char* const* argv, char* const* envp, const std::string& execFailure,
-                              const std::string& bindFailure) {
+[[noreturn]] void becomeChild(const ChildSpec& spec, pid_t parent, int input, int output, int error, char* const* argv,
+                              char* const* envp, const std::string& execFailure, const std::string& bindFailure) {
   setpgid(0, 0);
   prctl(PR_SET_PDEATHSIG, SIGKILL);
   if (getppid() != parent) _exit(127);  // commrun died before prctl took effect
@@ -74,8 +73,8 @@ Child spawnChild(const ChildSpec& spec) {
   pid_t pid = fork();
   if (pid < 0) throw std::system_error(errno, std::generic_category(), "commrun: fork");
   if (pid == 0) {
-    becomeChild(spec, parent, devNull.get(), out.write.get(), err.write.get(), argv.data(), envp.data(),
-                execFailure, bindFailure);
+    becomeChild(spec, parent, devNull.get(), out.write.get(), err.write.get(), argv.data(), envp.data(), execFailure,
+                bindFailure);
   }
   // Also from the parent: whoever runs first, the group exists before
   // commrun might signal it.
@@ -85,7 +84,7 @@ Child spawnChild(const ChildSpec& spec) {
 
 std::optional<std::string> findProgram(const std::string& name) {
   auto executable = [](const std::string& path) {
-    struct stat info{};
+    struct stat info {};
     return stat(path.c_str(), &info) == 0 && S_ISREG(info.st_mode) && access(path.c_str(), X_OK) == 0;
   };
   if (name.find('/') != std::string::npos) return executable(name) ? std::optional(name) : std::nullopt;

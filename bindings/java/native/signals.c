@@ -14,8 +14,8 @@
 #include <signal.h>
 #include <stdlib.h>
 
-static const int kSignals[] = {SIGSEGV, SIGBUS, SIGILL, SIGFPE, SIGTRAP, SIGABRT, SIGPIPE,
-                               SIGXFSZ, SIGINT, SIGTERM, SIGHUP,  SIGQUIT, SIGUSR1, SIGUSR2};
+static const int kSignals[] = {SIGSEGV, SIGBUS, SIGILL,  SIGFPE, SIGTRAP, SIGABRT, SIGPIPE,
+                               SIGXFSZ, SIGINT, SIGTERM, SIGHUP, SIGQUIT, SIGUSR1, SIGUSR2};
 #define SIGNAL_COUNT (sizeof kSignals / sizeof kSignals[0])
 
 static struct sigaction saved[SIGNAL_COUNT];

@@ -27,8 +27,7 @@ double comm_bench_all_reduce(comm_t *comm, int64_t count, int calls, int fresh_o
   if (in == NULL || out == NULL) goto done;
   for (int64_t i = 0; i < count; ++i) in[i] = 1.0f; /* real pages, not the shared zero page */
   if (comm_tensor_create(&tin, in, COMM_FLOAT32, 1, &count) != COMM_OK ||
-      comm_tensor_create(&tout, out, COMM_FLOAT32, 1, &count) != COMM_OK ||
-      comm_barrier(comm, NULL) != COMM_OK) {
+      comm_tensor_create(&tout, out, COMM_FLOAT32, 1, &count) != COMM_OK || comm_barrier(comm, NULL) != COMM_OK) {
     goto done;
   }
   double start = now();

@@ -10,8 +10,8 @@
 #include "algo/all_gather/ring.h"
 
 #include "algo/block_messages.h"
-#include "algo/pipeline.h"
 #include "algo/patterns/ring.h"
+#include "algo/pipeline.h"
 
 namespace comm::algo {
 

@@ -11,8 +11,8 @@
 
 #include <bit>
 
-#include "algo/patterns/element_blocks.h"
 #include "algo/fold_exchange.h"
+#include "algo/patterns/element_blocks.h"
 #include "algo/pipeline.h"
 #include "algo/reduce_scatter/recursive_halving.h"
 #include "common/dtype.h"

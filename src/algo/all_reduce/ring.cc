@@ -13,9 +13,9 @@
 #include <vector>
 
 #include "algo/patterns/element_blocks.h"
+#include "algo/patterns/ring.h"
 #include "algo/pipeline.h"
 #include "algo/reduce_scatter/ring.h"
-#include "algo/patterns/ring.h"
 #include "common/dtype.h"
 
 namespace comm::algo {

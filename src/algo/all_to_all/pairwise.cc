@@ -46,8 +46,8 @@ void pairwiseAllToAll(CollectiveContext& ctx, const void* const* send, const siz
   }
   // Checked after the exchange so that the peers are not left waiting.
   if (sendBytes[rank] != recvBytes[rank]) {
-    fail(COMM_ERR_INVALID_ARGUMENT, "rank {} sends {} bytes to itself but expects to receive {}", rank,
-         sendBytes[rank], recvBytes[rank]);
+    fail(COMM_ERR_INVALID_ARGUMENT, "rank {} sends {} bytes to itself but expects to receive {}", rank, sendBytes[rank],
+         recvBytes[rank]);
   }
   copyBlock(ctx, recv[rank], send[rank], sendBytes[rank]);
   for (SizedBlocks& blocks : inFlight) blocks.wait(ctx);

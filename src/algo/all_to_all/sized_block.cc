@@ -16,8 +16,8 @@ size_t firstChunkBytes(size_t bytes) { return bytes - (bytes - kChunkBytes - 1) 
 
 }  // namespace
 
-void SizedBlocks::receive(CollectiveContext& ctx, int from, uint32_t step, uint32_t sizeStep, char* data,
-                          size_t bytes, bool chunked) {
+void SizedBlocks::receive(CollectiveContext& ctx, int from, uint32_t step, uint32_t sizeStep, char* data, size_t bytes,
+                          bool chunked) {
   if (bytes == 0) return;
   if (!inChunks(bytes, chunked)) {
     posted_.push_back(ctx.recv(from, step, data, bytes));
@@ -34,8 +34,8 @@ void SizedBlocks::receive(CollectiveContext& ctx, int from, uint32_t step, uint3
   postReceiveChunks(ctx, from, step, data + first, bytes - first, kChunkBytes).appendTo(posted_);
 }
 
-void SizedBlocks::send(CollectiveContext& ctx, int to, uint32_t step, uint32_t sizeStep, const char* data,
-                       size_t bytes, bool chunked) {
+void SizedBlocks::send(CollectiveContext& ctx, int to, uint32_t step, uint32_t sizeStep, const char* data, size_t bytes,
+                       bool chunked) {
   if (bytes == 0) return;
   if (!inChunks(bytes, chunked)) {
     posted_.push_back(ctx.send(to, step, data, bytes));

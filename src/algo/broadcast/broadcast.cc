@@ -1,7 +1,7 @@
 // comm::algo::broadcast: the dispatch from the selection table to an algorithm.
+#include "algo/board_collectives.h"
 #include "algo/broadcast/binomial.h"
 #include "algo/broadcast/scatter_all_gather.h"
-#include "algo/board_collectives.h"
 #include "algo/collectives.h"
 #include "algo/registry.h"
 #include "algo/selection.h"

@@ -13,8 +13,8 @@
 #include <memory>
 #include <vector>
 
-#include "algo/patterns/binomial_tree.h"
 #include "algo/block_messages.h"
+#include "algo/patterns/binomial_tree.h"
 
 namespace comm::algo {
 

@@ -9,6 +9,7 @@ namespace comm::algo {
 using core::CollectiveContext;
 
 // The gatherV contract of algo/collectives.h.
-void binomialGather(CollectiveContext& ctx, const void* in, void* out, const size_t* bytes, const size_t* offsets, int root);
+void binomialGather(CollectiveContext& ctx, const void* in, void* out, const size_t* bytes, const size_t* offsets,
+                    int root);
 
 }  // namespace comm::algo

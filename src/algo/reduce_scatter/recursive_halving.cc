@@ -28,8 +28,8 @@ int keptFirst(int newRank, int first, int half) { return (newRank & half) == 0 ?
 
 }  // namespace
 
-void recursiveHalving(CollectiveContext& ctx, const Fold& fold, const void* src, void* mine, const ElementBlocks& blocks,
-                      comm_dtype_t dtype, comm_op_t op, uint32_t stepBase) {
+void recursiveHalving(CollectiveContext& ctx, const Fold& fold, const void* src, void* mine,
+                      const ElementBlocks& blocks, comm_dtype_t dtype, comm_op_t op, uint32_t stepBase) {
   const int p = fold.participants();
   const int me = fold.newRank();
   const size_t elementSize = dtypeSize(dtype);
@@ -45,7 +45,7 @@ void recursiveHalving(CollectiveContext& ctx, const Fold& fold, const void* src,
   char* landings[2] = {scratch, scratch + landingBytes[0]};
 
   const char* current = static_cast<const char*>(src);  // holds blocks [first, first + 2 * half)
-  size_t currentOffset = 0;                               // element offset of `current` in the vector
+  size_t currentOffset = 0;                             // element offset of `current` in the vector
   int first = 0;
   for (int half = p / 2, k = 0; half >= 1; half /= 2, ++k) {
     int partnerNewRank = me ^ half;
@@ -59,8 +59,7 @@ void recursiveHalving(CollectiveContext& ctx, const Fold& fold, const void* src,
     char* landing = landings[k % 2];
     char* result = half == 1 ? static_cast<char*>(mine) : landing;
 
-    RequestRange sent =
-        sendChunks(ctx, partner, stepBase + k, give, blocks.span(given, given + half) * elementSize);
+    RequestRange sent = sendChunks(ctx, partner, stepBase + k, give, blocks.span(given, given + half) * elementSize);
     receiveChunks(ctx, partner, stepBase + k, landing, keptBytes, [&](size_t offset, size_t bytes) {
       const char* ours = own + offset;
       const char* theirs = landing + offset;
@@ -91,11 +90,10 @@ void recursiveHalvingReduceScatter(CollectiveContext& ctx, const void* in, void*
   // The pair's two blocks come out side by side: pass the partner its own.
   char* acc = ctx.scratch(core::Scratch::kResult, totalBytes);
   combineFolded(ctx, fold, in, acc, blocks.total(), dtype, op, kFold);
-  recursiveHalving(ctx, fold, acc, acc + joined.offsets[fold.newRank()] * elementSize, joined, dtype, op,
-                   kHalving);
+  recursiveHalving(ctx, fold, acc, acc + joined.offsets[fold.newRank()] * elementSize, joined, dtype, op, kHalving);
   int partner = fold.partner();
-  RequestId sent = ctx.send(partner, kUnfold, acc + blocks.offsets[partner] * elementSize,
-                            blocks.counts[partner] * elementSize);
+  RequestId sent =
+      ctx.send(partner, kUnfold, acc + blocks.offsets[partner] * elementSize, blocks.counts[partner] * elementSize);
   if (blocks.counts[rank] > 0) {
     std::memcpy(out, acc + blocks.offsets[rank] * elementSize, blocks.counts[rank] * elementSize);
   }

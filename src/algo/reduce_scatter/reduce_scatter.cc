@@ -19,11 +19,13 @@ namespace {
 using Run = void(CollectiveContext&, const void* in, void* out, const ElementBlocks& blocks, comm_dtype_t dtype,
                  comm_op_t op);
 
-void board(CollectiveContext& ctx, const void* in, void* out, const ElementBlocks& blocks, comm_dtype_t dtype, comm_op_t op) {
+void board(CollectiveContext& ctx, const void* in, void* out, const ElementBlocks& blocks, comm_dtype_t dtype,
+           comm_op_t op) {
   boardReduceScatter(ctx, in, out, blocks.counts.data(), blocks.offsets.data(), dtype, op);
 }
 
-void ring(CollectiveContext& ctx, const void* in, void* out, const ElementBlocks& blocks, comm_dtype_t dtype, comm_op_t op) {
+void ring(CollectiveContext& ctx, const void* in, void* out, const ElementBlocks& blocks, comm_dtype_t dtype,
+          comm_op_t op) {
   ringReduceScatter(ctx, in, out, blocks, dtype, op, 0);
 }
 
@@ -51,8 +53,8 @@ void reduceScatterV(CollectiveContext& ctx, const void* in, void* out, const siz
   ElementBlocks blocks = ElementBlocks::fromCounts(counts, n);
   for (int r = 0; r < n; ++r) {
     if (offsets[r] != blocks.offsets[r]) {
-      fail(COMM_ERR_INTERNAL, "reduce_scatter: block {} starts at element {}, not right after block {}", r,
-           offsets[r], r - 1);
+      fail(COMM_ERR_INTERNAL, "reduce_scatter: block {} starts at element {}, not right after block {}", r, offsets[r],
+           r - 1);
     }
   }
   int algorithm = choose(ctx, blocks.total() * elementSize);

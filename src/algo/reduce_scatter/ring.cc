@@ -21,8 +21,8 @@
 
 namespace comm::algo {
 
-void ringReduceScatter(CollectiveContext& ctx, const void* in, void* mine, const ElementBlocks& blocks, comm_dtype_t dtype,
-                       comm_op_t op, uint32_t stepBase, const ChunkFn& onChunk) {
+void ringReduceScatter(CollectiveContext& ctx, const void* in, void* mine, const ElementBlocks& blocks,
+                       comm_dtype_t dtype, comm_op_t op, uint32_t stepBase, const ChunkFn& onChunk) {
   const int n = ctx.size();
   const int rank = ctx.rank();
   const auto [left, right] = ringNeighbours(rank, n);

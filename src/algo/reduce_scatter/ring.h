@@ -17,7 +17,7 @@ using core::CollectiveContext;
 // being read any more. `onChunk(offset, bytes)` is called for each piece of
 // `mine` as soon as it is final, so a caller can pass it on at once. Uses
 // steps [stepBase, stepBase + size - 1).
-void ringReduceScatter(CollectiveContext& ctx, const void* in, void* mine, const ElementBlocks& blocks, comm_dtype_t dtype,
-                       comm_op_t op, uint32_t stepBase, const ChunkFn& onChunk = {});
+void ringReduceScatter(CollectiveContext& ctx, const void* in, void* mine, const ElementBlocks& blocks,
+                       comm_dtype_t dtype, comm_op_t op, uint32_t stepBase, const ChunkFn& onChunk = {});
 
 }  // namespace comm::algo

@@ -12,8 +12,8 @@
 #include <memory>
 #include <vector>
 
-#include "algo/patterns/binomial_tree.h"
 #include "algo/block_messages.h"
+#include "algo/patterns/binomial_tree.h"
 
 namespace comm::algo {
 
@@ -23,9 +23,8 @@ void binomialScatter(CollectiveContext& ctx, const void* in, void* out, const si
   BlockLayout layout(ctx.size(), bytes, offsets);
   BinomialTree tree(ctx.size(), rank, root);
   if (tree.isRoot()) {
-    tree.forEachChild([&](int child) {
-      sendRuns(ctx, tree.rankOf(child), 0, in, layout, tree.rankOf(child), tree.span(child));
-    });
+    tree.forEachChild(
+        [&](int child) { sendRuns(ctx, tree.rankOf(child), 0, in, layout, tree.rankOf(child), tree.span(child)); });
     copyBlock(ctx, out, static_cast<const char*>(in) + offsets[rank], bytes[rank]);
     return;
   }

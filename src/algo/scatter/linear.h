@@ -9,6 +9,7 @@ namespace comm::algo {
 using core::CollectiveContext;
 
 // The scatterV contract of algo/collectives.h.
-void linearScatter(CollectiveContext& ctx, const void* in, void* out, const size_t* bytes, const size_t* offsets, int root);
+void linearScatter(CollectiveContext& ctx, const void* in, void* out, const size_t* bytes, const size_t* offsets,
+                   int root);
 
 }  // namespace comm::algo

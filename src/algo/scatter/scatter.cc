@@ -4,9 +4,9 @@
 
 #include "algo/board_collectives.h"
 #include "algo/collectives.h"
+#include "algo/registry.h"
 #include "algo/scatter/binomial.h"
 #include "algo/scatter/linear.h"
-#include "algo/registry.h"
 #include "algo/selection.h"
 
 namespace comm::algo {
@@ -31,8 +31,7 @@ constexpr Rule kRules[] = {
 extern const CollectiveTable kScatterTable{core::CollectiveKind::kScatter, kInfo, kRules};
 extern const CollectiveTable kScatterVTable{core::CollectiveKind::kScatterV, kInfo, kRules};
 
-void scatterV(CollectiveContext& ctx, const void* in, void* out, const size_t* bytes, const size_t* offsets,
-              int root) {
+void scatterV(CollectiveContext& ctx, const void* in, void* out, const size_t* bytes, const size_t* offsets, int root) {
   int algorithm = choose(ctx, std::accumulate(bytes, bytes + ctx.size(), size_t{0}));
   kAlgorithms[algorithm].run(ctx, in, out, bytes, offsets, root);
 }
