@@ -37,6 +37,17 @@ for dir in "$src"/*/; do
              --include='*.cu' --include='*.cuh' || true)
 done
 
+# Each transport's folder is its own: outside it only the hybrid transport,
+# which routes peers to them, includes its headers.
+while IFS=: read -r file line text; do
+  inside=${file#"$src"/}
+  target=$(sed -E 's@.*#include "transport/([a-z_]+)/.*@\1@' <<<"$text")
+  [[ "$inside" == transport/"$target"/* || "$inside" == transport/hybrid_transport.* ]] && continue
+  echo "check-layers: $inside:$line: includes transport/$target/, which only transport/hybrid_transport.* may: $text"
+  violations=$((violations + 1))
+done < <(grep -rnE '^\s*#\s*include "transport/[a-z_]+/' "$src" --include='*.h' --include='*.cc' --include='*.c' \
+           --include='*.cu' --include='*.cuh' || true)
+
 if [ "$violations" -gt 0 ]; then
   echo "check-layers: $violations include(s) against the layer order: ${layers[*]}"
   exit 1

@@ -9,7 +9,8 @@
 
 #include "common/error.h"
 #include "common/log.h"
-#include "transport/socket_transport.h"
+#include "transport/ofi/ofi_transport.h"
+#include "transport/tcp/tcp_transport.h"
 
 namespace comm::transport {
 namespace {
@@ -144,17 +145,17 @@ void HybridTransport::connect(int selfRank, const std::vector<PeerInfo>& peers) 
 }  // namespace
 
 std::vector<std::string> availableProviders() {
-  std::vector<std::string> names{kSocketProvider};
-  for (std::string& name : usableFabricProviders()) {
+  std::vector<std::string> names{kTcpProvider};
+  for (std::string& name : usableOfiProviders()) {
     // The setting's "tcp" is comm's own; libfabric's tcp is not reachable by that name.
-    if (name != kSocketProvider) names.push_back(std::move(name));
+    if (name != kTcpProvider) names.push_back(std::move(name));
   }
   return names;
 }
 
 std::unique_ptr<Transport> createNetworkTransport(const Options& options) {
-  if (options.provider == kSocketProvider) return createSocketTransport(options);
-  return createFabricTransport(options);
+  if (options.provider == kTcpProvider) return createTcpTransport(options);
+  return createOfiTransport(options);
 }
 
 std::unique_ptr<Transport> createTransport(const Options& options, const ShmOptions& shm) {

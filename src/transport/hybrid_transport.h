@@ -1,12 +1,12 @@
 // The transport a world uses: peers on this node over direct shared memory
-// (shm_transport.h), everyone else over the network: comm's own TCP transport
-// when the provider is "tcp" (socket_transport.h), else libfabric
-// (createFabricTransport).
+// (shm/shm_transport.h), everyone else over the network: comm's own TCP transport
+// when the provider is "tcp" (tcp/tcp_transport.h), else libfabric
+// (createOfiTransport).
 #pragma once
 
 #include <memory>
 
-#include "transport/shm_transport.h"
+#include "transport/shm/shm_transport.h"
 #include "transport/transport.h"
 
 namespace comm::transport {
@@ -19,7 +19,7 @@ namespace comm::transport {
 std::unique_ptr<Transport> createTransport(const Options& options, const ShmOptions& shm);
 
 // The transport for peers off the direct path: comm's own TCP for provider
-// "tcp" (socket_transport.h), libfabric for any other name.
+// "tcp" (tcp/tcp_transport.h), libfabric for any other name.
 std::unique_ptr<Transport> createNetworkTransport(const Options& options);
 
 // What Options::provider (the "provider" setting) can name that works here:

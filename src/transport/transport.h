@@ -1,6 +1,6 @@
 // The engine's view of the network: tagged, reliable, ordered messages to
-// peers addressed by world rank. Implementations: libfabric (fabric_*.cc),
-// direct shared memory (shm_*.cc), comm's own TCP (socket_transport.cc).
+// peers addressed by world rank. Implementations: libfabric (ofi/),
+// direct shared memory (shm/), comm's own TCP (tcp/).
 #pragma once
 
 #include <atomic>
@@ -55,10 +55,10 @@ struct PeerInfo {
 
 struct Options {
   // "" chooses per peer (shm on the node, tcp;ofi_rxm between nodes);
-  // "tcp" is comm's own TCP transport (socket_transport.h) for every peer;
+  // "tcp" is comm's own TCP transport (tcp/tcp_transport.h) for every peer;
   // any other name is a libfabric provider ("shm", "tcp;ofi_rxm",
   // "verbs;ofi_rxm"...) used for every peer. FI_PROVIDER, when set, names a
-  // libfabric provider the same way (the fabric transport's own choice).
+  // libfabric provider the same way (the ofi transport's own choice).
   std::string provider;
   // Every rank is on this node: bind the network provider to loopback.
   bool singleNode = false;
@@ -117,11 +117,5 @@ class Transport {
   // cut it itself, and a chunk can be forwarded while the next arrives.
   virtual bool wantsChunkedMessages(int /*peer*/) const { return false; }
 };
-
-std::unique_ptr<Transport> createFabricTransport(const Options& options);
-// The libfabric providers (prov_name) that offer what the fabric transport
-// needs on this machine, in libfabric's order of preference. Throws
-// COMM_ERR_TRANSPORT when libfabric cannot be asked.
-std::vector<std::string> usableFabricProviders();
 
 }  // namespace comm::transport

@@ -34,8 +34,8 @@
 #include "common/error.h"
 #include "common/shm_segment.h"
 #include "transport/hybrid_transport.h"
-#include "transport/shm_channel.h"
-#include "transport/shm_transport.h"
+#include "transport/shm/channel.h"
+#include "transport/shm/shm_transport.h"
 
 #include "transport_test_support.h"
 
@@ -825,9 +825,9 @@ void test_abandoned_segment_swept(void**) {
 
 // The composite: peers on the node over the direct path unless it is off or
 // another provider is forced; peers elsewhere over libfabric, both at once.
-void hybrid(const Options& fabricOptions, const ShmOptions& shm, bool sameNode, const char* expected) {
+void hybrid(const Options& ofiOptions, const ShmOptions& shm, bool sameNode, const char* expected) {
   runRanks(2, [&](Rank& self) {
-    self.transport = comm::transport::createTransport(fabricOptions, shm);
+    self.transport = comm::transport::createTransport(ofiOptions, shm);
     self.transport->connect(self.rank, self.exchange(self.transport->localAddress(), sameNode));
     CHECK(self.transport->providerFor(self.peer()) == expected, "peer over {}, expected {}",
           self.transport->providerFor(self.peer()), expected);

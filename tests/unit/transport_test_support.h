@@ -1,4 +1,4 @@
-// What the transport tests (fabric_transport_test, shm_transport_test) share:
+// What the transport tests (ofi_transport_test, shm_transport_test) share:
 // a CHECK that throws inside a forked rank, waits that progress a transport
 // by hand, and byte patterns that name their offset and seed.
 #pragma once

@@ -1,5 +1,5 @@
 // Direct shared memory between the ranks of one node, without libfabric:
-// every ordered pair of ranks has a ring of slots (shm_channel.h) in the
+// every ordered pair of ranks has a ring of slots (channel.h) in the
 // receiver's segment (shm_segment.h). A message that fits a slot is copied
 // in by the sender and out by the receiver. A larger one is announced by a
 // request-to-send; once a receive matches it, the receiver either clears the

@@ -1,5 +1,5 @@
 // The network transports between real processes: libfabric's and comm's own
-// tcp (provider "tcp", socket_transport.h), which share these cases. The cmocka process never
+// tcp (provider "tcp", tcp/tcp_transport.h), which share these cases. The cmocka process never
 // touches libfabric: each case forks its ranks first (libfabric state must not
 // cross fork), the ranks meet through a shared anonymous mapping (barrier and
 // address exchange) and report failures through their exit status.
@@ -31,9 +31,10 @@
 
 #include "common/deadline.h"
 #include "common/error.h"
-#include "transport/fabric_address.h"
 #include "transport/hybrid_transport.h"
-#include "transport/socket_transport.h"
+#include "transport/ofi/ofi_address.h"
+#include "transport/ofi/ofi_transport.h"
+#include "transport/tcp/tcp_transport.h"
 
 #include "transport_test_support.h"
 
@@ -554,7 +555,7 @@ void test_tcp_peer_exit(void**) {
 void test_auto_routes(void**) {
   runRanks(2, [&](Rank& self) {
     Options options = withProvider("");
-    self.transport = comm::transport::createFabricTransport(options);
+    self.transport = comm::transport::createOfiTransport(options);
     // Rank 1 is on this node, rank 0 pretends the other is not.
     std::vector<bool> sameNode = {true, true};
     std::vector<PeerInfo> peers = self.exchange(self.transport->localAddress(), sameNode);
@@ -574,7 +575,7 @@ void test_rxm_interface(void**) {
     Options options = withProvider("tcp;ofi_rxm");
     options.singleNode = false;
     options.tcpInterface = "lo";
-    self.transport = comm::transport::createFabricTransport(options);
+    self.transport = comm::transport::createOfiTransport(options);
     std::vector<uint8_t> blob = self.transport->localAddress();
     std::vector<comm::transport::EndpointAddress> endpoints = comm::transport::decodeAddresses(blob, self.rank);
     CHECK(endpoints.size() == 1 && endpoints[0].provider == "tcp;ofi_rxm", "{} endpoints", endpoints.size());
@@ -629,9 +630,9 @@ void expectError(comm_status_t status, const char* says, Call&& call) {
 void test_setup_errors(void**) {
   runRanks(1, [&](Rank&) {
     expectError(COMM_ERR_TRANSPORT, "no-such-provider",
-                [] { comm::transport::createFabricTransport(withProvider("no-such-provider")); });
-    auto shm = comm::transport::createFabricTransport(withProvider("shm"));
-    auto tcp = comm::transport::createFabricTransport(withProvider("tcp"));
+                [] { comm::transport::createOfiTransport(withProvider("no-such-provider")); });
+    auto shm = comm::transport::createOfiTransport(withProvider("shm"));
+    auto tcp = comm::transport::createOfiTransport(withProvider("tcp"));
     expectError(COMM_ERR_TRANSPORT, "rank 1 offers shm", [&] {
       tcp->connect(0, {{tcp->localAddress(), true}, {shm->localAddress(), true}});
     });
@@ -652,7 +653,7 @@ void test_tcp_interface(void**) {
     Options options = withProvider("tcp");
     options.singleNode = false;
     options.tcpInterface = "lo";
-    auto transport = comm::transport::createSocketTransport(options);
+    auto transport = comm::transport::createTcpTransport(options);
     std::vector<uint8_t> blob = transport->localAddress();
     sockaddr_in address{};
     CHECK(blob.size() == sizeof address, "address of {} bytes", blob.size());
@@ -661,7 +662,7 @@ void test_tcp_interface(void**) {
           "listening on family {} address {:#x} port {}", address.sin_family, ntohl(address.sin_addr.s_addr),
           ntohs(address.sin_port));
     options.tcpInterface = "no-such-interface0";
-    expectError(COMM_ERR_TRANSPORT, "no-such-interface0", [&] { comm::transport::createSocketTransport(options); });
+    expectError(COMM_ERR_TRANSPORT, "no-such-interface0", [&] { comm::transport::createTcpTransport(options); });
   });
 }
 

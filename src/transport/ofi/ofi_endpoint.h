@@ -13,7 +13,7 @@
 #include <rdma/fi_eq.h>
 #include <rdma/fi_tagged.h>
 
-#include "transport/fabric_resources.h"
+#include "transport/ofi/ofi_resources.h"
 
 namespace comm::transport {
 
@@ -23,13 +23,13 @@ struct EndpointConfig {
   std::string domain;    // domain (network interface for tcp) to use, or ""
 };
 
-class FabricEndpoint {
+class OfiEndpoint {
  public:
   // Opens everything; throws comm::Error (COMM_ERR_TRANSPORT) naming the
   // provider and the failing call, or COMM_ERR_NOT_SUPPORTED when the provider
   // cannot give what the transport relies on (64-bit tags, no local memory
   // registration, ordered tagged messages with directed receives).
-  explicit FabricEndpoint(const EndpointConfig& config);
+  explicit OfiEndpoint(const EndpointConfig& config);
 
   // The provider as libfabric names it ("shm", "tcp;ofi_rxm").
   const std::string& provider() const { return provider_; }
@@ -60,14 +60,14 @@ class FabricEndpoint {
   std::string describe(const fi_cq_err_entry& entry) const;
 
  private:
-  FabricInfo getInfo(const EndpointConfig& config) const;
+  OfiInfo getInfo(const EndpointConfig& config) const;
 
-  FabricInfo info_;
-  FabricObject<fid_fabric> fabric_;
-  FabricObject<fid_domain> domain_;
-  FabricObject<fid_cq> cq_;
-  FabricObject<fid_av> av_;
-  FabricObject<fid_ep> ep_;
+  OfiInfo info_;
+  OfiObject<fid_fabric> fabric_;
+  OfiObject<fid_domain> domain_;
+  OfiObject<fid_cq> cq_;
+  OfiObject<fid_av> av_;
+  OfiObject<fid_ep> ep_;
   std::string provider_;
   std::vector<uint8_t> address_;
   size_t maxMessageSize_ = 0;

@@ -14,17 +14,17 @@
 
 namespace comm::transport {
 
-class FabricEndpoint;
+class OfiEndpoint;
 
 enum class OpKind : uint8_t { kSend, kRecv };
 enum class OpState : uint8_t { kFree, kQueued, kPosted };
 
 // One libfabric send or receive: a whole message or one chunk of it.
-struct FabricOp {
+struct OfiOp {
   fi_context2 context;  // first member: op_context points here and at the op
   Request* request;     // null once a cancel gave up waiting for it
-  FabricOp* next;       // link in the pool's free list or an endpoint's backlog
-  FabricEndpoint* endpoint;
+  OfiOp* next;          // link in the pool's free list or an endpoint's backlog
+  OfiEndpoint* endpoint;
   void* buffer;
   size_t length;  // of this piece
   size_t offset;  // of this piece within the message
@@ -35,20 +35,20 @@ struct FabricOp {
   OpKind kind;
   OpState state;
 
-  static FabricOp* from(void* opContext) { return static_cast<FabricOp*>(opContext); }
+  static OfiOp* from(void* opContext) { return static_cast<OfiOp*>(opContext); }
 };
-static_assert(std::is_standard_layout_v<FabricOp> && offsetof(FabricOp, context) == 0);
+static_assert(std::is_standard_layout_v<OfiOp> && offsetof(OfiOp, context) == 0);
 
-class FabricOpPool {
+class OfiOpPool {
  public:
-  FabricOp* acquire() {
+  OfiOp* acquire() {
     if (free_ == nullptr) grow();
-    FabricOp* op = free_;
+    OfiOp* op = free_;
     free_ = op->next;
     op->next = nullptr;
     return op;
   }
-  void release(FabricOp* op) {
+  void release(OfiOp* op) {
     op->state = OpState::kFree;
     op->request = nullptr;
     op->next = free_;
@@ -69,7 +69,7 @@ class FabricOpPool {
 
   void grow() {
     // Blocks never move: libfabric holds pointers into them.
-    auto block = std::make_unique<FabricOp[]>(kBlockSize);
+    auto block = std::make_unique<OfiOp[]>(kBlockSize);
     for (size_t i = 0; i < kBlockSize; ++i) {
       block[i].state = OpState::kFree;
       block[i].next = i + 1 < kBlockSize ? &block[i + 1] : free_;
@@ -78,32 +78,32 @@ class FabricOpPool {
     blocks_.push_back(std::move(block));
   }
 
-  std::vector<std::unique_ptr<FabricOp[]>> blocks_;
-  FabricOp* free_ = nullptr;
+  std::vector<std::unique_ptr<OfiOp[]>> blocks_;
+  OfiOp* free_ = nullptr;
 };
 
 // FIFO of ops the provider refused with -FI_EAGAIN, posted again by progress
 // in the order they were issued (which keeps same-tag matching order).
-class FabricOpQueue {
+class OfiOpQueue {
  public:
   bool empty() const { return head_ == nullptr; }
-  FabricOp* front() const { return head_; }
-  void push(FabricOp* op) {
+  OfiOp* front() const { return head_; }
+  void push(OfiOp* op) {
     op->next = nullptr;
     op->state = OpState::kQueued;
     (head_ == nullptr ? head_ : tail_->next) = op;
     tail_ = op;
   }
-  FabricOp* pop() {
-    FabricOp* op = head_;
+  OfiOp* pop() {
+    OfiOp* op = head_;
     head_ = op->next;
     if (head_ == nullptr) tail_ = nullptr;
     op->next = nullptr;
     return op;
   }
-  void remove(FabricOp* op) {
-    FabricOp* previous = nullptr;
-    for (FabricOp* at = head_; at != nullptr; previous = at, at = at->next) {
+  void remove(OfiOp* op) {
+    OfiOp* previous = nullptr;
+    for (OfiOp* at = head_; at != nullptr; previous = at, at = at->next) {
       if (at != op) continue;
       (previous == nullptr ? head_ : previous->next) = op->next;
       if (tail_ == op) tail_ = previous;
@@ -113,8 +113,8 @@ class FabricOpQueue {
   }
 
  private:
-  FabricOp* head_ = nullptr;
-  FabricOp* tail_ = nullptr;
+  OfiOp* head_ = nullptr;
+  OfiOp* tail_ = nullptr;
 };
 
 }  // namespace comm::transport

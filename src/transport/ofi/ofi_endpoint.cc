@@ -1,4 +1,4 @@
-#include "transport/fabric_endpoint.h"
+#include "transport/ofi/ofi_endpoint.h"
 
 #include <algorithm>
 #include <bit>
@@ -11,7 +11,7 @@
 
 #include "common/error.h"
 #include "common/log.h"
-#include "transport/transport.h"
+#include "transport/ofi/ofi_transport.h"
 
 namespace comm::transport {
 namespace {
@@ -29,8 +29,8 @@ char* duplicate(const std::string& text) {
   return copy;
 }
 
-FabricInfo allocateHints(const EndpointConfig& config) {
-  FabricInfo hints(fi_allocinfo());
+OfiInfo allocateHints(const EndpointConfig& config) {
+  OfiInfo hints(fi_allocinfo());
   if (!hints) fail(COMM_ERR_NO_MEMORY, "fi_allocinfo: out of memory");
   hints->ep_attr->type = FI_EP_RDM;
   hints->caps = kCaps;
@@ -43,12 +43,12 @@ FabricInfo allocateHints(const EndpointConfig& config) {
 
 // Layered providers (tcp;ofi_rxm) ignore a domain name hint, so the domain
 // is picked from the list fi_getinfo returns.
-FabricInfo selectDomain(FabricInfo list, const EndpointConfig& config) {
+OfiInfo selectDomain(OfiInfo list, const EndpointConfig& config) {
   if (config.domain.empty()) return list;
   std::string available;
   for (const fi_info* info = list.get(); info != nullptr; info = info->next) {
     if (config.domain == info->domain_attr->name) {
-      FabricInfo chosen(fi_dupinfo(info));
+      OfiInfo chosen(fi_dupinfo(info));
       if (!chosen) fail(COMM_ERR_NO_MEMORY, "fi_dupinfo: out of memory");
       return chosen;
     }
@@ -76,7 +76,7 @@ void configureProviders() {
 int callGetInfo(const EndpointConfig& config, const fi_info* hints, fi_info** info) {
   configureProviders();
   const char* node = config.node.empty() ? nullptr : config.node.c_str();
-  return fi_getinfo(kFabricApiVersion, node, nullptr, node != nullptr ? FI_SOURCE : 0, hints, info);
+  return fi_getinfo(kOfiApiVersion, node, nullptr, node != nullptr ? FI_SOURCE : 0, hints, info);
 }
 
 std::string describeConfig(const EndpointConfig& config) {
@@ -91,8 +91,8 @@ std::string describeConfig(const EndpointConfig& config) {
 int tagBits(uint64_t memTagFormat) { return 64 - std::countl_zero(memTagFormat); }
 
 // allocateHints plus the send-after-send ordering tagged messages rely on.
-FabricInfo orderedHints(const EndpointConfig& config) {
-  FabricInfo hints = allocateHints(config);
+OfiInfo orderedHints(const EndpointConfig& config) {
+  OfiInfo hints = allocateHints(config);
   hints->tx_attr->msg_order = FI_ORDER_SAS;
   hints->rx_attr->msg_order = FI_ORDER_SAS;
   return hints;
@@ -114,13 +114,13 @@ std::string unusableBecause(const fi_info& info) {
 
 }  // namespace
 
-std::vector<std::string> usableFabricProviders() {
-  FabricInfo hints = orderedHints({});
+std::vector<std::string> usableOfiProviders() {
+  OfiInfo hints = orderedHints({});
   fi_info* found = nullptr;
   int rc = callGetInfo({}, hints.get(), &found);
   if (rc == -FI_ENODATA) return {};
   if (rc != 0) fail(COMM_ERR_TRANSPORT, "fi_getinfo for any provider failed: {} ({})", fi_strerror(-rc), rc);
-  FabricInfo list(found);
+  OfiInfo list(found);
   std::vector<std::string> names;
   for (const fi_info* info = list.get(); info != nullptr; info = info->next) {
     std::string name = info->fabric_attr->prov_name;
@@ -131,17 +131,17 @@ std::vector<std::string> usableFabricProviders() {
   return names;
 }
 
-FabricInfo FabricEndpoint::getInfo(const EndpointConfig& config) const {
-  FabricInfo hints = orderedHints(config);
+OfiInfo OfiEndpoint::getInfo(const EndpointConfig& config) const {
+  OfiInfo hints = orderedHints(config);
   fi_info* found = nullptr;
   int rc = callGetInfo(config, hints.get(), &found);
-  if (rc == 0) return selectDomain(FabricInfo(found), config);
+  if (rc == 0) return selectDomain(OfiInfo(found), config);
   if (rc != -FI_ENODATA) {
     fail(COMM_ERR_TRANSPORT, "fi_getinfo for {} failed: {} ({})", describeConfig(config), fi_strerror(-rc), rc);
   }
   // Ask again without the ordering, threading and registration constraints,
   // so the error can say whether the provider is missing or lacks one of them.
-  FabricInfo loose = allocateHints(config);
+  OfiInfo loose = allocateHints(config);
   loose->mode = ~0ULL;
   loose->domain_attr->threading = FI_THREAD_UNSPEC;
   loose->domain_attr->mr_mode |= FI_MR_LOCAL | FI_MR_HMEM | FI_MR_MMU_NOTIFY | FI_MR_RMA_EVENT;
@@ -150,7 +150,7 @@ FabricInfo FabricEndpoint::getInfo(const EndpointConfig& config) const {
          "fabric: {} offers no reliable endpoint with tagged messages and directed receives (fi_getinfo: {})",
          describeConfig(config), fi_strerror(FI_ENODATA));
   }
-  FabricInfo offered(found);
+  OfiInfo offered(found);
   std::string lacks;
   if ((offered->tx_attr->msg_order & FI_ORDER_SAS) == 0) lacks += " send-after-send ordering,";
   if ((offered->domain_attr->mr_mode & ~kToleratedMrModes) != 0) {
@@ -162,7 +162,7 @@ FabricInfo FabricEndpoint::getInfo(const EndpointConfig& config) const {
   fail(COMM_ERR_NOT_SUPPORTED, "fabric: {} cannot provide{}", describeConfig(config), lacks);
 }
 
-FabricEndpoint::FabricEndpoint(const EndpointConfig& config) : info_(getInfo(config)) {
+OfiEndpoint::OfiEndpoint(const EndpointConfig& config) : info_(getInfo(config)) {
   provider_ = info_->fabric_attr->prov_name;
   if (std::string why = unusableBecause(*info_); !why.empty()) {
     fail(COMM_ERR_NOT_SUPPORTED, "fabric: provider {} {}", provider_, why);
@@ -207,7 +207,7 @@ FabricEndpoint::FabricEndpoint(const EndpointConfig& config) : info_(getInfo(con
   }
 }
 
-fi_addr_t FabricEndpoint::insert(const std::vector<uint8_t>& address, int rank) {
+fi_addr_t OfiEndpoint::insert(const std::vector<uint8_t>& address, int rank) {
   fi_addr_t result = FI_ADDR_NOTAVAIL;
   int rc = fi_av_insert(av_.get(), address.data(), 1, &result, 0, nullptr);
   if (rc != 1) {
@@ -217,12 +217,12 @@ fi_addr_t FabricEndpoint::insert(const std::vector<uint8_t>& address, int rank) 
   return result;
 }
 
-bool FabricEndpoint::readError(fi_cq_err_entry& entry) {
+bool OfiEndpoint::readError(fi_cq_err_entry& entry) {
   entry = fi_cq_err_entry{};
   return fi_cq_readerr(cq_.get(), &entry, 0) > 0;
 }
 
-std::string FabricEndpoint::describe(const fi_cq_err_entry& entry) const {
+std::string OfiEndpoint::describe(const fi_cq_err_entry& entry) const {
   char text[256] = {};
   const char* words = fi_cq_strerror(cq_.get(), entry.prov_errno, entry.err_data, text, sizeof text);
   const char* generic = fi_strerror(std::abs(entry.err));

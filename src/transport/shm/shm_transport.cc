@@ -3,7 +3,7 @@
 // messages, which run with it released so other threads keep the rings
 // moving meanwhile. The eager path takes no syscall and allocates nothing: a
 // send copies into the receiver's ring, progress() copies out of this rank's.
-#include "transport/shm_transport.h"
+#include "transport/shm/shm_transport.h"
 
 #include <sched.h>
 #include <unistd.h>
@@ -21,9 +21,9 @@
 #include "common/error.h"
 #include "common/log.h"
 #include "common/shm_segment.h"
-#include "transport/shm_channel.h"
-#include "transport/shm_cross_memory.h"
-#include "transport/shm_op.h"
+#include "transport/shm/channel.h"
+#include "transport/shm/cross_memory.h"
+#include "transport/shm/shm_op.h"
 
 namespace comm::transport {
 namespace {

@@ -1,4 +1,4 @@
-#include "transport/shm_cross_memory.h"
+#include "transport/shm/cross_memory.h"
 
 #include <sys/uio.h>
 

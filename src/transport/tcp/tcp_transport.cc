@@ -1,4 +1,4 @@
-#include "transport/socket_transport.h"
+#include "transport/tcp/tcp_transport.h"
 
 #include <arpa/inet.h>
 #include <errno.h>
@@ -227,9 +227,9 @@ void recvAll(int fd, void* data, size_t bytes, Deadline deadline, const char* wh
               [](int f, char* d, size_t n) { return ::recv(f, d, n, 0); });
 }
 
-class SocketTransport final : public Transport {
+class TcpTransport final : public Transport {
  public:
-  explicit SocketTransport(const Options& options);
+  explicit TcpTransport(const Options& options);
 
   std::vector<uint8_t> localAddress() const override {
     const auto* bytes = reinterpret_cast<const uint8_t*>(&address_);
@@ -241,7 +241,7 @@ class SocketTransport final : public Transport {
   void cancel(Request& request) override;
   bool busy() const override { return busy_.load(std::memory_order_relaxed); }
   bool progress() override;
-  std::string providerFor(int) const override { return kSocketProvider; }
+  std::string providerFor(int) const override { return kTcpProvider; }
   // A message is one stream on the peer's socket: a forwarder sees none of
   // it until all of it is in.
   bool wantsChunkedMessages(int) const override { return true; }
@@ -278,7 +278,7 @@ class SocketTransport final : public Transport {
   std::atomic<bool> busy_{false};
 };
 
-SocketTransport::SocketTransport(const Options& options) {
+TcpTransport::TcpTransport(const Options& options) {
   address_.sin_family = AF_INET;
   address_.sin_addr = listenAddress(options);
   listener_.reset(::socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0));
@@ -295,7 +295,7 @@ SocketTransport::SocketTransport(const Options& options) {
   if (!epoll_.valid()) fail(COMM_ERR_TRANSPORT, "tcp: epoll_create1: {}", errnoText(errno));
 }
 
-void SocketTransport::connect(int selfRank, const std::vector<PeerInfo>& peers) {
+void TcpTransport::connect(int selfRank, const std::vector<PeerInfo>& peers) {
   std::lock_guard lock(mutex_);
   connections_.resize(peers.size());
   // Messages to itself never touch a socket (send() hands them over).
@@ -359,7 +359,7 @@ void SocketTransport::connect(int selfRank, const std::vector<PeerInfo>& peers) 
   listener_.reset();
 }
 
-void SocketTransport::adopt(int peer, UniqueFd fd) {
+void TcpTransport::adopt(int peer, UniqueFd fd) {
   setNoDelay(fd.get());
   fcntl(fd.get(), F_SETFL, fcntl(fd.get(), F_GETFL) | O_NONBLOCK);
   epoll_event event{};
@@ -375,14 +375,14 @@ void SocketTransport::adopt(int peer, UniqueFd fd) {
   ++live_;
 }
 
-Connection& SocketTransport::connection(int peer) {
+Connection& TcpTransport::connection(int peer) {
   if (peer < 0 || static_cast<size_t>(peer) >= connections_.size() || !connections_[peer]) {
     fail(COMM_ERR_INVALID_ARGUMENT, "tcp: no connection to rank {}", peer);
   }
   return *connections_[peer];
 }
 
-void SocketTransport::send(int peer, uint64_t tag, const void* data, size_t size, Request& request) {
+void TcpTransport::send(int peer, uint64_t tag, const void* data, size_t size, Request& request) {
   std::lock_guard lock(mutex_);
   request.restart();
   Connection& c = connection(peer);
@@ -397,7 +397,7 @@ void SocketTransport::send(int peer, uint64_t tag, const void* data, size_t size
   queue(c, {tag, size, Kind::kReadyToSend, id, 0, 0}, nullptr, nullptr);
 }
 
-void SocketTransport::sendToSelf(Connection& c, uint64_t tag, const char* data, size_t size, Request& request) {
+void TcpTransport::sendToSelf(Connection& c, uint64_t tag, const char* data, size_t size, Request& request) {
   if (std::optional<PostedRecv> receive = takePosted(c, tag)) {
     fill(*receive, self_, tag, data, size);
   } else {
@@ -411,7 +411,7 @@ void SocketTransport::sendToSelf(Connection& c, uint64_t tag, const char* data, 
   complete(request, COMM_OK);
 }
 
-void SocketTransport::queue(Connection& c, const Header& header, const char* data, Request* request) {
+void TcpTransport::queue(Connection& c, const Header& header, const char* data, Request* request) {
   c.sends.push_back({header, data, request});
   ++queuedSends_;
   // The next progress() writes it, with whatever else was posted meanwhile
@@ -419,7 +419,7 @@ void SocketTransport::queue(Connection& c, const Header& header, const char* dat
   busy_.store(true, std::memory_order_relaxed);
 }
 
-void SocketTransport::recv(int peer, uint64_t tag, void* data, size_t size, Request& request) {
+void TcpTransport::recv(int peer, uint64_t tag, void* data, size_t size, Request& request) {
   std::lock_guard lock(mutex_);
   Connection& c = connection(peer);
   request.restart();
@@ -440,7 +440,7 @@ void SocketTransport::recv(int peer, uint64_t tag, void* data, size_t size, Requ
   c.posted.push_back(receive);
 }
 
-void SocketTransport::cancel(Request& request) {
+void TcpTransport::cancel(Request& request) {
   std::lock_guard lock(mutex_);
   if (request.done.load(std::memory_order_acquire)) return;
   for (auto& owned : connections_) {
@@ -474,7 +474,7 @@ void SocketTransport::cancel(Request& request) {
   }
 }
 
-bool SocketTransport::progress() {
+bool TcpTransport::progress() {
   std::unique_lock lock(mutex_, std::try_to_lock);
   if (!lock.owns_lock()) return false;  // another thread is at it
   bool completed = false;
@@ -499,7 +499,7 @@ bool SocketTransport::progress() {
   return completed;
 }
 
-bool SocketTransport::writeTo(Connection& c) {
+bool TcpTransport::writeTo(Connection& c) {
   bool completed = false;
   while (!c.sends.empty()) {
     // Every queued message in one sendmsg: a collective's signature and its
@@ -545,7 +545,7 @@ bool SocketTransport::writeTo(Connection& c) {
   return completed;
 }
 
-bool SocketTransport::readFrom(Connection& c) {
+bool TcpTransport::readFrom(Connection& c) {
   bool completed = false;
   bool drained = false;
   for (;;) {
@@ -604,7 +604,7 @@ bool SocketTransport::readFrom(Connection& c) {
   }
 }
 
-bool SocketTransport::startMessage(Connection& c, const Header& header) {
+bool TcpTransport::startMessage(Connection& c, const Header& header) {
   switch (header.kind) {
     case Kind::kEager: break;
     case Kind::kReadyToSend: {
@@ -664,7 +664,7 @@ bool SocketTransport::startMessage(Connection& c, const Header& header) {
   return completed;
 }
 
-bool SocketTransport::finishIncoming(Connection& c) {
+bool TcpTransport::finishIncoming(Connection& c) {
   const Incoming in = c.incoming;
   c.incoming = {};
   if (in.request != nullptr) {
@@ -677,8 +677,7 @@ bool SocketTransport::finishIncoming(Connection& c) {
   return in.unexpected->claim.request != nullptr && deliver(c, *in.unexpected, in.unexpected->claim);
 }
 
-bool SocketTransport::clearToSend(Connection& c, uint64_t tag, size_t size, uint32_t sendId,
-                                  const PostedRecv& receive) {
+bool TcpTransport::clearToSend(Connection& c, uint64_t tag, size_t size, uint32_t sendId, const PostedRecv& receive) {
   const uint32_t id = c.nextRecvId++;
   const bool fits = receive.size == size;
   c.cleared[id] = fits ? receive : PostedRecv{tag, nullptr, size, nullptr};
@@ -688,13 +687,13 @@ bool SocketTransport::clearToSend(Connection& c, uint64_t tag, size_t size, uint
   return true;
 }
 
-bool SocketTransport::deliver(Connection& c, Unexpected& message, const PostedRecv& receive) {
+bool TcpTransport::deliver(Connection& c, Unexpected& message, const PostedRecv& receive) {
   fill(receive, c.peer, message.tag, message.data.get(), message.size);
   forget(c, message);
   return true;
 }
 
-void SocketTransport::markDead(Connection& c, std::string why) {
+void TcpTransport::markDead(Connection& c, std::string why) {
   if (c.dead()) return;
   log::warn("tcp: {}", why);
   c.deadWhy = std::move(why);
@@ -724,7 +723,7 @@ void SocketTransport::markDead(Connection& c, std::string why) {
   });
 }
 
-void SocketTransport::updateBusy() {
+void TcpTransport::updateBusy() {
   bool moving = queuedSends_ > 0;
   for (size_t i = 0; i < connections_.size() && !moving; ++i) {
     const Connection* c = connections_[i].get();
@@ -735,8 +734,8 @@ void SocketTransport::updateBusy() {
 
 }  // namespace
 
-std::unique_ptr<Transport> createSocketTransport(const Options& options) {
-  return std::make_unique<SocketTransport>(options);
+std::unique_ptr<Transport> createTcpTransport(const Options& options) {
+  return std::make_unique<TcpTransport>(options);
 }
 
 }  // namespace comm::transport

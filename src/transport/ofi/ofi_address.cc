@@ -1,4 +1,4 @@
-#include "transport/fabric_address.h"
+#include "transport/ofi/ofi_address.h"
 
 #include <limits>
 

@@ -11,32 +11,32 @@ namespace comm::transport {
 
 // The libfabric API version whose semantics this transport is written against
 // (Debian 12 ships 1.17; newer libraries honour the older contract).
-inline constexpr uint32_t kFabricApiVersion = FI_VERSION(1, 17);
+inline constexpr uint32_t kOfiApiVersion = FI_VERSION(1, 17);
 
-struct FabricInfoDeleter {
+struct OfiInfoDeleter {
   void operator()(fi_info* info) const noexcept { fi_freeinfo(info); }
 };
 // fi_allocinfo / fi_getinfo / fi_dupinfo results.
-using FabricInfo = std::unique_ptr<fi_info, FabricInfoDeleter>;
+using OfiInfo = std::unique_ptr<fi_info, OfiInfoDeleter>;
 
 // Owns one fid_* object (fid_fabric, fid_domain, fid_cq, fid_av, fid_ep,
 // fid_mr...): all of them start with `struct fid fid`, which fi_close takes.
 template <typename T>
-class FabricObject {
+class OfiObject {
  public:
-  FabricObject() = default;
-  explicit FabricObject(T* object) noexcept : object_(object) {}
-  FabricObject(FabricObject&& other) noexcept : object_(std::exchange(other.object_, nullptr)) {}
-  FabricObject& operator=(FabricObject&& other) noexcept {
+  OfiObject() = default;
+  explicit OfiObject(T* object) noexcept : object_(object) {}
+  OfiObject(OfiObject&& other) noexcept : object_(std::exchange(other.object_, nullptr)) {}
+  OfiObject& operator=(OfiObject&& other) noexcept {
     if (this != &other) {
       close();
       object_ = std::exchange(other.object_, nullptr);
     }
     return *this;
   }
-  FabricObject(const FabricObject&) = delete;
-  FabricObject& operator=(const FabricObject&) = delete;
-  ~FabricObject() { close(); }
+  OfiObject(const OfiObject&) = delete;
+  OfiObject& operator=(const OfiObject&) = delete;
+  ~OfiObject() { close(); }
 
   T* get() const noexcept { return object_; }
   // For the fi_* open calls that write the new object through a T**.

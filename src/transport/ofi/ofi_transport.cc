@@ -16,10 +16,10 @@
 #include "common/deadline.h"
 #include "common/error.h"
 #include "common/log.h"
-#include "transport/fabric_address.h"
-#include "transport/fabric_endpoint.h"
-#include "transport/fabric_op.h"
-#include "transport/transport.h"
+#include "transport/ofi/ofi_address.h"
+#include "transport/ofi/ofi_endpoint.h"
+#include "transport/ofi/ofi_op.h"
+#include "transport/ofi/ofi_transport.h"
 
 namespace comm::transport {
 namespace {
@@ -123,11 +123,11 @@ std::string formatRanks(const std::vector<int>& ranks) {
 // shm (1.17) reports a full receive queue as -FI_ENOMEM.
 bool queueFull(ssize_t rc) { return rc == -FI_EAGAIN || rc == -FI_ENOMEM; }
 
-const char* direction(const FabricOp& op) { return op.kind == OpKind::kSend ? "send to" : "receive from"; }
+const char* direction(const OfiOp& op) { return op.kind == OpKind::kSend ? "send to" : "receive from"; }
 
-class FabricTransport final : public Transport {
+class OfiTransport final : public Transport {
  public:
-  explicit FabricTransport(const Options& options);
+  explicit OfiTransport(const Options& options);
 
   std::vector<uint8_t> localAddress() const override;
   void connect(int selfRank, const std::vector<PeerInfo>& peers) override;
@@ -151,13 +151,13 @@ class FabricTransport final : public Transport {
 
  private:
   struct Slot {
-    std::unique_ptr<FabricEndpoint> endpoint;
+    std::unique_ptr<OfiEndpoint> endpoint;
     size_t chunk = 0;
     // Some peer is routed here. Idle endpoints are not progressed: polling
     // tcp's sockets would tax every progress() of a job that only uses shm.
     bool used = false;
-    FabricOpQueue sendBacklog;
-    FabricOpQueue recvBacklog;
+    OfiOpQueue sendBacklog;
+    OfiOpQueue recvBacklog;
   };
   struct Route {
     Slot* slot = nullptr;
@@ -171,20 +171,20 @@ class FabricTransport final : public Transport {
   void logRoutes() const;
 
   void start(OpKind kind, int peer, uint64_t tag, void* buffer, size_t size, Request& request);
-  void releaseOp(FabricOp* op) {
+  void releaseOp(OfiOp* op) {
     if (op->length >= kPolledBytes) polledInFlight_.fetch_sub(1, std::memory_order_relaxed);
     pool_.release(op);
   }
-  static ssize_t post(FabricOp& op);
+  static ssize_t post(OfiOp& op);
   bool progressLocked();
   void drain(Slot& slot);
-  void flush(FabricOpQueue& backlog);
+  void flush(OfiOpQueue& backlog);
   void onCompletion(const fi_cq_tagged_entry& entry);
-  void onError(const FabricEndpoint& endpoint, const fi_cq_err_entry& entry);
-  void reportMismatch(const FabricOp& op, size_t pieceBytes, bool exact);
-  size_t chunkOf(const FabricEndpoint* endpoint) const;
+  void onError(const OfiEndpoint& endpoint, const fi_cq_err_entry& entry);
+  void reportMismatch(const OfiOp& op, size_t pieceBytes, bool exact);
+  size_t chunkOf(const OfiEndpoint* endpoint) const;
   void cancelPieces(Request& request);
-  void finish(FabricOp* op);
+  void finish(OfiOp* op);
   void abandon(Request& request, size_t pieces);
   void complete(Request& request) {
     request.markDone();
@@ -192,7 +192,7 @@ class FabricTransport final : public Transport {
   }
 
   mutable std::mutex mutex_;
-  FabricOpPool pool_;                   // declared before slots_: outlives the endpoints that reference its ops
+  OfiOpPool pool_;                      // declared before slots_: outlives the endpoints that reference its ops
   std::atomic<int> polledInFlight_{0};  // ops of kPolledBytes or more between acquire and release
   std::vector<Slot> slots_;
   std::vector<Route> routes_;
@@ -200,7 +200,7 @@ class FabricTransport final : public Transport {
   bool completed_ = false;
 };
 
-FabricTransport::FabricTransport(const Options& options) {
+OfiTransport::OfiTransport(const Options& options) {
   std::string forced = forcedProvider(options);
   forced_ = !forced.empty();
   // Slots are filled before any route points at them and never move after.
@@ -227,11 +227,11 @@ FabricTransport::FabricTransport(const Options& options) {
   if (slots_.empty()) fail(COMM_ERR_TRANSPORT, "fabric: no provider could be opened: {}", failures);
 }
 
-void FabricTransport::openEndpoint(const EndpointConfig& config, const Options& options) {
+void OfiTransport::openEndpoint(const EndpointConfig& config, const Options& options) {
   if (config.provider == kShm) removeStaleShmRegion();
   Slot& slot = slots_.emplace_back();
   try {
-    slot.endpoint = std::make_unique<FabricEndpoint>(config);
+    slot.endpoint = std::make_unique<OfiEndpoint>(config);
   } catch (...) {
     slots_.pop_back();
     throw;
@@ -240,13 +240,13 @@ void FabricTransport::openEndpoint(const EndpointConfig& config, const Options& 
   slot.chunk = std::min(slot.endpoint->maxMessageSize(), limit);
 }
 
-std::vector<uint8_t> FabricTransport::localAddress() const {
+std::vector<uint8_t> OfiTransport::localAddress() const {
   std::vector<EndpointAddress> addresses;
   for (const Slot& slot : slots_) addresses.push_back({slot.endpoint->provider(), slot.endpoint->address()});
   return encodeAddresses(addresses);
 }
 
-std::pair<FabricTransport::Slot*, const EndpointAddress*> FabricTransport::chooseSlot(
+std::pair<OfiTransport::Slot*, const EndpointAddress*> OfiTransport::chooseSlot(
     int rank, bool sameNode, const std::vector<EndpointAddress>& offered) {
   if (forced_) {
     Slot& only = slots_.front();
@@ -276,7 +276,7 @@ std::pair<FabricTransport::Slot*, const EndpointAddress*> FabricTransport::choos
        sameNode ? "this node" : "another node", listProviders(offered), listProviders(mine));
 }
 
-void FabricTransport::connect(int selfRank, const std::vector<PeerInfo>& peers) {
+void OfiTransport::connect(int selfRank, const std::vector<PeerInfo>& peers) {
   std::lock_guard lock(mutex_);
   if (!routes_.empty()) fail(COMM_ERR_INVALID_USAGE, "fabric: connect called twice");
   if (selfRank < 0 || static_cast<size_t>(selfRank) >= peers.size()) {
@@ -301,7 +301,7 @@ void FabricTransport::connect(int selfRank, const std::vector<PeerInfo>& peers) 
   logRoutes();
 }
 
-void FabricTransport::logRoutes() const {
+void OfiTransport::logRoutes() const {
   if (!log::enabled(log::Level::kInfo)) return;
   for (const Slot& slot : slots_) {
     std::vector<int> ranks;
@@ -315,14 +315,14 @@ void FabricTransport::logRoutes() const {
   }
 }
 
-const FabricTransport::Route& FabricTransport::routeTo(int peer) const {
+const OfiTransport::Route& OfiTransport::routeTo(int peer) const {
   if (peer < 0 || static_cast<size_t>(peer) >= routes_.size()) {
     fail(COMM_ERR_INVALID_ARGUMENT, "fabric: no route to rank {} ({} ranks connected)", peer, routes_.size());
   }
   return routes_[peer];
 }
 
-std::string FabricTransport::providerFor(int peer) const {
+std::string OfiTransport::providerFor(int peer) const {
   std::lock_guard lock(mutex_);
   return routeTo(peer).slot->endpoint->provider();
 }
@@ -332,16 +332,16 @@ std::string FabricTransport::providerFor(int peer) const {
 // than a full one, so whenever sender and receiver disagree on N some chunk
 // pair differs in size and the receive reports a mismatch instead of quietly
 // matching part of another message.
-void FabricTransport::start(OpKind kind, int peer, uint64_t tag, void* buffer, size_t size, Request& request) {
+void OfiTransport::start(OpKind kind, int peer, uint64_t tag, void* buffer, size_t size, Request& request) {
   const Route& route = routeTo(peer);
   Slot& slot = *route.slot;
   // Most messages fit one chunk; skip the 64-bit division for them.
   const size_t pieces = size < slot.chunk ? 1 : size / slot.chunk + 1;
   request.restart(static_cast<int>(pieces));
 
-  FabricOpQueue& backlog = kind == OpKind::kSend ? slot.sendBacklog : slot.recvBacklog;
+  OfiOpQueue& backlog = kind == OpKind::kSend ? slot.sendBacklog : slot.recvBacklog;
   for (size_t piece = 0; piece < pieces; ++piece) {
-    FabricOp* op = pool_.acquire();
+    OfiOp* op = pool_.acquire();
     op->request = &request;
     op->endpoint = slot.endpoint.get();
     op->offset = piece * slot.chunk;
@@ -375,12 +375,12 @@ void FabricTransport::start(OpKind kind, int peer, uint64_t tag, void* buffer, s
   }
 }
 
-ssize_t FabricTransport::post(FabricOp& op) {
+ssize_t OfiTransport::post(OfiOp& op) {
   return op.kind == OpKind::kSend ? op.endpoint->postSend(op.buffer, op.length, op.address, op.tag, &op.context)
                                   : op.endpoint->postRecv(op.buffer, op.length, op.address, op.tag, &op.context);
 }
 
-bool FabricTransport::progressLocked() {
+bool OfiTransport::progressLocked() {
   completed_ = false;
   for (Slot& slot : slots_) {
     if (!slot.used) continue;
@@ -391,7 +391,7 @@ bool FabricTransport::progressLocked() {
   return completed_;
 }
 
-void FabricTransport::drain(Slot& slot) {
+void OfiTransport::drain(Slot& slot) {
   fi_cq_tagged_entry entries[kCompletionBatch];
   for (;;) {
     ssize_t count = slot.endpoint->readCompletions(entries, kCompletionBatch);
@@ -411,9 +411,9 @@ void FabricTransport::drain(Slot& slot) {
   }
 }
 
-void FabricTransport::flush(FabricOpQueue& backlog) {
+void OfiTransport::flush(OfiOpQueue& backlog) {
   while (!backlog.empty()) {
-    FabricOp* op = backlog.front();
+    OfiOp* op = backlog.front();
     ssize_t rc = post(*op);
     if (queueFull(rc)) return;
     backlog.pop();
@@ -430,8 +430,8 @@ void FabricTransport::flush(FabricOpQueue& backlog) {
   }
 }
 
-void FabricTransport::onCompletion(const fi_cq_tagged_entry& entry) {
-  FabricOp* op = FabricOp::from(entry.op_context);
+void OfiTransport::onCompletion(const fi_cq_tagged_entry& entry) {
+  OfiOp* op = OfiOp::from(entry.op_context);
   // Only receive completions carry a trustworthy length (send ones are 0 on shm/rxm).
   if (op->request != nullptr && op->kind == OpKind::kRecv) {
     op->request->bytes += entry.len;
@@ -447,8 +447,8 @@ void FabricTransport::onCompletion(const fi_cq_tagged_entry& entry) {
   finish(op);
 }
 
-void FabricTransport::onError(const FabricEndpoint& endpoint, const fi_cq_err_entry& entry) {
-  FabricOp* op = FabricOp::from(entry.op_context);
+void OfiTransport::onError(const OfiEndpoint& endpoint, const fi_cq_err_entry& entry) {
+  OfiOp* op = OfiOp::from(entry.op_context);
   if (op == nullptr) {
     log::error("fabric: {} reported an error for no operation: {}", endpoint.provider(), endpoint.describe(entry));
     return;
@@ -480,21 +480,21 @@ void FabricTransport::onError(const FabricEndpoint& endpoint, const fi_cq_err_en
   }
 }
 
-void FabricTransport::reportMismatch(const FabricOp& op, size_t pieceBytes, bool exact) {
+void OfiTransport::reportMismatch(const OfiOp& op, size_t pieceBytes, bool exact) {
   size_t messageBytes = op.offset + pieceBytes;
   op.request->fail(COMM_ERR_MISMATCH, "fabric: message from rank {} with tag {:#x} is {}{} bytes, expected {}", op.peer,
                    op.tag, exact ? "" : "at least ", messageBytes, op.total);
 }
 
-size_t FabricTransport::chunkOf(const FabricEndpoint* endpoint) const {
+size_t OfiTransport::chunkOf(const OfiEndpoint* endpoint) const {
   for (const Slot& slot : slots_) {
     if (slot.endpoint.get() == endpoint) return slot.chunk;
   }
   return 0;
 }
 
-void FabricTransport::cancelPieces(Request& request) {
-  pool_.forEachBusy([&](FabricOp& op) {
+void OfiTransport::cancelPieces(Request& request) {
+  pool_.forEachBusy([&](OfiOp& op) {
     if (op.request != &request) return;
     if (op.state == OpState::kPosted) {
       // Failure means the piece already completed or is past cancelling; its
@@ -511,18 +511,18 @@ void FabricTransport::cancelPieces(Request& request) {
   });
 }
 
-void FabricTransport::finish(FabricOp* op) {
+void OfiTransport::finish(OfiOp* op) {
   Request* request = op->request;
   releaseOp(op);
   if (request != nullptr && --request->parts == 0) complete(*request);
 }
 
-void FabricTransport::abandon(Request& request, size_t pieces) {
+void OfiTransport::abandon(Request& request, size_t pieces) {
   request.parts -= static_cast<int>(pieces);
   if (request.parts == 0) complete(request);
 }
 
-void FabricTransport::cancel(Request& request) {
+void OfiTransport::cancel(Request& request) {
   std::unique_lock lock(mutex_);
   if (request.done.load(std::memory_order_acquire) || request.parts == 0) return;
   cancelPieces(request);
@@ -537,7 +537,7 @@ void FabricTransport::cancel(Request& request) {
     lock.lock();
   }
   if (request.parts == 0) return;
-  pool_.forEachBusy([&](FabricOp& op) {
+  pool_.forEachBusy([&](OfiOp& op) {
     if (op.request == &request) op.request = nullptr;
   });
   log::error("fabric: cancel gave up after {} s waiting for {} pieces; the provider may still use their buffers",
@@ -549,8 +549,8 @@ void FabricTransport::cancel(Request& request) {
 
 }  // namespace
 
-std::unique_ptr<Transport> createFabricTransport(const Options& options) {
-  return std::make_unique<FabricTransport>(options);
+std::unique_ptr<Transport> createOfiTransport(const Options& options) {
+  return std::make_unique<OfiTransport>(options);
 }
 
 }  // namespace comm::transport

@@ -17,12 +17,12 @@
 namespace comm::transport {
 
 // What providerFor() says for peers reached this way.
-inline constexpr const char* kSocketProvider = "tcp";
+inline constexpr const char* kTcpProvider = "tcp";
 
 // Listens at once (on loopback when options.singleNode, else on the
 // interface options.tcpInterface names or the first one that is up); connect()
 // then opens one connection per peer. Throws comm::Error (COMM_ERR_TRANSPORT)
 // naming the cause when a socket cannot be made.
-std::unique_ptr<Transport> createSocketTransport(const Options& options);
+std::unique_ptr<Transport> createTcpTransport(const Options& options);
 
 }  // namespace comm::transport
