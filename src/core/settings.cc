@@ -18,12 +18,14 @@ constexpr SettingSpec kSpecs[] = {
     {"master_port", "", "port of the rendezvous store"},
     {"timeout", "600", "seconds any wait may take before it fails with COMM_ERR_TIMEOUT"},
     {"provider", "",
-     "transport for every peer: tcp (comm's own TCP transport) or a libfabric provider (shm, tcp;ofi_rxm, "
-     "verbs;ofi_rxm...); empty: shm on the node, tcp;ofi_rxm between nodes"},
+     "transport to the peers the direct shared-memory path does not serve (other nodes; every peer when shm is 0): "
+     "tcp (comm's own TCP transport) or a libfabric provider (tcp;ofi_rxm, verbs;ofi_rxm, shm...); empty: "
+     "tcp;ofi_rxm"},
     {"shm", "1",
      "direct shared-memory path between ranks on one node: 1 on (large messages streamed through shared memory, or "
      "read by cross-memory attach when the node's ranks may together run on fewer CPUs than there are of them), attach "
-     "(always read by cross-memory attach), copy (always streamed), 0 off (libfabric's shm provider)"},
+     "(always read by cross-memory attach), copy (always streamed), 0 off (peers on the node go through the provider "
+     "too)"},
     {"tcp_iface", "", "network interface for tcp (comm's own and libfabric's) between nodes"},
     {"log_level", "warn", "error, warn, info, debug or trace"},
     {"log_file", "", "log destination (default stderr); %r becomes the rank"},

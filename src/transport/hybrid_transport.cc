@@ -2,7 +2,6 @@
 // one (comm's own tcp, or libfabric) and speaks for both: one address blob, one progress(), one cancel().
 #include "transport/hybrid_transport.h"
 
-#include <cstdlib>
 #include <cstring>
 
 #include <fmt/ranges.h>
@@ -46,18 +45,6 @@ Parts split(const std::vector<uint8_t>& blob, int rank) {
   }
   auto shmEnd = blob.begin() + kFixed + length;
   return {{blob.begin() + kFixed, shmEnd}, {shmEnd, blob.end()}};
-}
-
-// A provider forced on every peer that is not shared memory (tcp, verbs...)
-// leaves no room for the direct path.
-bool forcesOtherProvider(const Options& options) {
-  std::string forced = options.provider;
-  if (forced.empty()) {
-    const char* environment = std::getenv("FI_PROVIDER");
-    // "^a,b" excludes libfabric providers rather than naming one.
-    if (environment != nullptr && *environment != '^') forced = environment;
-  }
-  return !forced.empty() && forced != "shm";
 }
 
 class HybridTransport final : public Transport {
@@ -105,7 +92,7 @@ class HybridTransport final : public Transport {
 };
 
 HybridTransport::HybridTransport(const Options& options, const ShmOptions& shm) {
-  if (shm.mode != ShmMode::kOff && !forcesOtherProvider(options)) shm_ = createShmTransport(shm);
+  if (shm.mode != ShmMode::kOff) shm_ = createShmTransport(shm);
   // On a single node the direct path reaches everyone; a network transport
   // would only open endpoints (and shared memory of its own) that nobody uses.
   if (!shm_ || !options.singleNode) network_ = createNetworkTransport(options);

@@ -11,11 +11,11 @@
 
 namespace comm::transport {
 
-// Peers on the node go over a ShmTransport unless `shm.mode` is kOff or a
-// provider other than shm is forced (Options::provider, else FI_PROVIDER);
-// the rest, and peers on the node that offer no direct path, over the
-// network transport. A forced "shm" keeps the direct path: both are shared memory,
-// the direct one is the faster.
+// Peers on the node go over a ShmTransport unless `shm.mode` is kOff; the
+// rest, and peers on the node that offer no direct path, over the network
+// transport Options::provider names. The provider never turns the direct
+// path off: "tcp" or "shm" (libfabric's) between ranks of one node needs
+// shm.mode kOff too.
 std::unique_ptr<Transport> createTransport(const Options& options, const ShmOptions& shm);
 
 // The transport for peers off the direct path: comm's own TCP for provider

@@ -54,10 +54,11 @@ struct PeerInfo {
 };
 
 struct Options {
-  // "" chooses per peer (shm on the node, tcp;ofi_rxm between nodes);
-  // "tcp" is comm's own TCP transport (tcp/tcp_transport.h) for every peer;
-  // any other name is a libfabric provider ("shm", "tcp;ofi_rxm",
-  // "verbs;ofi_rxm"...) used for every peer. FI_PROVIDER, when set, names a
+  // The network transport, for the peers the direct shared-memory path does
+  // not serve: "" lets libfabric choose per peer (its shm on the node,
+  // tcp;ofi_rxm between nodes); "tcp" is comm's own TCP transport
+  // (tcp/tcp_transport.h); any other name is a libfabric provider ("shm",
+  // "tcp;ofi_rxm", "verbs;ofi_rxm"...). FI_PROVIDER, when set, names a
   // libfabric provider the same way (the ofi transport's own choice).
   std::string provider;
   // Every rank is on this node: bind the network provider to loopback.

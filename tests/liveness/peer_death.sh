@@ -3,10 +3,11 @@
 # naming the dead rank and its signal. The whole job must end well within
 # its waits' deadline (COMM_TIMEOUT) plus a minute for starting and stopping
 # ranks on a busy machine: a survivor that hung would hold it much longer.
-# usage: peer_death.sh COMMRUN PROGRAM RANKS PROVIDER
+# The transport comes from the environment (COMM_PROVIDER, COMM_SHM).
+# usage: peer_death.sh COMMRUN PROGRAM RANKS
 set -u
-commrun="$1" program="$2" ranks="$3" provider="$4"
-export COMM_PROVIDER="$provider" COMM_TIMEOUT=10
+commrun="$1" program="$2" ranks="$3"
+export COMM_TIMEOUT=10
 start=$(date +%s)
 output=$("$commrun" -n "$ranks" --grace 20 "$program" 2>&1)
 status=$?

@@ -133,7 +133,8 @@ Options parseOptions(int argc, char** argv) {
   auto* blocking = app.add_flag("--blocking", blockingCalls, "blocking calls (the default)");
   app.add_flag("--async", options.async, "start each call with a handle, then wait for it")->excludes(blocking);
   app.add_option("--provider", options.provider,
-                 "libfabric provider (shm, tcp...); default: COMM_PROVIDER or comm's choice");
+                 "network transport for the peers direct shared memory does not serve (tcp, tcp;ofi_rxm, shm...; with "
+                 "COMM_SHM=0 every peer); default: COMM_PROVIDER or comm's choice");
   app.add_option("--json", options.jsonPath, "also write the results to FILE as JSON");
   app.add_option("--csv", options.csvPath, "also write the table to FILE as CSV");
   std::vector<std::string> plot;
