@@ -84,7 +84,9 @@ class Transport {
   // 2^31 + some; larger messages are split into chunks internally). Tags are
   // matched exactly; all 64 bits are carried. Messages from one peer with one
   // tag match receives in the order both were posted. A receive completes
-  // with COMM_ERR_MISMATCH when the message is not exactly `size` bytes.
+  // with COMM_ERR_MISMATCH when the message is not exactly `size` bytes; a
+  // longer message that a transport cut into chunks (Options::maxChunkBytes)
+  // leaves its remaining chunks to the next receives of its tag.
   // Throws comm::Error (COMM_ERR_TRANSPORT) when the operation cannot be posted.
   virtual void send(int peer, uint64_t tag, const void* data, size_t size, Request& request) = 0;
   virtual void recv(int peer, uint64_t tag, void* data, size_t size, Request& request) = 0;

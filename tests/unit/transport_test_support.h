@@ -1,6 +1,7 @@
-// What the transport tests (ofi_transport_test, shm_transport_test) share:
-// a CHECK that throws inside a forked rank, waits that progress a transport
-// by hand, and byte patterns that name their offset and seed.
+// What the transport tests (transport_conformance_test, shm_transport_test,
+// ofi_transport_test) share: a CHECK that throws inside a forked rank, waits
+// that progress a transport by hand, and byte patterns that name their offset
+// and seed.
 #pragma once
 
 #include <algorithm>

@@ -181,8 +181,8 @@ class OfiTransport final : public Transport {
   void flush(OfiOpQueue& backlog);
   void onCompletion(const fi_cq_tagged_entry& entry);
   void onError(const OfiEndpoint& endpoint, const fi_cq_err_entry& entry);
-  void reportMismatch(const OfiOp& op, size_t pieceBytes, bool exact);
-  size_t chunkOf(const OfiEndpoint* endpoint) const;
+  void reportShorter(const OfiOp& op, size_t pieceBytes);
+  void reportLonger(const OfiOp& op);
   void cancelPieces(Request& request);
   void finish(OfiOp* op);
   void abandon(Request& request, size_t pieces);
@@ -437,7 +437,7 @@ void OfiTransport::onCompletion(const fi_cq_tagged_entry& entry) {
     op->request->bytes += entry.len;
     if (entry.len != op->length) {
       // A shorter piece is the sender's final one: its size is exact.
-      reportMismatch(*op, entry.len, true);
+      reportShorter(*op, entry.len);
       Request& request = *op->request;
       finish(op);
       if (!request.done.load(std::memory_order_relaxed)) cancelPieces(request);
@@ -464,10 +464,10 @@ void OfiTransport::onError(const OfiEndpoint& endpoint, const fi_cq_err_entry& e
     request.fail(COMM_ERR_ABORTED, "fabric: {} rank {} with tag {:#x} was cancelled", direction(*op), op->peer,
                  op->tag);
   } else if (code == FI_ETRUNC && op->kind == OpKind::kRecv) {
-    // The sender's piece held len + olen bytes; only a piece shorter than a
-    // full chunk is its last, so only then is the message size exact.
-    size_t pieceBytes = entry.olen != 0 ? entry.len + entry.olen : op->length + 1;
-    reportMismatch(*op, pieceBytes, entry.olen != 0 && pieceBytes < chunkOf(op->endpoint));
+    // Providers disagree on what olen counts (the bytes cut off, or the
+    // whole message), so a truncated message's size is not known: only that
+    // it is longer than the receive.
+    reportLonger(*op);
   } else {
     comm_status_t status = peerIsGone(code) ? COMM_ERR_REMOTE : COMM_ERR_TRANSPORT;
     request.fail(status, "fabric: {} rank {} (tag {:#x}, {} bytes) over {} failed: {}", direction(*op), op->peer,
@@ -480,17 +480,15 @@ void OfiTransport::onError(const OfiEndpoint& endpoint, const fi_cq_err_entry& e
   }
 }
 
-void OfiTransport::reportMismatch(const OfiOp& op, size_t pieceBytes, bool exact) {
-  size_t messageBytes = op.offset + pieceBytes;
-  op.request->fail(COMM_ERR_MISMATCH, "fabric: message from rank {} with tag {:#x} is {}{} bytes, expected {}", op.peer,
-                   op.tag, exact ? "" : "at least ", messageBytes, op.total);
+void OfiTransport::reportShorter(const OfiOp& op, size_t pieceBytes) {
+  op.request->fail(COMM_ERR_MISMATCH, "fabric: message from rank {} with tag {:#x} is {} bytes, expected {}", op.peer,
+                   op.tag, op.offset + pieceBytes, op.total);
 }
 
-size_t OfiTransport::chunkOf(const OfiEndpoint* endpoint) const {
-  for (const Slot& slot : slots_) {
-    if (slot.endpoint.get() == endpoint) return slot.chunk;
-  }
-  return 0;
+void OfiTransport::reportLonger(const OfiOp& op) {
+  op.request->fail(COMM_ERR_MISMATCH,
+                   "fabric: message from rank {} with tag {:#x} is longer than the {} bytes expected", op.peer, op.tag,
+                   op.total);
 }
 
 void OfiTransport::cancelPieces(Request& request) {

@@ -146,7 +146,7 @@ struct Connection {
 };
 
 std::string mismatch(int peer, uint64_t tag, size_t arrived, size_t expected) {
-  return fmt::format("the message from rank {} (tag {:#x}) is {} bytes, expected {}", peer, tag, arrived, expected);
+  return fmt::format("tcp: message from rank {} with tag {:#x} is {} bytes, expected {}", peer, tag, arrived, expected);
 }
 
 // The first receive posted for `tag`, taken off the list; messages and
