@@ -2,7 +2,8 @@
 // elements or bytes, already validated by api/. Each function picks an
 // algorithm from the selection table (algo/selection.h) and runs it on the
 // context. Every rank calls the same function with agreeing arguments.
-// AVG reduces like SUM here; the caller divides the result.
+// AVG: every algorithm combines like SUM and these functions divide the
+// result once, on the rank(s) that hold it.
 #pragma once
 
 #include <cstddef>

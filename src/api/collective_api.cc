@@ -83,10 +83,6 @@ void checkAliasing(const comm_tensor& in, const comm_tensor& out, size_t allowed
   fail(COMM_ERR_INVALID_ARGUMENT, "in and out overlap other than in place");
 }
 
-void finishAverage(comm_op_t op, void* data, size_t count, comm_dtype_t dtype, int size) {
-  if (op == COMM_OP_AVG) comm::reduce::finishAverage(data, count, dtype, size);
-}
-
 // Group sizes up to this keep their per-rank tables on the stack.
 constexpr size_t kInlineRanks = 16;
 template <typename T>
@@ -202,7 +198,7 @@ COMM_API comm_status_t comm_barrier(comm_t* comm, comm_handle_t** handle) {
 COMM_API comm_status_t comm_all_reduce(comm_t* comm, const comm_tensor_t* in, comm_tensor_t* out, comm_op_t op,
                                        comm_handle_t** handle) {
   return guardOut("comm_all_reduce", handle, [&] {
-    comm::core::Communicator& c = comm::api::communicator(comm);
+    comm::api::communicator(comm);
     const comm_tensor& i = comm::api::tensor(in, "in");
     const comm_tensor& o = comm::api::tensor(out, "out");
     checkSameDtype(i, "in", o, "out");
@@ -215,11 +211,7 @@ COMM_API comm_status_t comm_all_reduce(comm_t* comm, const comm_tensor_t* in, co
     comm_dtype_t dtype = i.dtype;
     const void* src = i.data;
     void* dst = o.data;
-    int size = c.size();
-    launch(comm, handle, s, [=](CollectiveContext& ctx) {
-      comm::algo::allReduce(ctx, src, dst, count, dtype, op);
-      finishAverage(op, dst, count, dtype, size);
-    });
+    launch(comm, handle, s, [=](CollectiveContext& ctx) { comm::algo::allReduce(ctx, src, dst, count, dtype, op); });
   });
 }
 
@@ -244,12 +236,7 @@ COMM_API comm_status_t comm_reduce(comm_t* comm, const comm_tensor_t* in, comm_t
     size_t count = i.numel;
     comm_dtype_t dtype = i.dtype;
     const void* src = i.data;
-    int size = c.size();
-    bool isRoot = c.rank() == root;
-    launch(comm, handle, s, [=](CollectiveContext& ctx) {
-      comm::algo::reduce(ctx, src, dst, count, dtype, op, root);
-      if (isRoot) finishAverage(op, dst, count, dtype, size);
-    });
+    launch(comm, handle, s, [=](CollectiveContext& ctx) { comm::algo::reduce(ctx, src, dst, count, dtype, op, root); });
   });
 }
 
@@ -326,7 +313,6 @@ COMM_API comm_status_t comm_reduce_scatter(comm_t* comm, const comm_tensor_t* in
             dst = o.data](CollectiveContext& ctx) {
              const Layout l = Layout::even(size, 1, count, elementSize);
              comm::algo::reduceScatterV(ctx, src, dst, l.elements(), l.elementOffsets(), dtype, op);
-             finishAverage(op, dst, static_cast<size_t>(count), dtype, size);
            });
   });
 }
@@ -503,12 +489,9 @@ COMM_API comm_status_t comm_reduce_scatter_v(comm_t* comm, const comm_tensor_t* 
     Signature s = signatureOf(CollectiveKind::kReduceScatterV, i.dtype, l.totalRows() * rowElements);
     s.op = op;
     s.extra = l.hash();
-    int size = c.size();
-    size_t mine = l.elements()[c.rank()];
     launch(comm, handle, s,
-           [l = std::move(l), op, size, mine, dtype = i.dtype, src = i.data, dst = o.data](CollectiveContext& ctx) {
+           [l = std::move(l), op, dtype = i.dtype, src = i.data, dst = o.data](CollectiveContext& ctx) {
              comm::algo::reduceScatterV(ctx, src, dst, l.elements(), l.elementOffsets(), dtype, op);
-             finishAverage(op, dst, mine, dtype, size);
            });
   });
 }

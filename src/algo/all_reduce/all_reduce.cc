@@ -9,6 +9,7 @@
 #include "algo/registry.h"
 #include "algo/selection.h"
 #include "common/dtype.h"
+#include "reduce/reduce.h"
 
 namespace comm::algo {
 namespace {
@@ -38,9 +39,11 @@ void allReduce(CollectiveContext& ctx, const void* in, void* out, size_t count, 
   int algorithm = choose(ctx, bytes);
   if (ctx.size() == 1 || count == 0) {
     if (in != out && bytes > 0) std::memcpy(out, in, bytes);
-    return;
+  } else {
+    kAlgorithms[algorithm].run(ctx, in, out, count, dtype, op);
   }
-  kAlgorithms[algorithm].run(ctx, in, out, count, dtype, op);
+  // Every algorithm combines AVG like SUM; the one division is here, on the whole sum.
+  if (op == COMM_OP_AVG) reduce::finishAverage(out, count, dtype, ctx.size());
 }
 
 }  // namespace comm::algo

@@ -8,6 +8,7 @@
 #include "algo/registry.h"
 #include "algo/selection.h"
 #include "common/dtype.h"
+#include "reduce/reduce.h"
 
 namespace comm::algo {
 namespace {
@@ -39,9 +40,11 @@ void reduce(CollectiveContext& ctx, const void* in, void* out, size_t count, com
   int algorithm = choose(ctx, bytes);
   if (ctx.size() == 1 || count == 0) {
     if (ctx.rank() == root && in != out && bytes > 0) std::memcpy(out, in, bytes);
-    return;
+  } else {
+    kAlgorithms[algorithm].run(ctx, in, out, count, dtype, op, root);
   }
-  kAlgorithms[algorithm].run(ctx, in, out, count, dtype, op, root);
+  // Every algorithm combines AVG like SUM; the one division is here, on the root's whole sum.
+  if (op == COMM_OP_AVG && ctx.rank() == root) reduce::finishAverage(out, count, dtype, ctx.size());
 }
 
 }  // namespace comm::algo

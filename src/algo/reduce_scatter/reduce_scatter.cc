@@ -12,6 +12,7 @@
 #include "algo/selection.h"
 #include "common/dtype.h"
 #include "common/error.h"
+#include "reduce/reduce.h"
 
 namespace comm::algo {
 namespace {
@@ -62,9 +63,11 @@ void reduceScatterV(CollectiveContext& ctx, const void* in, void* out, const siz
     const char* own = static_cast<const char*>(in) + blocks.offsets[ctx.rank()] * elementSize;
     size_t bytes = blocks.counts[ctx.rank()] * elementSize;
     if (own != out && bytes > 0) std::memcpy(out, own, bytes);
-    return;
+  } else {
+    kAlgorithms[algorithm].run(ctx, in, out, blocks, dtype, op);
   }
-  kAlgorithms[algorithm].run(ctx, in, out, blocks, dtype, op);
+  // Every algorithm combines AVG like SUM; the one division is here, on this rank's whole block.
+  if (op == COMM_OP_AVG) reduce::finishAverage(out, blocks.counts[ctx.rank()], dtype, n);
 }
 
 }  // namespace comm::algo
