@@ -5,7 +5,10 @@
 // remembers each collective's last one, which steady traffic asks for again.
 #pragma once
 
+#include <array>
 #include <cstddef>
+#include <cstdint>
+#include <memory>
 
 #include "core/collective_context.h"
 #include "core/communicator.h"
@@ -20,11 +23,24 @@ using core::CollectiveContext;
 // INVALID_ARGUMENT when COMM_ALGO names an algorithm the collective lacks.
 int decide(CollectiveContext& ctx, size_t bytes);
 
+// The algorithm each kind of collective took last on a communicator, for
+// how many bytes (an index into the collective's table).
+struct SelectionCache {
+  struct Choice {
+    size_t bytes = SIZE_MAX;  // none yet
+    int algorithm = -1;
+  };
+  std::array<Choice, core::kCollectiveKinds> last;
+};
+
 // decide(), remembered per communicator and kind: steady traffic asks again
 // for the size it asked for last, and this path stays a few instructions
 // (a small collective's whole call on the node board is a few hundred).
 inline int choose(CollectiveContext& ctx, size_t bytes) {
-  core::CollectiveBuffers::Choice& last = ctx.communicator().collectiveBuffers().lastChoice[ctx.signature().kind];
+  std::shared_ptr<void>& state = ctx.communicator().collectiveBuffers().algorithmState;
+  if (!state) [[unlikely]]
+    state = std::make_shared<SelectionCache>();
+  SelectionCache::Choice& last = static_cast<SelectionCache*>(state.get())->last[ctx.signature().kind];
   if (last.bytes != bytes) [[unlikely]]
     last = {bytes, decide(ctx, bytes)};
   return last.algorithm;

@@ -34,15 +34,10 @@ struct CollectiveBuffers {
     size_t bytes = 0;
   };
   std::array<ScratchArea, kScratchAreas> scratch;
-  // The algorithm each kind of collective took last, for how many bytes
-  // (algo::choose; an index into the collective's table, algo/registry.h):
-  // walking the rules costs as much as a small collective's own work on the
-  // node board.
-  struct Choice {
-    size_t bytes = SIZE_MAX;  // none yet
-    int algorithm = -1;
-  };
-  std::array<Choice, kCollectiveKinds> lastChoice;
+  // What algo/ keeps per communicator between collectives (its selection
+  // cache, algo/selection.h): core only holds it, and frees it with the
+  // communicator.
+  std::shared_ptr<void> algorithmState;
 };
 
 }  // namespace comm::core
