@@ -1,7 +1,8 @@
-// comm_send, comm_recv and batches of both.
+// comm_send, comm_recv and batches of both: argument checks around
+// core/point_to_point.h.
 #include "api/guard.h"
 #include "api/objects.h"
-#include "core/tags.h"
+#include "core/point_to_point.h"
 
 using comm::fail;
 using comm::api::guard;
@@ -14,22 +15,15 @@ void checkTag(int tag) {
   if (tag < 0) fail(COMM_ERR_INVALID_ARGUMENT, "tag {} is negative (tags are 0..COMM_TAG_MAX)", tag);
 }
 
-uint64_t userTag(const comm::core::Communicator& c, int tag) {
-  return comm::tags::make(c.id(), comm::tags::Kind::kUser, 0, static_cast<uint32_t>(tag));
+comm::core::UserMessage message(const comm_batch::Entry& e) {
+  return {e.isSend, e.peer, e.tag, e.tensor.data, e.tensor.nbytes()};
 }
 
-// Post `entries` in order and either wait (handle NULL) or hand out a handle.
-void start(comm_communicator* comm, const std::vector<comm_batch::Entry>& entries, comm_handle_t** handle,
+// Posts `messages` in order and either waits (handle NULL) or hands out a handle.
+void start(comm_communicator* comm, std::span<const comm::core::UserMessage> messages, comm_handle_t** handle,
            std::function<std::string()> what) {
-  comm::core::Communicator& c = comm::api::communicator(comm);
-  auto op = std::make_shared<comm::core::MessageOperation>(comm->impl, std::move(what), entries.size());
-  for (const comm_batch::Entry& e : entries) {
-    if (e.isSend) {
-      op->postSend(e.peer, userTag(c, e.tag), e.tensor.data, e.tensor.nbytes());
-    } else {
-      op->postRecv(e.peer, userTag(c, e.tag), e.tensor.data, e.tensor.nbytes());
-    }
-  }
+  comm::api::communicator(comm);
+  auto op = comm::core::postUserMessages(comm->impl, messages, std::move(what));
   if (handle == nullptr) {
     comm_status_t status = op->wait(comm::Deadline::never());
     if (status != COMM_OK) throw comm::Error(status, op->message());
@@ -61,14 +55,16 @@ extern "C" {
 COMM_API comm_status_t comm_send(comm_t* comm, const comm_tensor_t* tensor, int peer, int tag, comm_handle_t** handle) {
   return guardOut("comm_send", handle, [&] {
     auto e = entry(comm, true, tensor, peer, tag);
-    start(comm, {e}, handle, describe(e));
+    const comm::core::UserMessage m = message(e);
+    start(comm, {&m, 1}, handle, describe(e));
   });
 }
 
 COMM_API comm_status_t comm_recv(comm_t* comm, comm_tensor_t* tensor, int peer, int tag, comm_handle_t** handle) {
   return guardOut("comm_recv", handle, [&] {
     auto e = entry(comm, false, tensor, peer, tag);
-    start(comm, {e}, handle, describe(e));
+    const comm::core::UserMessage m = message(e);
+    start(comm, {&m, 1}, handle, describe(e));
   });
 }
 
@@ -112,7 +108,9 @@ COMM_API comm_status_t comm_batch_start(comm_t* comm, const comm_batch_t* batch,
     comm::core::Communicator& c = comm::api::communicator(comm);
     comm::api::liveBatches().check(batch, "batch", "batch");
     for (const comm_batch::Entry& e : batch->entries) comm::api::checkRank(c, e.peer, "peer of a batch entry");
-    start(comm, batch->entries, handle,
+    std::vector<comm::core::UserMessage> messages;
+    for (const comm_batch::Entry& e : batch->entries) messages.push_back(message(e));
+    start(comm, messages, handle,
           [entries = batch->entries.size()] { return fmt::format("comm_batch_start ({} entries)", entries); });
   });
 }

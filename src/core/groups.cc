@@ -1,0 +1,71 @@
+#include "core/groups.h"
+
+#include <algorithm>
+#include <cstdio>
+#include <string>
+
+#include <fmt/format.h>
+
+#include "common/error.h"
+#include "core/world.h"
+
+namespace comm::core {
+namespace {
+
+// The first member draws a fresh id and publishes it under a key every
+// member derives alike, so the members agree without messages.
+std::shared_ptr<Communicator> makeChild(Communicator& parent, const std::vector<int>& members, const char* name,
+                                        const std::string& purpose) {
+  std::string list;
+  for (int m : members) list += fmt::format("{},", m);
+  std::string key = fmt::format("{}:{}", purpose, list);
+  int index = parent.nextChildIndex(key);
+  std::string storeKey = fmt::format("child/{}/{}/{}", parent.id(), key, index);
+  World& world = parent.world();
+  uint16_t id;
+  if (world.size() == 1) {
+    id = world.allocateCommunicatorId();
+  } else if (members[0] == parent.rank()) {
+    id = world.allocateCommunicatorId();
+    world.storeSet(storeKey, std::to_string(id));
+  } else {
+    id = static_cast<uint16_t>(std::stoi(world.storeGet(storeKey)));
+  }
+  std::vector<int> worldRanks;
+  for (int m : members) worldRanks.push_back(parent.worldRankOf(m));
+  std::string childName = name != nullptr ? name : fmt::format("group-{}", id);
+  return std::make_shared<Communicator>(parent.worldPtr(), id, std::move(worldRanks), std::move(childName));
+}
+
+}  // namespace
+
+std::shared_ptr<Communicator> createGroup(Communicator& parent, const std::vector<int>& members, const char* name) {
+  return makeChild(parent, members, name, "group");
+}
+
+std::shared_ptr<Communicator> split(Communicator& parent, int color, int key, const char* name) {
+  // Every rank publishes (color, key); the split's index keeps splits apart.
+  int index = parent.nextChildIndex("split");
+  std::vector<std::pair<int, int>> choices(parent.size());
+  if (parent.world().size() == 1) {
+    choices[0] = {color, key};
+  } else {
+    std::string prefix = fmt::format("split/{}/{}/", parent.id(), index);
+    parent.world().storeSet(prefix + std::to_string(parent.rank()), fmt::format("{} {}", color, key));
+    for (int r = 0; r < parent.size(); ++r) {
+      std::string value = parent.world().storeGet(prefix + std::to_string(r));
+      if (std::sscanf(value.c_str(), "%d %d", &choices[r].first, &choices[r].second) != 2) {
+        fail(COMM_ERR_BOOTSTRAP, "rank {} published a malformed split choice '{}'", r, value);
+      }
+    }
+  }
+  if (color < 0) return nullptr;
+  std::vector<int> members;
+  for (int r = 0; r < parent.size(); ++r) {
+    if (choices[r].first == color) members.push_back(r);
+  }
+  std::stable_sort(members.begin(), members.end(), [&](int a, int b) { return choices[a].second < choices[b].second; });
+  return makeChild(parent, members, name, fmt::format("split{}", index));
+}
+
+}  // namespace comm::core

@@ -1,0 +1,23 @@
+// Communicators made from a parent's ranks: an explicit group, or a split by
+// colour and key. Both are collective over the ranks that take part and need
+// no messages: the members agree through the world's store.
+#pragma once
+
+#include <memory>
+#include <vector>
+
+#include "core/communicator.h"
+
+namespace comm::core {
+
+// The communicator of `members` (parent ranks, in the new communicator's
+// rank order, distinct, this rank among them); called by every member.
+// `name` may be null (then "group-ID").
+std::shared_ptr<Communicator> createGroup(Communicator& parent, const std::vector<int>& members, const char* name);
+
+// MPI_Comm_split: called by every rank of `parent`; the ranks that chose the
+// same `color` form a communicator ordered by `key` (ties by parent rank).
+// A negative colour (COMM_UNDEFINED) takes part and gets null.
+std::shared_ptr<Communicator> split(Communicator& parent, int color, int key, const char* name);
+
+}  // namespace comm::core
