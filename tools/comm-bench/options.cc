@@ -99,6 +99,7 @@ Options parseOptions(int argc, char** argv) {
       "Collectives: " +
           collectiveList(),
       "comm-bench");
+  app.set_version_flag("--version", std::string("comm-bench ") + comm_version_string(), "print the version and exit");
   std::string minBytes = "8", maxBytes = "64M", sizeList, dtype = "float32", op = "sum", iterations = "20",
               aggregate = "rank0";
   int check = 1;
