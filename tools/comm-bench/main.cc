@@ -1,9 +1,9 @@
 // comm-bench: nccl-tests for comm. Measures one collective over a range of
 // sizes and prints nccl-tests' table (rank 0), optionally checking every
-// result and writing JSON/CSV; --plot draws result files with gnuplot; on a
-// terminal, rank 0 shows the sweep's progress on stderr.
+// result and writing JSON/CSV; --plot draws result files with gnuplot (SVG or
+// PNG); on a terminal, rank 0 shows the sweep's progress on stderr.
 //   commrun -n 2 comm-bench all_reduce -b 8 -e 64M -f 2 -d float32 -o sum
-//   comm-bench --plot busbw.png shm.json tcp.json
+//   comm-bench --plot busbw.svg shm.json tcp.json
 // It uses the public C API only, like any other comm program.
 #include <cstdio>
 #include <cstdlib>
