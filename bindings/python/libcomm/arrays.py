@@ -10,14 +10,34 @@ calls are uint16 arrays holding the bfloat16 bits
 (``torch.from_numpy(out).view(torch.bfloat16)`` turns one back).
 """
 
+from typing import Any, Protocol, TypeAlias
+
 import numpy as np
+import numpy.typing as npt
 
 from . import _comm_swig as _c
 
-__all__ = ["bfloat16", "as_tensor", "from_dlpack"]
+__all__ = ["bfloat16", "as_tensor", "from_dlpack", "Array", "DTypeLike", "SupportsDLPack", "TensorLike"]
 
 #: Pass as ``dtype=`` to read 2-byte elements as bfloat16.
 bfloat16 = "bfloat16"
+
+
+class SupportsDLPack(Protocol):
+    """An object that exports its memory through DLPack (a torch tensor, ...)."""
+
+    def __dlpack__(self) -> Any: ...
+
+
+#: What a call takes as an array: a numpy array, a buffer-protocol object or
+#: a ``__dlpack__`` producer.
+TensorLike: TypeAlias = np.ndarray | SupportsDLPack | bytes | bytearray | memoryview
+#: A numpy array, as the calls return them.
+Array: TypeAlias = npt.NDArray[Any]
+#: What ``dtype=`` takes: anything ``numpy.dtype()`` takes, or ``libcomm.bfloat16``.
+DTypeLike: TypeAlias = npt.DTypeLike
+#: (C-contiguous array, comm_dtype_t): what the C wrapper takes for a tensor.
+Tensor: TypeAlias = tuple[Array, int]
 
 _CODES = {
     np.dtype(np.int8): _c.COMM_INT8,
@@ -60,7 +80,7 @@ class _DLPackView:
         self.__array_interface__ = interface
 
 
-def from_dlpack(obj):
+def from_dlpack(obj: SupportsDLPack) -> Tensor:
     """(numpy view of ``obj.__dlpack__()``, comm dtype), without copying."""
     capsule = obj.__dlpack__()
     address, shape, strides, code, bits, lanes, device, _ = _c.dlpack_describe(capsule)
@@ -84,7 +104,7 @@ def from_dlpack(obj):
     return np.asarray(_DLPackView(capsule, interface)), comm_dtype
 
 
-def _numpy_view(obj):
+def _numpy_view(obj: TensorLike) -> tuple[Array, int | None]:
     """(ndarray over obj's memory, comm dtype or None to derive from the array)."""
     if isinstance(obj, np.ndarray):
         return obj, None
@@ -97,7 +117,7 @@ def _numpy_view(obj):
             f"expected an array (numpy, buffer protocol or __dlpack__), got {type(obj).__name__}") from None
 
 
-def _explicit(array, dtype):
+def _explicit(array: Array, dtype: DTypeLike) -> Tensor:
     """Reinterpret ``array``'s memory as ``dtype`` (same element size, or raw
     bytes): (array, comm dtype)."""
     if str(dtype).rsplit(".", 1)[-1] == bfloat16:  # also torch.bfloat16
@@ -118,14 +138,14 @@ def _explicit(array, dtype):
     return array, code
 
 
-def _code(dtype):
+def _code(dtype: np.dtype) -> int:
     try:
         return _CODES[dtype]
     except KeyError:
         raise TypeError(f"dtype {dtype} has no comm dtype") from None
 
 
-def as_tensor(obj, dtype=None):
+def as_tensor(obj: TensorLike, dtype: DTypeLike | None = None) -> Tensor:
     """The pair (C-contiguous ndarray, comm dtype) the C wrapper takes for ``obj``."""
     if dtype is None and obj.__class__ is np.ndarray:  # the common case, kept short
         code = _CODES.get(obj.dtype)
@@ -139,3 +159,4 @@ def as_tensor(obj, dtype=None):
     if dtype is not None:
         return _explicit(array, dtype)
     return array, _code(array.dtype) if code is None else code
+
