@@ -17,7 +17,7 @@ import numpy.typing as npt
 
 from . import _comm_swig as _c
 
-__all__ = ["bfloat16", "as_tensor", "from_dlpack", "Array", "DTypeLike", "SupportsDLPack", "TensorLike"]
+__all__ = ["bfloat16", "as_tensor", "as_output", "from_dlpack", "Array", "DTypeLike", "SupportsDLPack", "TensorLike"]
 
 #: Pass as ``dtype=`` to read 2-byte elements as bfloat16.
 bfloat16 = "bfloat16"
@@ -80,8 +80,9 @@ class _DLPackView:
         self.__array_interface__ = interface
 
 
-def from_dlpack(obj: SupportsDLPack) -> Tensor:
-    """(numpy view of ``obj.__dlpack__()``, comm dtype), without copying."""
+def from_dlpack(obj: SupportsDLPack, *, writable: bool = False) -> Tensor:
+    """(numpy view of ``obj.__dlpack__()``, comm dtype), without copying;
+    read-only unless ``writable`` (for an output the call writes into)."""
     capsule = obj.__dlpack__()
     address, shape, strides, code, bits, lanes, device, _ = _c.dlpack_describe(capsule)
     if device not in (_DL_CPU, _DL_CUDA_HOST):
@@ -96,7 +97,7 @@ def from_dlpack(obj: SupportsDLPack) -> Tensor:
         return np.empty(shape, dtype), comm_dtype
     interface = {
         "version": 3,
-        "data": (address, True),
+        "data": (address, not writable),
         "shape": shape,
         "typestr": dtype.str,
         "strides": None if strides is None else tuple(s * dtype.itemsize for s in strides),
@@ -104,12 +105,12 @@ def from_dlpack(obj: SupportsDLPack) -> Tensor:
     return np.asarray(_DLPackView(capsule, interface)), comm_dtype
 
 
-def _numpy_view(obj: TensorLike) -> tuple[Array, int | None]:
+def _numpy_view(obj: TensorLike, writable: bool = False) -> tuple[Array, int | None]:
     """(ndarray over obj's memory, comm dtype or None to derive from the array)."""
     if isinstance(obj, np.ndarray):
         return obj, None
     if hasattr(obj, "__dlpack__"):
-        return from_dlpack(obj)
+        return from_dlpack(obj, writable=writable)
     try:
         return np.asarray(memoryview(obj)), None
     except TypeError:
@@ -160,3 +161,18 @@ def as_tensor(obj: TensorLike, dtype: DTypeLike | None = None) -> Tensor:
         return _explicit(array, dtype)
     return array, _code(array.dtype) if code is None else code
 
+
+def as_output(obj: TensorLike, dtype: DTypeLike | None = None) -> Tensor:
+    """The pair (ndarray over ``obj``'s own memory, comm dtype) for a caller's
+    output buffer: unlike an input, it is never copied, so a buffer the C
+    library could not write in place is a ValueError."""
+    array, code = _numpy_view(obj)
+    if not array.flags.c_contiguous:
+        raise ValueError("it is not C-contiguous (results are written in place, never through a copy)")
+    if not array.flags.writeable:
+        raise ValueError("it is read-only")
+    if not array.dtype.isnative:
+        raise ValueError(f"its dtype {array.dtype} is not in native byte order")
+    if dtype is not None:
+        return _explicit(array, dtype)
+    return array, _code(array.dtype) if code is None else code

@@ -44,3 +44,10 @@ def test_every_parameter_and_return_is_annotated(name):
     assert signature.return_annotation is not inspect.Signature.empty, f"{name} has no return type"
     typing.get_type_hints(function)  # every annotation names something real
 
+
+def test_collectives_take_out():
+    for name in ("all_reduce", "all_gather_into_tensor", "all_gather_into_tensor_uneven", "reduce_scatter_tensor",
+                 "reduce_scatter_tensor_uneven", "reduce", "broadcast", "scatter_tensor", "gather_into_tensor",
+                 "all_to_all_with_output_shape", "all_to_all_single_with_output_shape", "recv", "irecv"):
+        parameter = inspect.signature(CALLABLES[name]).parameters.get("out")
+        assert parameter is not None and parameter.kind is inspect.Parameter.KEYWORD_ONLY, name
