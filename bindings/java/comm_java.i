@@ -6,7 +6,8 @@
  * state before it calls in here.
  *
  * In this layer every opaque C object is a Java long, every out-parameter a
- * one-element array, and a negative comm_status_t a thrown CommException.
+ * one-element array, and a negative comm_status_t a thrown exception
+ * (errors.i).
  */
 %module CommNative
 
