@@ -8,7 +8,9 @@ packages=(
   libfabric-dev libfabric-bin libhwloc-dev hwloc libcmocka-dev
   libfmt-dev libcli11-dev nlohmann-json3-dev
   swig python3 python3-dev python3-numpy python3-pytest
+  python3-pip python3-venv python3-setuptools python3-wheel
   gnuplot-nox procps iproute2 clang-format
+  help2man man-db
 )
 # Java's test jars only matter where a JDK is present (Java is optional).
 if command -v javac >/dev/null 2>&1; then packages+=(junit5); fi

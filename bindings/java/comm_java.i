@@ -2,11 +2,12 @@
  * The JNI layer of org.libcomm: bindings/comm.i with Java's typemaps. It
  * generates the package-private classes CommNative (one static method per C
  * function), CommNativeJNI and the constant classes; the public API is the
- * hand-written code in src/org/libcomm, which checks arguments and state
- * before it calls in here.
+ * hand-written code in src/main/java/org/libcomm, which checks arguments and
+ * state before it calls in here.
  *
  * In this layer every opaque C object is a Java long, every out-parameter a
- * one-element array, and a negative comm_status_t a thrown CommException.
+ * one-element array, and a negative comm_status_t a thrown exception
+ * (errors.i).
  */
 %module CommNative
 

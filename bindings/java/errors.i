@@ -1,14 +1,16 @@
 /*
- * A negative comm_status_t becomes a thrown org.libcomm.CommException (the
- * subclass for its status, built by CommException.fromNative) carrying
- * comm_last_error(). The message is read in the same native call, so it is
- * this thread's and no other comm_* call can have replaced it.
+ * A negative comm_status_t becomes a thrown exception carrying
+ * comm_last_error(): the one CommException.fromNative makes for its status
+ * (a CommException subclass, or for misuse CommInvalidArgumentException, an
+ * IllegalArgumentException, and CommInvalidUsageException, an
+ * IllegalStateException). The message is read in the same native call, so
+ * it is this thread's and no other comm_* call can have replaced it.
  */
 
 %{
 #include <string.h>
 
-/* Leave a CommException pending for `status`; the caller returns at once.
+/* Leave the exception for `status` pending; the caller returns at once.
    When the exception cannot be made, the JNI error that stopped it is left
    pending instead. */
 static void jcomm_throw(JNIEnv *jenv, comm_status_t status) {
@@ -16,7 +18,7 @@ static void jcomm_throw(JNIEnv *jenv, comm_status_t status) {
   if (text[0] == '\0') text = comm_status_string(status);
   jclass cls = (*jenv)->FindClass(jenv, "org/libcomm/CommException");
   if (cls == NULL) return;
-  jmethodID factory = (*jenv)->GetStaticMethodID(jenv, cls, "fromNative", "(I[B)Lorg/libcomm/CommException;");
+  jmethodID factory = (*jenv)->GetStaticMethodID(jenv, cls, "fromNative", "(I[B)Ljava/lang/RuntimeException;");
   if (factory == NULL) return;
   /* Bytes, decoded as UTF-8 in Java: NewStringUTF wants modified UTF-8. */
   jsize length = (jsize)strlen(text);

@@ -1,8 +1,9 @@
 // comm-bench: nccl-tests for comm. Measures one collective over a range of
 // sizes and prints nccl-tests' table (rank 0), optionally checking every
-// result and writing JSON/CSV; --plot draws result files with gnuplot.
+// result and writing JSON/CSV; --plot draws result files with gnuplot (SVG or
+// PNG); on a terminal, rank 0 shows the sweep's progress on stderr.
 //   commrun -n 2 comm-bench all_reduce -b 8 -e 64M -f 2 -d float32 -o sum
-//   comm-bench --plot busbw.png shm.json tcp.json
+//   comm-bench --plot busbw.svg shm.json tcp.json
 // It uses the public C API only, like any other comm program.
 #include <cstdio>
 #include <cstdlib>
@@ -14,8 +15,10 @@
 #include "benchmark.h"
 #include "options.h"
 #include "plot.h"
+#include "progress.h"
 #include "result_files.h"
 #include "table.h"
+#include "units.h"
 
 namespace commbench {
 namespace {
@@ -37,26 +40,43 @@ std::string providerName(const Options& options) {
   return fromEnvironment != nullptr && *fromEnvironment != '\0' ? fromEnvironment : "default";
 }
 
+// The (dtype, op) pairs a sweep measures, in order: every op of a reducing
+// collective that is defined for the dtype, or no op.
+std::vector<std::pair<comm_dtype_t, std::optional<comm_op_t>>> sweepKinds(const Collective& collective,
+                                                                          const Options& o) {
+  std::vector<std::pair<comm_dtype_t, std::optional<comm_op_t>>> kinds;
+  for (comm_dtype_t dtype : o.dtypes) {
+    if (!collective.reduces) {
+      kinds.emplace_back(dtype, std::nullopt);
+      continue;
+    }
+    for (comm_op_t op : o.ops) {
+      if (opDefined(dtype, op)) kinds.emplace_back(dtype, op);
+    }
+  }
+  return kinds;
+}
+
 // Every rank runs the same rows in the same order; rank 0 prints them.
 std::vector<Row> measureAll(comm_t* world, const RunInfo& run, const Table& table, bool printing) {
   const Options& o = run.options;
   const Collective& collective = run.collective;
   Benchmark benchmark(world, collective, o);
   std::vector<Row> rows;
-  auto record = [&](Row row) {
-    if (printing) table.printRow(row);
-    rows.push_back(std::move(row));
-  };
   if (!collective.sized) {
-    record(benchmark.measure(0, o.dtypes.front(), std::nullopt));
+    rows.push_back(benchmark.measure(0, o.dtypes.front(), std::nullopt));
+    if (printing) table.printRow(rows.back());
     return rows;
   }
-  std::vector<std::optional<comm_op_t>> ops{std::nullopt};
-  if (collective.reduces) ops.assign(o.ops.begin(), o.ops.end());
-  for (comm_dtype_t dtype : o.dtypes) {
-    for (std::optional<comm_op_t> op : ops) {
-      if (op && !opDefined(dtype, *op)) continue;
-      for (size_t bytes : o.sizes) record(benchmark.measure(bytes, dtype, op));
+  const auto kinds = sweepKinds(collective, o);
+  Progress progress(kinds.size() * o.sizes.size(), printing && Progress::stderrIsTerminal());
+  for (const auto& [dtype, op] : kinds) {
+    for (size_t bytes : o.sizes) {
+      progress.starting(rows.size(), fmt::format("{} {}{}{}", formatBytes(bytes), comm_dtype_name(dtype), op ? " " : "",
+                                                 op ? comm_op_name(*op) : ""));
+      rows.push_back(benchmark.measure(bytes, dtype, op));
+      progress.clear();
+      if (printing) table.printRow(rows.back());
     }
   }
   return rows;

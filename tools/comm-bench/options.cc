@@ -93,12 +93,13 @@ Options parseOptions(int argc, char** argv) {
   CLI::App app(
       "Measure a comm collective over a range of sizes, the way nccl-tests does:\n"
       "  commrun -n N comm-bench COLLECTIVE [options]\n"
-      "  comm-bench --plot OUT.png RESULT.json [RESULT.json|.csv ...]   (no ranks needed)\n"
+      "  comm-bench --plot OUT.svg|OUT.png RESULT.json [RESULT.json|.csv ...]   (no ranks needed)\n"
       "Sizes are nccl-tests bytes: the per-rank buffer for all_reduce, reduce, broadcast and send_recv; the whole\n"
       "output of all_gather and gather; the whole input of reduce_scatter, scatter (root) and all_to_all.\n"
       "Collectives: " +
           collectiveList(),
       "comm-bench");
+  app.set_version_flag("--version", std::string("comm-bench ") + comm_version_string(), "print the version and exit");
   std::string minBytes = "8", maxBytes = "64M", sizeList, dtype = "float32", op = "sum", iterations = "20",
               aggregate = "rank0";
   int check = 1;
@@ -138,7 +139,7 @@ Options parseOptions(int argc, char** argv) {
   app.add_option("--json", options.jsonPath, "also write the results to FILE as JSON");
   app.add_option("--csv", options.csvPath, "also write the table to FILE as CSV");
   std::vector<std::string> plot;
-  app.add_option("--plot", plot, "OUT.png FILE...: draw busbw against size from result files (gnuplot)")
+  app.add_option("--plot", plot, "OUT.svg|OUT.png FILE...: draw busbw against size from result files (gnuplot)")
       ->expected(2, CLI::detail::expected_max_vector_size);
 
   try {

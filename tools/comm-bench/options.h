@@ -30,7 +30,7 @@ struct Options {
   std::string provider;  // empty: COMM_PROVIDER or comm's default
   std::string jsonPath;
   std::string csvPath;
-  std::string plotPath;  // --plot OUT.png: draw plotInputs instead of measuring
+  std::string plotPath;  // --plot OUT.svg|OUT.png: draw plotInputs instead of measuring
   std::vector<std::string> plotInputs;
 };
 

@@ -43,15 +43,24 @@ std::string sizeTics(const std::vector<Series>& series) {
   return tics;
 }
 
-std::string script(const std::string& pngPath, const std::vector<Series>& series) {
+// The gnuplot terminal for `outPath`: SVG for *.svg (text, so a test or a
+// script can read the series back), else PNG.
+std::string terminal(const std::string& outPath) {
+  if (outPath.ends_with(".svg") || outPath.ends_with(".SVG")) {
+    return "set terminal svg size 1100,650 noenhanced font ',11'\n";
+  }
   // pngcairo draws smoother lines; plain png (libgd) is the fallback where
   // gnuplot was built without cairo.
-  std::string s = fmt::format(
-      "if (strstrt(GPVAL_TERMINALS, 'pngcairo') > 0) {{\n"
-      "  set terminal pngcairo size 1100,650 noenhanced font ',11'\n"
-      "}} else {{\n"
-      "  set terminal png size 1100,650 noenhanced\n"
-      "}}\n"
+  return "if (strstrt(GPVAL_TERMINALS, 'pngcairo') > 0) {\n"
+         "  set terminal pngcairo size 1100,650 noenhanced font ',11'\n"
+         "} else {\n"
+         "  set terminal png size 1100,650 noenhanced\n"
+         "}\n";
+}
+
+std::string script(const std::string& outPath, const std::vector<Series>& series) {
+  std::string s = terminal(outPath);
+  s += fmt::format(
       "set output {}\n"
       "set title 'comm-bench: bus bandwidth (out of place)'\n"
       "set xlabel 'size (bytes, nccl-tests convention)'\n"
@@ -60,7 +69,7 @@ std::string script(const std::string& pngPath, const std::vector<Series>& series
       "set xtics ({})\n"
       "set grid\n"
       "set key below\n",
-      quoted(pngPath), sizeTics(series));
+      quoted(outPath), sizeTics(series));
   for (size_t i = 0; i < series.size(); ++i) {
     s += fmt::format("$series{} << EOD\n", i);
     for (auto [size, busbw] : series[i].points) s += fmt::format("{} {}\n", size, busbw);
@@ -76,7 +85,7 @@ std::string script(const std::string& pngPath, const std::vector<Series>& series
 
 }  // namespace
 
-void plot(const std::string& pngPath, const std::vector<std::string>& inputs) {
+void plot(const std::string& outPath, const std::vector<std::string>& inputs) {
   std::vector<Series> series;
   for (const std::string& input : inputs) {
     for (Series& s : readSeries(input)) {
@@ -95,7 +104,7 @@ void plot(const std::string& pngPath, const std::vector<std::string>& inputs) {
   {
     std::unique_ptr<FILE, Close> gnuplot(popen("gnuplot", "w"), Close{&status});
     if (!gnuplot) throw std::runtime_error("--plot: cannot start gnuplot");
-    std::string text = script(pngPath, series);
+    std::string text = script(outPath, series);
     std::fwrite(text.data(), 1, text.size(), gnuplot.get());
   }
   if (status == -1 || !WIFEXITED(status) || WEXITSTATUS(status) == 127) {
@@ -103,7 +112,7 @@ void plot(const std::string& pngPath, const std::vector<std::string>& inputs) {
   }
   if (WEXITSTATUS(status) != 0) {
     throw std::runtime_error(
-        fmt::format("--plot: gnuplot failed (exit {}) drawing '{}'", WEXITSTATUS(status), pngPath));
+        fmt::format("--plot: gnuplot failed (exit {}) drawing '{}'", WEXITSTATUS(status), outPath));
   }
 }
 

@@ -13,6 +13,7 @@
 #include <string>
 
 #include <fmt/format.h>
+#include <CLI/CLI.hpp>
 
 #include "algo/registry.h"
 #include "comm.h"
@@ -81,7 +82,20 @@ void printProviders() {
 
 }  // namespace
 
-int main() {
+int main(int argc, char** argv) {
+  CLI::App app(
+      "Print what this build of comm is and how it would behave here: version, features, every COMM_* setting "
+      "(default, current value and where it comes from), the algorithm selection table and the libfabric "
+      "providers that work on this machine. Run it with the environment of the job to see that job's settings.",
+      "comm-info");
+  app.set_version_flag("--version", std::string("comm-info ") + comm_version_string(), "print the version and exit");
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::ParseError& error) {
+    int code = app.exit(error);
+    // Usage errors exit 2, as commrun's and comm-bench's do.
+    return code == 0 ? 0 : 2;
+  }
   fmt::print("comm {} (C API {})\n\n", comm_version_string(), COMM_VERSION_NUMBER);
   printFeatures();
   printSettings();

@@ -2,6 +2,8 @@
 
 #include <CLI/CLI.hpp>
 
+#include "comm.h"
+
 namespace commrun {
 
 Options parseOptions(int argc, char** argv) {
@@ -13,6 +15,7 @@ Options parseOptions(int argc, char** argv) {
       "commrun");
   // Everything from the program name on belongs to the program.
   app.prefix_command();
+  app.set_version_flag("--version", std::string("commrun ") + comm_version_string(), "print the version and exit");
   app.add_option("-n,--nproc-per-node", options.ranksPerNode, "ranks to start on this node")
       ->required()
       ->check(CLI::PositiveNumber);

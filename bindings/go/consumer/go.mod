@@ -4,5 +4,6 @@ go 1.19
 
 require libcomm.org/comm v0.0.0
 
-// run.sh points this at an installed copy of the module.
+// The checkout this file is in; run.sh, which builds a copy elsewhere,
+// points it at the same checkout by its absolute path.
 replace libcomm.org/comm => ../

@@ -10,14 +10,34 @@ calls are uint16 arrays holding the bfloat16 bits
 (``torch.from_numpy(out).view(torch.bfloat16)`` turns one back).
 """
 
+from typing import Any, Protocol, TypeAlias
+
 import numpy as np
+import numpy.typing as npt
 
 from . import _comm_swig as _c
 
-__all__ = ["bfloat16", "as_tensor", "from_dlpack"]
+__all__ = ["bfloat16", "as_tensor", "as_output", "from_dlpack", "Array", "DTypeLike", "SupportsDLPack", "TensorLike"]
 
 #: Pass as ``dtype=`` to read 2-byte elements as bfloat16.
 bfloat16 = "bfloat16"
+
+
+class SupportsDLPack(Protocol):
+    """An object that exports its memory through DLPack (a torch tensor, ...)."""
+
+    def __dlpack__(self) -> Any: ...
+
+
+#: What a call takes as an array: a numpy array, a buffer-protocol object or
+#: a ``__dlpack__`` producer.
+TensorLike: TypeAlias = np.ndarray | SupportsDLPack | bytes | bytearray | memoryview
+#: A numpy array, as the calls return them.
+Array: TypeAlias = npt.NDArray[Any]
+#: What ``dtype=`` takes: anything ``numpy.dtype()`` takes, or ``libcomm.bfloat16``.
+DTypeLike: TypeAlias = npt.DTypeLike
+#: (C-contiguous array, comm_dtype_t): what the C wrapper takes for a tensor.
+Tensor: TypeAlias = tuple[Array, int]
 
 _CODES = {
     np.dtype(np.int8): _c.COMM_INT8,
@@ -60,8 +80,9 @@ class _DLPackView:
         self.__array_interface__ = interface
 
 
-def from_dlpack(obj):
-    """(numpy view of ``obj.__dlpack__()``, comm dtype), without copying."""
+def from_dlpack(obj: SupportsDLPack, *, writable: bool = False) -> Tensor:
+    """(numpy view of ``obj.__dlpack__()``, comm dtype), without copying;
+    read-only unless ``writable`` (for an output the call writes into)."""
     capsule = obj.__dlpack__()
     address, shape, strides, code, bits, lanes, device, _ = _c.dlpack_describe(capsule)
     if device not in (_DL_CPU, _DL_CUDA_HOST):
@@ -76,7 +97,7 @@ def from_dlpack(obj):
         return np.empty(shape, dtype), comm_dtype
     interface = {
         "version": 3,
-        "data": (address, True),
+        "data": (address, not writable),
         "shape": shape,
         "typestr": dtype.str,
         "strides": None if strides is None else tuple(s * dtype.itemsize for s in strides),
@@ -84,12 +105,12 @@ def from_dlpack(obj):
     return np.asarray(_DLPackView(capsule, interface)), comm_dtype
 
 
-def _numpy_view(obj):
+def _numpy_view(obj: TensorLike, writable: bool = False) -> tuple[Array, int | None]:
     """(ndarray over obj's memory, comm dtype or None to derive from the array)."""
     if isinstance(obj, np.ndarray):
         return obj, None
     if hasattr(obj, "__dlpack__"):
-        return from_dlpack(obj)
+        return from_dlpack(obj, writable=writable)
     try:
         return np.asarray(memoryview(obj)), None
     except TypeError:
@@ -97,7 +118,7 @@ def _numpy_view(obj):
             f"expected an array (numpy, buffer protocol or __dlpack__), got {type(obj).__name__}") from None
 
 
-def _explicit(array, dtype):
+def _explicit(array: Array, dtype: DTypeLike) -> Tensor:
     """Reinterpret ``array``'s memory as ``dtype`` (same element size, or raw
     bytes): (array, comm dtype)."""
     if str(dtype).rsplit(".", 1)[-1] == bfloat16:  # also torch.bfloat16
@@ -118,14 +139,14 @@ def _explicit(array, dtype):
     return array, code
 
 
-def _code(dtype):
+def _code(dtype: np.dtype) -> int:
     try:
         return _CODES[dtype]
     except KeyError:
         raise TypeError(f"dtype {dtype} has no comm dtype") from None
 
 
-def as_tensor(obj, dtype=None):
+def as_tensor(obj: TensorLike, dtype: DTypeLike | None = None) -> Tensor:
     """The pair (C-contiguous ndarray, comm dtype) the C wrapper takes for ``obj``."""
     if dtype is None and obj.__class__ is np.ndarray:  # the common case, kept short
         code = _CODES.get(obj.dtype)
@@ -136,6 +157,22 @@ def as_tensor(obj, dtype=None):
         array = np.ascontiguousarray(array)
     if not array.dtype.isnative:
         array = array.astype(array.dtype.newbyteorder("="))
+    if dtype is not None:
+        return _explicit(array, dtype)
+    return array, _code(array.dtype) if code is None else code
+
+
+def as_output(obj: TensorLike, dtype: DTypeLike | None = None) -> Tensor:
+    """The pair (ndarray over ``obj``'s own memory, comm dtype) for a caller's
+    output buffer: unlike an input, it is never copied, so a buffer the C
+    library could not write in place is a ValueError."""
+    array, code = _numpy_view(obj)
+    if not array.flags.c_contiguous:
+        raise ValueError("it is not C-contiguous (results are written in place, never through a copy)")
+    if not array.flags.writeable:
+        raise ValueError("it is read-only")
+    if not array.dtype.isnative:
+        raise ValueError(f"its dtype {array.dtype} is not in native byte order")
     if dtype is not None:
         return _explicit(array, dtype)
     return array, _code(array.dtype) if code is None else code

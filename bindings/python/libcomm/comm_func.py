@@ -2,10 +2,18 @@
 
 Same names, parameters, defaults and return shapes. ``src``, ``dst`` and
 ``peer`` are world ranks; groups are names. Inputs are never modified;
-results are new numpy arrays. Every function taking arrays also takes a
+results are new numpy arrays unless ``out=`` (below) names one. Every function taking arrays also takes a
 keyword-only ``dtype`` that reinterprets their memory (``dtype=libcomm.bfloat16``
 for bfloat16 data in uint16 arrays). Blocking calls release the GIL while
 they wait.
+
+Callers who own their output buffer (as mpi4py and torch.distributed users
+do) pass it as the keyword-only ``out=``: the result is written there, in
+place, and returned in place of a new array (a numpy ``out`` is returned
+itself; another buffer, such as a torch tensor, as a numpy view of its
+memory). ``out`` must have the result's shape (ValueError) and dtype
+(TypeError), be writable and C-contiguous (ValueError); it may be the input
+itself where the collective allows (all_reduce, broadcast, recv).
 
 Beyond comm_func: AVG and the bitwise reduce ops, tags in batches,
 ``all_gather_into_tensor_uneven`` / ``reduce_scatter_tensor_uneven``, and
@@ -13,13 +21,15 @@ Beyond comm_func: AVG and the bitwise reduce ops, tags in batches,
 """
 
 import numbers
+from collections.abc import Callable, Sequence
+from typing import Any
 
 import numpy as np
 
 from . import _comm_swig as _c
-from .arrays import as_tensor
+from .arrays import Array, DTypeLike, Tensor, TensorLike, as_output, as_tensor
 from .handle import CommHandle
-from .management import WORLD_COMM_GROUP, group_of
+from .management import WORLD_COMM_GROUP, Group, group_of
 from .ops import ReduceOp, op_code
 
 __all__ = [
@@ -48,20 +58,48 @@ __all__ = [
 # --- helpers ------------------------------------------------------------------
 # A "tensor" below is the pair (ndarray, comm dtype) the C wrapper takes.
 
+Shape = tuple[int, ...]
+#: An output shape: a tuple or list of ints, or an array whose shape it is.
+ShapeLike = Sequence[int] | Array
+#: What a reduce op is given as: a ReduceOp or its string ("sum").
+OpLike = ReduceOp | str
 
-def _input(obj, dtype, call):
+
+def _input(obj: TensorLike, dtype: DTypeLike | None, call: str) -> Tensor:
     try:
         return as_tensor(obj, dtype)
     except TypeError as error:
         raise TypeError(f"For {call}, {error}") from None
 
 
-def _new(shape, like):
+def _new(shape: Shape, like: Tensor) -> Tensor:
     """A new tensor of ``shape`` with the dtype of tensor ``like``."""
     return np.empty(shape, like[0].dtype), like[1]
 
 
-def _start(function, args, async_op, result):
+def _output(out: TensorLike | None, shape: Shape, like: Tensor, dtype: DTypeLike | None, call: str) -> Tensor:
+    """Where a result of ``shape`` and ``like``'s dtype goes: a new tensor, or
+    the caller's ``out`` (read with the call's ``dtype``) once it is checked
+    to be one the C library can write in place."""
+    if out is None:
+        return _new(shape, like)
+    try:
+        tensor = as_output(out, dtype)
+    except TypeError as error:
+        raise TypeError(f"For {call}, out: {error}") from None
+    except ValueError as error:
+        raise ValueError(f"For {call}, out can not take the result: {error}") from None
+    array, code = tensor
+    if code != like[1] or array.dtype != like[0].dtype:
+        raise TypeError(f"For {call}, out has dtype {_c.comm_dtype_name(code)} ({array.dtype}) but the result is "
+                        f"{_c.comm_dtype_name(like[1])} ({like[0].dtype})")
+    if array.shape != tuple(shape):
+        raise ValueError(f"For {call}, out has shape {array.shape} but the result has shape {tuple(shape)}")
+    return tensor
+
+
+def _start(function: Callable[..., Any], args: tuple[Any, ...], async_op: bool,
+           result: Any) -> tuple[Any, CommHandle | None]:
     """Call ``function(*args, handle)``: (result, CommHandle or None).
 
     The handle keeps ``args`` (and so every array of the call) alive until
@@ -73,33 +111,39 @@ def _start(function, args, async_op, result):
     return result, None
 
 
-def _rows(shape):
+def _rows(shape: Shape) -> int:
     return shape[0] if shape else 1
 
 
-def _stacked_shape(shape, blocks):
+def _stacked_shape(shape: Shape, blocks: int) -> Shape:
     """The shape of ``blocks`` arrays of ``shape`` concatenated along dim 0."""
     return (blocks * _rows(shape),) + shape[1:]
 
 
-def _split_shape(shape, blocks, call):
+def _split_shape(shape: Shape, blocks: int, call: str) -> Shape:
     """The shape of one of ``blocks`` equal dim-0 blocks of ``shape``."""
     if _rows(shape) % blocks:
         raise ValueError(f"For {call}, dim 0 of the input ({_rows(shape)}) must divide by the group size {blocks}")
     return (_rows(shape) // blocks,) + shape[1:]
 
 
-def _root_output(group, root, shape, like):
-    """The output tensor on ``root``; None (the C call's NULL) elsewhere."""
-    return _new(shape, like) if group.rank == root else None
+def _root_output(group: Group, root: int, shape: Shape, like: Tensor, out: TensorLike | None,
+                 dtype: DTypeLike | None, call: str) -> tuple[Tensor | None, Array]:
+    """(The output tensor on ``root``, None elsewhere: the C call's NULL;
+    what the call returns). The result is a new array on the root and
+    comm_func's meaningless [0] elsewhere, or ``out`` on every rank when
+    given: checked everywhere, so that a wrong one fails on every rank, and
+    written on the root only."""
+    if out is not None:
+        tensor = _output(out, shape, like, dtype, call)
+        return (tensor if group.rank == root else None), tensor[0]
+    if group.rank == root:
+        tensor = _new(shape, like)
+        return tensor, tensor[0]
+    return None, np.zeros(1, like[0].dtype)
 
 
-def _root_result(out, like):
-    """``out``'s array on the root, comm_func's meaningless [0] elsewhere."""
-    return out[0] if out is not None else np.zeros(1, like[0].dtype)
-
-
-def _tag(tag, call):
+def _tag(tag: int, call: str) -> int:
     if not isinstance(tag, numbers.Integral):
         raise TypeError(f"For {call}, tag must be int, not {type(tag).__name__}")
     if not 0 <= tag <= _c.COMM_TAG_MAX:
@@ -107,7 +151,7 @@ def _tag(tag, call):
     return int(tag)
 
 
-def _shape_of(spec, call):
+def _shape_of(spec: ShapeLike, call: str) -> Shape:
     """An output shape given as a tuple/list of ints or as an array (its shape)."""
     if isinstance(spec, (tuple, list)):
         for extent in spec:
@@ -120,7 +164,8 @@ def _shape_of(spec, call):
     return tuple(shape)
 
 
-def _split_sizes(sizes, blocks, rows, what, call):
+def _split_sizes(sizes: Sequence[int] | None, blocks: int, rows: int | None, what: str,
+                 call: str) -> tuple[int, ...] | None:
     """Row counts per rank as the C call takes them. None or empty ``sizes``
     mean an even split of ``rows`` (checked unless ``rows`` is None) and give
     None; else ``blocks`` ints adding up to ``rows`` (when given), as a tuple."""
@@ -143,26 +188,33 @@ def _split_sizes(sizes, blocks, rows, what, call):
 # --- collectives -----------------------------------------------------------------
 
 
-def all_reduce(tensor, op=ReduceOp.SUM, group=WORLD_COMM_GROUP, async_op=False, *, dtype=None):
-    """``op`` over ``tensor`` of every rank of ``group``: (result, handle or None)."""
+def all_reduce(tensor: TensorLike, op: OpLike = ReduceOp.SUM, group: str | None = WORLD_COMM_GROUP,
+               async_op: bool = False, *, dtype: DTypeLike | None = None,
+               out: TensorLike | None = None) -> tuple[Array, CommHandle | None]:
+    """``op`` over ``tensor`` of every rank of ``group``: (result, handle or None).
+    ``out`` may be ``tensor`` itself (in place)."""
     call = "all_reduce"
     comm = group_of(group, call).comm
     src = _input(tensor, dtype, call)
-    out = _new(src[0].shape, src)
-    return _start(_c.comm_all_reduce, (comm, src, out, op_code(op, call)), async_op, out[0])
+    dst = _output(out, src[0].shape, src, dtype, call)
+    return _start(_c.comm_all_reduce, (comm, src, dst, op_code(op, call)), async_op, dst[0])
 
 
-def all_gather_into_tensor(tensor, group=WORLD_COMM_GROUP, async_op=False, *, dtype=None):
+def all_gather_into_tensor(tensor: TensorLike, group: str | None = WORLD_COMM_GROUP, async_op: bool = False, *,
+                           dtype: DTypeLike | None = None,
+                           out: TensorLike | None = None) -> tuple[Array, CommHandle | None]:
     """Every rank's ``tensor`` concatenated along dim 0 in rank order: (result, handle or None)."""
     call = "all_gather_into_tensor"
     g = group_of(group, call)
     src = _input(tensor, dtype, call)
-    out = _new(_stacked_shape(src[0].shape, g.size), src)
-    return _start(_c.comm_all_gather, (g.comm, src, out), async_op, out[0])
+    dst = _output(out, _stacked_shape(src[0].shape, g.size), src, dtype, call)
+    return _start(_c.comm_all_gather, (g.comm, src, dst), async_op, dst[0])
 
 
-def all_gather_into_tensor_uneven(tensor, output_split_sizes=None, group=WORLD_COMM_GROUP, async_op=False, *,
-                                  dtype=None):
+def all_gather_into_tensor_uneven(tensor: TensorLike, output_split_sizes: Sequence[int] | None = None,
+                                  group: str | None = WORLD_COMM_GROUP, async_op: bool = False, *,
+                                  dtype: DTypeLike | None = None,
+                                  out: TensorLike | None = None) -> tuple[Array, CommHandle | None]:
     """Like all_gather_into_tensor, rank r contributing output_split_sizes[r]
     rows (the same list on every rank; None: equal)."""
     call = "all_gather_into_tensor_uneven"
@@ -173,22 +225,26 @@ def all_gather_into_tensor_uneven(tensor, output_split_sizes=None, group=WORLD_C
     if counts[g.rank] != _rows(shape):
         raise ValueError(f"For {call}, output_split_sizes[{g.rank}] is {counts[g.rank]} but this rank's input "
                          f"has {_rows(shape)} rows")
-    out = _new((sum(counts),) + shape[1:], src)
-    return _start(_c.comm_all_gather_v, (g.comm, src, out, counts), async_op, out[0])
+    dst = _output(out, (sum(counts),) + shape[1:], src, dtype, call)
+    return _start(_c.comm_all_gather_v, (g.comm, src, dst, counts), async_op, dst[0])
 
 
-def reduce_scatter_tensor(tensor, op=ReduceOp.SUM, group=WORLD_COMM_GROUP, async_op=False, *, dtype=None):
+def reduce_scatter_tensor(tensor: TensorLike, op: OpLike = ReduceOp.SUM, group: str | None = WORLD_COMM_GROUP,
+                          async_op: bool = False, *, dtype: DTypeLike | None = None,
+                          out: TensorLike | None = None) -> tuple[Array, CommHandle | None]:
     """``op`` over every rank's ``tensor``; rank r gets the r-th of the group
     size's equal dim-0 blocks: (result, handle or None)."""
     call = "reduce_scatter_tensor"
     g = group_of(group, call)
     src = _input(tensor, dtype, call)
-    out = _new(_split_shape(src[0].shape, g.size, call), src)
-    return _start(_c.comm_reduce_scatter, (g.comm, src, out, op_code(op, call)), async_op, out[0])
+    dst = _output(out, _split_shape(src[0].shape, g.size, call), src, dtype, call)
+    return _start(_c.comm_reduce_scatter, (g.comm, src, dst, op_code(op, call)), async_op, dst[0])
 
 
-def reduce_scatter_tensor_uneven(tensor, input_split_sizes=None, op=ReduceOp.SUM, group=WORLD_COMM_GROUP,
-                                 async_op=False, *, dtype=None):
+def reduce_scatter_tensor_uneven(tensor: TensorLike, input_split_sizes: Sequence[int] | None = None,
+                                 op: OpLike = ReduceOp.SUM, group: str | None = WORLD_COMM_GROUP,
+                                 async_op: bool = False, *, dtype: DTypeLike | None = None,
+                                 out: TensorLike | None = None) -> tuple[Array, CommHandle | None]:
     """Like reduce_scatter_tensor, rank r getting input_split_sizes[r] rows
     (the same list on every rank; None: equal)."""
     call = "reduce_scatter_tensor_uneven"
@@ -197,85 +253,106 @@ def reduce_scatter_tensor_uneven(tensor, input_split_sizes=None, op=ReduceOp.SUM
     shape = src[0].shape
     counts = _split_sizes(input_split_sizes, g.size, _rows(shape), "input", call)
     counts = counts or (_rows(shape) // g.size,) * g.size
-    out = _new((counts[g.rank],) + shape[1:], src)
-    return _start(_c.comm_reduce_scatter_v, (g.comm, src, out, counts, op_code(op, call)), async_op, out[0])
+    dst = _output(out, (counts[g.rank],) + shape[1:], src, dtype, call)
+    return _start(_c.comm_reduce_scatter_v, (g.comm, src, dst, counts, op_code(op, call)), async_op, dst[0])
 
 
-def reduce(tensor, dst, op=ReduceOp.SUM, group=WORLD_COMM_GROUP, *, dtype=None):
+def reduce(tensor: TensorLike, dst: int, op: OpLike = ReduceOp.SUM, group: str | None = WORLD_COMM_GROUP, *,
+           dtype: DTypeLike | None = None, out: TensorLike | None = None) -> Array:
     """``op`` over every rank's ``tensor``, on world rank ``dst``; the other
-    ranks get an array of shape [1] with no meaning, as in comm_func."""
+    ranks get an array of shape [1] with no meaning, as in comm_func. With
+    ``out``, the result is written there on ``dst`` (other ranks' ``out`` is
+    left as it is) and returned on every rank."""
     call = "reduce"
     g = group_of(group, call)
     root = g.group_rank(dst, "dst", call)
     src = _input(tensor, dtype, call)
-    out = _root_output(g, root, src[0].shape, src)
-    _c.comm_reduce(g.comm, src, out, op_code(op, call), root, False)
-    return _root_result(out, src)
+    target, result = _root_output(g, root, src[0].shape, src, out, dtype, call)
+    _c.comm_reduce(g.comm, src, target, op_code(op, call), root, False)
+    return result
 
 
-def broadcast(tensor, src=0, group=WORLD_COMM_GROUP, *, dtype=None):
+def broadcast(tensor: TensorLike, src: int = 0, group: str | None = WORLD_COMM_GROUP, *, dtype: DTypeLike | None = None,
+              out: TensorLike | None = None) -> Array:
     """World rank ``src``'s ``tensor`` on every rank (elsewhere ``tensor``
-    only gives shape and dtype)."""
+    only gives shape and dtype). ``out`` may be ``tensor`` itself, as in
+    torch.distributed.broadcast."""
     call = "broadcast"
     g = group_of(group, call)
     root = g.group_rank(src, "src", call)
     data = _input(tensor, dtype, call)
-    out = _new(data[0].shape, data)
-    _c.comm_broadcast(g.comm, data if g.rank == root else None, out, root, False)
-    return out[0]
+    dst = _output(out, data[0].shape, data, dtype, call)
+    _c.comm_broadcast(g.comm, data if g.rank == root else None, dst, root, False)
+    return dst[0]
 
 
-def scatter_tensor(tensor, src=0, group=WORLD_COMM_GROUP, *, dtype=None):
+def scatter_tensor(tensor: TensorLike, src: int = 0, group: str | None = WORLD_COMM_GROUP, *,
+                   dtype: DTypeLike | None = None, out: TensorLike | None = None) -> Array:
     """Rank r gets the r-th of the group size's equal dim-0 blocks of world
     rank ``src``'s ``tensor`` (elsewhere ``tensor`` only gives shape and dtype)."""
     call = "scatter_tensor"
     g = group_of(group, call)
     root = g.group_rank(src, "src", call)
     data = _input(tensor, dtype, call)
-    out = _new(_split_shape(data[0].shape, g.size, call), data)
-    _c.comm_scatter(g.comm, data if g.rank == root else None, out, root, False)
-    return out[0]
+    dst = _output(out, _split_shape(data[0].shape, g.size, call), data, dtype, call)
+    _c.comm_scatter(g.comm, data if g.rank == root else None, dst, root, False)
+    return dst[0]
 
 
-def gather_into_tensor(tensor, dst=0, group=WORLD_COMM_GROUP, *, dtype=None):
+def gather_into_tensor(tensor: TensorLike, dst: int = 0, group: str | None = WORLD_COMM_GROUP, *,
+                       dtype: DTypeLike | None = None, out: TensorLike | None = None) -> Array:
     """Every rank's ``tensor`` concatenated along dim 0, on world rank
-    ``dst``; the other ranks get an array of shape [1] with no meaning."""
+    ``dst``; the other ranks get an array of shape [1] with no meaning. With
+    ``out``, as for reduce."""
     call = "gather_into_tensor"
     g = group_of(group, call)
     root = g.group_rank(dst, "dst", call)
     data = _input(tensor, dtype, call)
-    out = _root_output(g, root, _stacked_shape(data[0].shape, g.size), data)
-    _c.comm_gather(g.comm, data, out, root, False)
-    return _root_result(out, data)
+    target, result = _root_output(g, root, _stacked_shape(data[0].shape, g.size), data, out, dtype, call)
+    _c.comm_gather(g.comm, data, target, root, False)
+    return result
 
 
-def barrier(group=WORLD_COMM_GROUP):
+def barrier(group: str | None = WORLD_COMM_GROUP) -> None:
     """Return once every rank of ``group`` has called barrier."""
     _c.comm_barrier(group_of(group, "barrier").comm, False)
 
 
-def all_to_all_with_output_shape(output_shape_list, input_tensor_list, group=None, async_op=False, *, dtype=None):
+def all_to_all_with_output_shape(output_shape_list: Sequence[ShapeLike], input_tensor_list: Sequence[TensorLike],
+                                 group: str | None = None, async_op: bool = False, *,
+                                 dtype: DTypeLike | None = None,
+                                 out: Sequence[TensorLike] | None = None
+                                 ) -> tuple[tuple[Array, ...], CommHandle | None]:
     """Send input_tensor_list[p] to rank p and receive from rank p an array of
     output_shape_list[p] (a shape or an array giving one): (tuple of
-    results, handle or None). Inputs share one dtype, which outputs take."""
+    results, handle or None). Inputs share one dtype, which outputs take.
+    ``out``, a list or tuple of one array per rank, receives them instead."""
     call = "all_to_all_with_output_shape"
     for name, value in (("input_tensor_list", input_tensor_list), ("output_shape_list", output_shape_list)):
         if not isinstance(value, (list, tuple)):
             raise TypeError(f"For {call}, {name} must be a list or tuple, not {type(value).__name__}")
+    if out is not None and not isinstance(out, (list, tuple)):
+        raise TypeError(f"For {call}, out must be a list or tuple of arrays, not {type(out).__name__}")
     g = group_of(group, call)
     ins = [_input(t, dtype, call) for t in input_tensor_list]
     if len({code for _, code in ins}) > 1:
         names = ", ".join(sorted({_c.comm_dtype_name(code) for _, code in ins}))
         raise TypeError(f"For {call}, all_to_all input dtype must be the same, but got {names}")
-    if len(ins) != g.size or len(output_shape_list) != g.size:
-        raise ValueError(f"For {call}, input_tensor_list has {len(ins)} entries and output_shape_list "
-                         f"{len(output_shape_list)}; the group has {g.size} ranks")
-    outs = [_new(_shape_of(shape, call), ins[0]) for shape in output_shape_list]
-    return _start(_c.comm_all_to_all, (g.comm, ins, outs), async_op, tuple(out[0] for out in outs))
+    if len(ins) != g.size or len(output_shape_list) != g.size or (out is not None and len(out) != g.size):
+        raise ValueError(f"For {call}, input_tensor_list has {len(ins)} entries, output_shape_list "
+                         f"{len(output_shape_list)}{'' if out is None else f' and out {len(out)}'}; the group has "
+                         f"{g.size} ranks")
+    targets = [None] * g.size if out is None else list(out)
+    outs = [_output(target, _shape_of(shape, call), ins[0], dtype, call)
+            for target, shape in zip(targets, output_shape_list)]
+    return _start(_c.comm_all_to_all, (g.comm, ins, outs), async_op, tuple(tensor[0] for tensor in outs))
 
 
-def all_to_all_single_with_output_shape(output_shape, tensor, output_split_sizes=None, input_split_sizes=None,
-                                        group=None, async_op=False, *, dtype=None):
+def all_to_all_single_with_output_shape(output_shape: ShapeLike, tensor: TensorLike,
+                                        output_split_sizes: Sequence[int] | None = None,
+                                        input_split_sizes: Sequence[int] | None = None, group: str | None = None,
+                                        async_op: bool = False, *, dtype: DTypeLike | None = None,
+                                        out: TensorLike | None = None) -> tuple[Array, CommHandle | None]:
     """Send rows of ``tensor`` (input_split_sizes[p] of them, or an equal
     share) to each rank p and gather what every rank sends here into an
     array of ``output_shape``: (result, handle or None)."""
@@ -285,46 +362,56 @@ def all_to_all_single_with_output_shape(output_shape, tensor, output_split_sizes
     shape = _shape_of(output_shape, call)
     in_splits = _split_sizes(input_split_sizes, g.size, _rows(src[0].shape), "input", call)
     out_splits = _split_sizes(output_split_sizes, g.size, _rows(shape), "output", call)
-    out = _new(shape, src)
-    return _start(_c.comm_all_to_all_single, (g.comm, src, out, out_splits, in_splits), async_op, out[0])
+    dst = _output(out, shape, src, dtype, call)
+    return _start(_c.comm_all_to_all_single, (g.comm, src, dst, out_splits, in_splits), async_op, dst[0])
 
 
 # --- point-to-point -------------------------------------------------------------
 
 
-def _send(tensor, dst, group, tag, dtype, async_op, call):
+def _send(tensor: TensorLike, dst: int, group: str | None, tag: int, dtype: DTypeLike | None, async_op: bool,
+          call: str) -> CommHandle | None:
+    """None when blocking, else the handle."""
     g = group_of(group, call)
     args = (g.comm, _input(tensor, dtype, call), g.group_rank(dst, "dst", call), _tag(tag, call))
     return _start(_c.comm_send, args, async_op, None)[1]
 
 
-def _recv(tensor, src, group, tag, dtype, async_op, call):
+def _recv(tensor: TensorLike, src: int, group: str | None, tag: int, dtype: DTypeLike | None, async_op: bool, call: str,
+          out: TensorLike | None) -> tuple[Array, CommHandle | None]:
     g = group_of(group, call)
     template = _input(tensor, dtype, call)
-    out = _new(template[0].shape, template)
-    args = (g.comm, out, g.group_rank(src, "src", call), _tag(tag, call))
-    return _start(_c.comm_recv, args, async_op, out[0])
+    dst = _output(out, template[0].shape, template, dtype, call)
+    args = (g.comm, dst, g.group_rank(src, "src", call), _tag(tag, call))
+    return _start(_c.comm_recv, args, async_op, dst[0])
 
 
-def send(tensor, dst=0, group=WORLD_COMM_GROUP, tag=0, *, dtype=None):
+def send(tensor: TensorLike, dst: int = 0, group: str | None = WORLD_COMM_GROUP, tag: int = 0, *,
+         dtype: DTypeLike | None = None) -> None:
     """Send ``tensor`` to world rank ``dst``; returns once it is on its way."""
     _send(tensor, dst, group, tag, dtype, False, "send")
 
 
-def recv(tensor, src=0, group=WORLD_COMM_GROUP, tag=0, *, dtype=None):
-    """Receive from world rank ``src`` a new array shaped like ``tensor``."""
-    return _recv(tensor, src, group, tag, dtype, False, "recv")[0]
+def recv(tensor: TensorLike, src: int = 0, group: str | None = WORLD_COMM_GROUP, tag: int = 0, *,
+         dtype: DTypeLike | None = None, out: TensorLike | None = None) -> Array:
+    """Receive from world rank ``src`` a new array shaped like ``tensor`` (or
+    into ``out``, which may be ``tensor`` itself)."""
+    return _recv(tensor, src, group, tag, dtype, False, "recv", out)[0]
 
 
-def isend(tensor, dst=0, group=WORLD_COMM_GROUP, tag=0, *, dtype=None):
+def isend(tensor: TensorLike, dst: int = 0, group: str | None = WORLD_COMM_GROUP, tag: int = 0, *,
+          dtype: DTypeLike | None = None) -> CommHandle:
     """Start sending ``tensor`` to world rank ``dst``: its CommHandle."""
-    return _send(tensor, dst, group, tag, dtype, True, "isend")
+    handle = _send(tensor, dst, group, tag, dtype, True, "isend")
+    assert handle is not None  # async_op=True always makes one
+    return handle
 
 
-def irecv(tensor, src=0, group=WORLD_COMM_GROUP, tag=0, *, dtype=None):
+def irecv(tensor: TensorLike, src: int = 0, group: str | None = WORLD_COMM_GROUP, tag: int = 0, *,
+          dtype: DTypeLike | None = None, out: TensorLike | None = None) -> tuple[Array, CommHandle | None]:
     """Start receiving from world rank ``src``: (array shaped like ``tensor``,
-    filled once the CommHandle is waited for; the handle)."""
-    return _recv(tensor, src, group, tag, dtype, True, "irecv")
+    or ``out``, filled once the CommHandle is waited for; the handle)."""
+    return _recv(tensor, src, group, tag, dtype, True, "irecv", out)
 
 
 class P2POp:
@@ -334,7 +421,8 @@ class P2POp:
 
     __slots__ = ("op", "tensor", "peer", "group", "tag", "recv_dtype", "_spec")
 
-    def __init__(self, op, tensor, peer, group=None, tag=0, *, recv_dtype=None):
+    def __init__(self, op: str | Callable[..., Any], tensor: TensorLike | Sequence[int], peer: int,
+                 group: str | None = None, tag: int = 0, *, recv_dtype: DTypeLike | None = None) -> None:
         call = "P2POp"
         name = op if isinstance(op, str) else getattr(op, "__name__", None)
         if name not in ("isend", "irecv"):
@@ -358,7 +446,7 @@ class P2POp:
         self.recv_dtype = recv_dtype
 
 
-def _recv_dtype(dtype, call):
+def _recv_dtype(dtype: DTypeLike, call: str) -> tuple[np.dtype, DTypeLike | None]:
     """(numpy dtype, dtype argument for as_tensor) of a recv_dtype."""
     if str(dtype).rsplit(".", 1)[-1] == "bfloat16":
         return np.dtype(np.uint16), dtype
@@ -368,7 +456,7 @@ def _recv_dtype(dtype, call):
         raise TypeError(f"For {call}, recv_dtype {dtype!r} is not a numpy dtype") from None
 
 
-def batch_isend_irecv(p2p_op_list):
+def batch_isend_irecv(p2p_op_list: list[P2POp]) -> tuple[Array, ...]:
     """Run the sends and receives of ``p2p_op_list`` (P2POps of one group)
     together, without deadlock whatever the order; operations with the same
     peer match in list order. Returns one array per op: the received array

@@ -30,7 +30,7 @@ __all__ = [
 class CommError(RuntimeError):
     """A C call failed; ``status`` is its comm_status_t, ``str()`` its message."""
 
-    def __init__(self, message, status=None):
+    def __init__(self, message: str, status: int | None = None) -> None:
         super().__init__(message)
         self.status = status
 

@@ -1,5 +1,7 @@
 """CommHandle: an operation started with ``async_op=True`` (or isend/irecv)."""
 
+from typing import Any
+
 from . import _comm_swig as _c
 from .errors import CommError, CommTimeoutError
 
@@ -15,12 +17,12 @@ class CommHandle:
 
     __slots__ = ("_handle", "_keep", "_error")
 
-    def __init__(self, handle, keep):
+    def __init__(self, handle: Any, keep: Any) -> None:
         self._handle = handle
         self._keep = keep
-        self._error = None
+        self._error: CommError | None = None
 
-    def wait(self, timeout=None):
+    def wait(self, timeout: float | None = None) -> None:
         """Block until the operation completes (the GIL is released meanwhile).
 
         ``timeout`` in seconds; None waits up to the group's own deadline.
@@ -42,7 +44,7 @@ class CommHandle:
         if self._error is not None:
             raise self._error
 
-    def is_completed(self):
+    def is_completed(self) -> bool:
         """True once the operation has completed, False while it runs; raises
         its CommError when it failed."""
         if self._handle is not None:
@@ -56,12 +58,12 @@ class CommHandle:
             raise self._error
         return True
 
-    def _close(self):
+    def _close(self) -> None:
         # Destroying waits for the operation, so the arrays outlive its last write.
         handle, self._handle = self._handle, None
         _c.comm_handle_destroy(handle)
         self._keep = None
 
-    def __del__(self):
+    def __del__(self) -> None:
         if self._handle is not None:
             self._close()

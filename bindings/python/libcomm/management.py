@@ -6,6 +6,7 @@ ranks unless the name says "group rank".
 
 import atexit
 import numbers
+from typing import Any
 
 from . import _comm_swig as _c
 
@@ -46,7 +47,7 @@ class Group:
 
     __slots__ = ("name", "comm", "rank", "size", "group_ranks")
 
-    def __init__(self, name, comm):
+    def __init__(self, name: str, comm: Any) -> None:
         self.name = name
         self.comm = comm
         self.rank = _c.comm_rank(comm)
@@ -54,7 +55,7 @@ class Group:
         # world rank -> group rank, so peers translate without a C call.
         self.group_ranks = {_c.comm_rank_to_world(comm, r): r for r in range(self.size)}
 
-    def group_rank(self, world_rank, what, call):
+    def group_rank(self, world_rank: int, what: str, call: str) -> int:
         """The group rank of ``world_rank`` (an int argument named ``what`` of ``call``)."""
         if not isinstance(world_rank, numbers.Integral):
             raise TypeError(f"For {call}, {what} must be int, not {type(world_rank).__name__}")
@@ -64,10 +65,10 @@ class Group:
             raise ValueError(f"For {call}, {what} {world_rank} is not a world rank in group '{self.name}'") from None
 
 
-_groups = {}  # name -> Group; the world is there under every name it has
+_groups: dict[str, Group] = {}  # name -> Group; the world is there under every name it has
 
 
-def group_of(group, call):
+def group_of(group: str | None, call: str) -> Group:
     """The Group named ``group`` (None means the world)."""
     try:
         return _groups[WORLD_COMM_GROUP if group is None else group]
@@ -80,12 +81,12 @@ def group_of(group, call):
     raise ValueError(f"For {call}, group '{group}' does not exist; create_group() makes it")
 
 
-def _check_group_name(group, call):
+def _check_group_name(group: str, call: str) -> None:
     if not isinstance(group, str):
         raise TypeError(f"For {call}, group must be str, not {type(group).__name__}")
 
 
-def init(backend_name=None):
+def init(backend_name: str | None = None) -> None:
     """Join the world: every rank calls it once, under commrun, torchrun,
     msrun, srun or mpirun. ``backend_name`` is accepted for compatibility
     (MindSpore's names or "comm"); there is one backend. Calling it again
@@ -103,7 +104,7 @@ def init(backend_name=None):
     GlobalComm.INITED = True
 
 
-def release():
+def release() -> None:
     """Leave the world: destroy every group, then the world communicator.
     Waits for this rank's pending operations. Not collective."""
     world = _groups.get(WORLD_COMM_GROUP)
@@ -119,7 +120,7 @@ def release():
 atexit.register(release)
 
 
-def abort(group=WORLD_COMM_GROUP):
+def abort(group: str | None = WORLD_COMM_GROUP) -> None:
     """Make every pending and future wait on ``group`` (on every group, for
     the world) fail with CommAbortedError. Callable from any thread while
     another waits; the group must still be destroyed (release() for the
@@ -127,27 +128,27 @@ def abort(group=WORLD_COMM_GROUP):
     _c.comm_abort(group_of(group, "abort").comm)
 
 
-def get_rank(group=WORLD_COMM_GROUP):
+def get_rank(group: str | None = WORLD_COMM_GROUP) -> int:
     """This process's rank in ``group``."""
     return group_of(group, "get_rank").rank
 
 
-def get_group_size(group=WORLD_COMM_GROUP):
+def get_group_size(group: str | None = WORLD_COMM_GROUP) -> int:
     """The number of ranks in ``group``."""
     return group_of(group, "get_group_size").size
 
 
-def get_local_rank(group=WORLD_COMM_GROUP):
+def get_local_rank(group: str | None = WORLD_COMM_GROUP) -> int:
     """This process's rank among the ranks of ``group`` on its node."""
     return _c.comm_local_rank(group_of(group, "get_local_rank").comm)
 
 
-def get_local_rank_size(group=WORLD_COMM_GROUP):
+def get_local_rank_size(group: str | None = WORLD_COMM_GROUP) -> int:
     """The number of ranks of ``group`` on this node."""
     return _c.comm_local_size(group_of(group, "get_local_rank_size").comm)
 
 
-def create_group(group, rank_ids):
+def create_group(group: str, rank_ids: list[int]) -> None:
     """Make group ``group`` of the world ranks ``rank_ids`` (group rank i is
     rank_ids[i]). Called by the member ranks only, all with the same list."""
     call = "create_group"
@@ -167,7 +168,7 @@ def create_group(group, rank_ids):
     _groups[group] = Group(group, _c.comm_group_create(world.comm, [int(r) for r in rank_ids], group))
 
 
-def destroy_group(group):
+def destroy_group(group: str) -> None:
     """Destroy group ``group``; its name may then be used again. Not collective."""
     call = "destroy_group"
     _check_group_name(group, call)
@@ -178,7 +179,7 @@ def destroy_group(group):
     _c.comm_destroy(target.comm)
 
 
-def get_world_rank_from_group_rank(group, group_rank_id):
+def get_world_rank_from_group_rank(group: str, group_rank_id: int) -> int:
     """The world rank of rank ``group_rank_id`` of ``group``."""
     call = "get_world_rank_from_group_rank"
     _check_group_name(group, call)
@@ -187,7 +188,7 @@ def get_world_rank_from_group_rank(group, group_rank_id):
     return _c.comm_rank_to_world(group_of(group, call).comm, int(group_rank_id))
 
 
-def get_group_rank_from_world_rank(world_rank_id, group):
+def get_group_rank_from_world_rank(world_rank_id: int, group: str) -> int:
     """The rank in ``group`` of world rank ``world_rank_id``."""
     call = "get_group_rank_from_world_rank"
     _check_group_name(group, call)

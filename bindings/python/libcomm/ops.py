@@ -40,7 +40,7 @@ _CODES = {
 }
 
 
-def op_code(op, call):
+def op_code(op: ReduceOp | str, call: str) -> int:
     """The comm_op_t of ``op``; TypeError for a non-str or unknown op, as comm_func."""
     try:
         return _CODES[op]

@@ -1,9 +1,10 @@
 /*
  * package capi: bindings/comm.i for Go through cgo, the layer under the
- * hand-written package comm. SWIG writes comm_swig.go and
- * comm_swig_wrap.c next to this file (CMake does it in the build tree;
- * `go generate` does it here, see generate.go); both are generated, never
- * committed.
+ * hand-written package comm. SWIG writes comm_swig.go and comm_swig_wrap.c
+ * next to this file (generate.sh; `cmake --build build --target go_capi`
+ * after comm.h changes), and both are committed, so that `go build` and
+ * `go get` of the module need no SWIG; the test go.capi_current fails when
+ * they differ from what SWIG makes of this file.
  *
  * Every opaque C object is a uintptr (C memory: the Go collector ignores
  * it), every out-parameter a Go pointer the C call writes through, and

@@ -2,9 +2,9 @@ package org.libcomm;
 
 /** Why a call failed: the error values of the C library's {@code comm_status_t}. */
 public enum Status {
-  /** A null, out-of-range or inconsistent argument. */
+  /** A null, out-of-range or inconsistent argument: thrown as {@link CommInvalidArgumentException}. */
   INVALID_ARGUMENT(comm_status_t.COMM_ERR_INVALID_ARGUMENT),
-  /** A call in the wrong state: a closed communicator or handle, for instance. */
+  /** A call in the wrong state, a closed communicator or handle: thrown as {@link CommInvalidUsageException}. */
   INVALID_USAGE(comm_status_t.COMM_ERR_INVALID_USAGE),
   /** Valid, but not available in this build or for this dtype and op. */
   NOT_SUPPORTED(comm_status_t.COMM_ERR_NOT_SUPPORTED),

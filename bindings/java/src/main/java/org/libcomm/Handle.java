@@ -23,7 +23,7 @@ public final class Handle implements AutoCloseable {
   // was closed; keep holds the call's tensors (and so their buffers) until then.
   private long handle;
   private Object keep;
-  private CommException failure;
+  private RuntimeException failure;
   private boolean closed;
 
   Handle(Communicator owner, String call, long handle, Object keep) {
@@ -68,7 +68,7 @@ public final class Handle implements AutoCloseable {
    * @throws CommException the operation's failure
    */
   public boolean isDone() {
-    CommException error = null;
+    RuntimeException error = null;
     lock.readLock().lock();
     try {
       ensureOpen("Handle.isDone");
@@ -80,7 +80,7 @@ public final class Handle implements AutoCloseable {
         if (CommNative.comm_handle_test(handle) == comm_status_t.COMM_IN_PROGRESS) {
           return false;
         }
-      } catch (CommException operationFailed) {
+      } catch (RuntimeException operationFailed) {
         error = operationFailed;
       }
     } finally {
@@ -111,7 +111,7 @@ public final class Handle implements AutoCloseable {
   }
 
   private void waitFor(long timeoutMs, String what) {
-    CommException error;
+    RuntimeException error;
     lock.readLock().lock();
     try {
       ensureOpen(what);
@@ -126,8 +126,12 @@ public final class Handle implements AutoCloseable {
     complete(error);
   }
 
-  /** The operation's failure, or null; throws when an explicit timeout ran out first. */
-  private CommException waitNative(long timeoutMs) {
+  /**
+   * The operation's failure, or null; throws when an explicit timeout ran
+   * out first. A failure is whatever the JNI layer throws for the status
+   * (CommException.fromNative), not only a CommException.
+   */
+  private RuntimeException waitNative(long timeoutMs) {
     try {
       CommNative.comm_handle_wait(handle, timeoutMs);
       return null;
@@ -138,20 +142,20 @@ public final class Handle implements AutoCloseable {
       boolean running;
       try {
         running = CommNative.comm_handle_test(handle) == comm_status_t.COMM_IN_PROGRESS;
-      } catch (CommException operationFailed) {
+      } catch (RuntimeException operationFailed) {
         return operationFailed;
       }
       if (running) {
         throw ranOut; // this wait's timeout: the operation goes on
       }
       return null;
-    } catch (CommException operationFailed) {
+    } catch (RuntimeException operationFailed) {
       return operationFailed;
     }
   }
 
   /** Record the outcome a caller saw (the first one wins) and report it. */
-  private void complete(CommException error) {
+  private void complete(RuntimeException error) {
     lock.writeLock().lock();
     try {
       if (handle != 0) {
@@ -183,7 +187,7 @@ public final class Handle implements AutoCloseable {
 
   private void ensureOpen(String what) {
     if (closed) {
-      throw new CommException(Status.INVALID_USAGE, what + ": the handle of " + call + " is closed");
+      throw new CommInvalidUsageException(what + ": the handle of " + call + " is closed");
     }
   }
 }

@@ -31,7 +31,10 @@ import java.util.concurrent.locks.ReentrantReadWriteLock;
  * <p>Methods may be called from several threads; calls that communicate are
  * then ordered by who gets there first, which must be the same on every rank.
  * {@link #close()} waits for calls in progress. Using a closed communicator
- * throws a {@link CommException} with status {@link Status#INVALID_USAGE}.
+ * throws an {@link IllegalStateException} ({@link CommInvalidUsageException});
+ * a bad argument, whether Java or the C library sees it, an
+ * {@link IllegalArgumentException} ({@link CommInvalidArgumentException}
+ * from C); a null tensor or array a {@link NullPointerException}.
  */
 public final class Communicator implements AutoCloseable {
   /** Passed as {@code color} to {@link #split} by ranks that join no group. */
@@ -897,7 +900,7 @@ public final class Communicator implements AutoCloseable {
 
   private void ensureOpen(String call) {
     if (closed) {
-      throw new CommException(Status.INVALID_USAGE, call + ": communicator '" + name + "' is closed");
+      throw new CommInvalidUsageException(call + ": communicator '" + name + "' is closed");
     }
   }
 

@@ -10,16 +10,17 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
 import java.time.Duration;
-import java.util.Set;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.function.Executable;
 
 /**
- * Misuse gives exceptions, never a crash: IllegalArgumentException for what
- * Java can see, CommException (by status) for what the C library reports,
- * INVALID_USAGE for closed objects; and the failure subclasses for
- * timeouts, aborts and mismatches.
+ * Misuse gives exceptions, never a crash, and the same kind whichever side
+ * sees it: IllegalArgumentException for a bad argument (Java's own checks,
+ * or CommInvalidArgumentException with the C library's message), and
+ * IllegalStateException (CommInvalidUsageException, INVALID_USAGE) for a
+ * closed communicator or handle; failures are CommExceptions by status,
+ * with subclasses for timeouts, aborts and mismatches.
  */
 class ErrorsTest {
   private static Communicator world;
@@ -34,9 +35,18 @@ class ErrorsTest {
   }
 
   private static void assertClosed(Executable call) {
-    CommException error = assertThrows(CommException.class, call);
-    assertEquals(Status.INVALID_USAGE, error.status());
+    IllegalStateException error = assertThrows(IllegalStateException.class, call);
+    CommInvalidUsageException usage = assertInstanceOf(CommInvalidUsageException.class, error);
+    assertEquals(Status.INVALID_USAGE, usage.status());
     assertTrue(error.getMessage().contains("closed"), error.getMessage());
+  }
+
+  /** An argument only the C library can judge: an IllegalArgumentException carrying its message. */
+  private static void assertRefusedByC(String call, Executable body) {
+    IllegalArgumentException error = assertThrows(IllegalArgumentException.class, body);
+    CommInvalidArgumentException refused = assertInstanceOf(CommInvalidArgumentException.class, error);
+    assertEquals(Status.INVALID_ARGUMENT, refused.status());
+    assertTrue(error.getMessage().startsWith(call + ":"), error.getMessage());
   }
 
   @Test
@@ -113,20 +123,17 @@ class ErrorsTest {
   }
 
   @Test
-  void failuresTheCLibraryReports() {
+  void argumentsOnlyTheCLibraryCanCheckAreIllegalArgumentsToo() {
+    // A bitwise op on floats: Java does not know which op suits which dtype.
     Tensor floats = Tensor.allocate(DType.FLOAT32, 4);
-    CommException unsupported =
-        assertThrows(CommException.class, () -> world.allReduce(floats, floats, ReduceOp.BXOR));
-    assertTrue(Set.of(Status.NOT_SUPPORTED, Status.INVALID_ARGUMENT).contains(unsupported.status()));
-    assertTrue(unsupported.getMessage().startsWith("comm_all_reduce"), unsupported.getMessage());
-
+    assertRefusedByC("comm_all_reduce", () -> world.allReduce(floats, floats, ReduceOp.BXOR));
+    assertRefusedByC("comm_all_reduce", () -> world.allReduceAsync(floats, ReduceOp.BXOR));
     // Splits that do not add up to the rows: only C sees the sums.
     long[] splits = new long[size];
     splits[0] = size + 1;
-    CommException badSplits = assertThrows(CommException.class,
+    assertRefusedByC("comm_all_to_all_single",
         () -> world.allToAllSingle(Tensor.allocate(DType.INT8, size), Tensor.allocate(DType.INT8, size), splits,
             splits));
-    assertEquals(Status.INVALID_ARGUMENT, badSplits.status());
     world.barrier();
   }
 
