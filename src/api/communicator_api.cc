@@ -4,6 +4,7 @@
 #include "algo/overrides.h"
 #include "api/guard.h"
 #include "api/objects.h"
+#include "core/groups.h"
 #include "core/settings.h"
 #include "core/world.h"
 
@@ -53,9 +54,7 @@ COMM_API comm_status_t comm_init(comm_t** out, const comm_config_t* config) {
     }
     comm::Settings settings = comm::Settings::load(values);
     auto world = comm::core::World::create(settings, comm::algo::parseAlgorithmOverrides(settings.get("algo")));
-    std::vector<int> ranks(world->size());
-    for (int r = 0; r < world->size(); ++r) ranks[r] = r;
-    auto* c = new comm_communicator{std::make_shared<comm::core::Communicator>(world, 0, std::move(ranks), "world")};
+    auto* c = new comm_communicator{comm::core::worldCommunicator(world)};
     comm::api::liveCommunicators().add(c);
     *out = c;
   });

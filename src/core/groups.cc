@@ -39,6 +39,12 @@ std::shared_ptr<Communicator> makeChild(Communicator& parent, const std::vector<
 
 }  // namespace
 
+std::shared_ptr<Communicator> worldCommunicator(const std::shared_ptr<World>& world) {
+  std::vector<int> ranks(world->size());
+  for (int r = 0; r < world->size(); ++r) ranks[r] = r;
+  return std::make_shared<Communicator>(world, 0, std::move(ranks), "world");
+}
+
 std::shared_ptr<Communicator> createGroup(Communicator& parent, const std::vector<int>& members, const char* name) {
   return makeChild(parent, members, name, "group");
 }

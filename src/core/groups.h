@@ -1,6 +1,7 @@
-// Communicators made from a parent's ranks: an explicit group, or a split by
-// colour and key. Both are collective over the ranks that take part and need
-// no messages: the members agree through the world's store.
+// Where communicators come from: the world's own (every rank), and those
+// made from a parent's ranks, an explicit group or a split by colour and key.
+// The latter are collective over the ranks that take part and need no
+// messages: the members agree through the world's store.
 #pragma once
 
 #include <memory>
@@ -9,6 +10,11 @@
 #include "core/communicator.h"
 
 namespace comm::core {
+
+class World;
+
+// The communicator of every rank of `world`, in world rank order (id 0).
+std::shared_ptr<Communicator> worldCommunicator(const std::shared_ptr<World>& world);
 
 // The communicator of `members` (parent ranks, in the new communicator's
 // rank order, distinct, this rank among them); called by every member.

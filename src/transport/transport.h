@@ -4,6 +4,7 @@
 #pragma once
 
 #include <atomic>
+#include <chrono>
 #include <cstddef>
 #include <cstdint>
 #include <memory>
@@ -69,6 +70,9 @@ struct Options {
   // Largest piece one libfabric message carries; 0 means min(the provider's
   // maximum message size, 1 GiB). Tests lower it to exercise chunking.
   size_t maxChunkBytes = 0;
+  // How long connect() may wait for its peers (what is left of comm_init's
+  // COMM_TIMEOUT).
+  std::chrono::milliseconds connectTimeout = std::chrono::seconds(600);
 };
 
 class Transport {

@@ -73,8 +73,6 @@ constexpr size_t kSendsPerCall = 16;
 // epoll which are readable: one system call per peer when idle, and when a
 // message is there, one fewer than epoll_wait plus the recv().
 constexpr size_t kDirectReadPeers = 3;
-// How long connect() waits for every peer's connection.
-constexpr auto kConnectTimeout = std::chrono::seconds(120);
 
 void complete(Request& request, comm_status_t status, std::string_view error = {}) {
   if (status != COMM_OK) request.fail(status, "{}", error);
@@ -266,6 +264,7 @@ class TcpTransport final : public Transport {
   void markDead(Connection& c, std::string why);
   void updateBusy();
 
+  const std::chrono::milliseconds connectTimeout_;
   std::mutex mutex_;  // guards everything below but address_
   sockaddr_in address_{};
   UniqueFd listener_;
@@ -278,7 +277,7 @@ class TcpTransport final : public Transport {
   std::atomic<bool> busy_{false};
 };
 
-TcpTransport::TcpTransport(const Options& options) {
+TcpTransport::TcpTransport(const Options& options) : connectTimeout_(options.connectTimeout) {
   address_.sin_family = AF_INET;
   address_.sin_addr = listenAddress(options);
   listener_.reset(::socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0));
@@ -302,7 +301,7 @@ void TcpTransport::connect(int selfRank, const std::vector<PeerInfo>& peers) {
   connections_[selfRank] = std::make_unique<Connection>();
   connections_[selfRank]->peer = selfRank;
   self_ = selfRank;
-  const Deadline deadline(kConnectTimeout);
+  const Deadline deadline(connectTimeout_);
   // Each pair gets one connection: the higher rank calls, the lower one
   // accepts. Calling never waits for the accept (the listen backlog holds
   // it), so every rank makes its calls first and then accepts.
@@ -336,8 +335,8 @@ void TcpTransport::connect(int selfRank, const std::vector<PeerInfo>& peers) {
     pollfd p{listener_.get(), POLLIN, 0};
     if (poll(&p, 1, 100) <= 0) {
       if (deadline.expired()) {
-        fail(COMM_ERR_TIMEOUT, "tcp: {} higher rank(s) did not connect within {} s", awaited,
-             std::chrono::duration_cast<std::chrono::seconds>(kConnectTimeout).count());
+        fail(COMM_ERR_TIMEOUT, "tcp: {} higher rank(s) did not connect within {} s (COMM_TIMEOUT)", awaited,
+             std::chrono::duration_cast<std::chrono::seconds>(connectTimeout_).count());
       }
       continue;
     }
