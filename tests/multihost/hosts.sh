@@ -73,6 +73,8 @@ start_namespaces() {
   unshare --net --uts --ipc --mount --pid --fork --kill-child --mount-proc sleep infinity \
     </dev/null >/dev/null 2>&1 &
   outer=$!
+  # down kills it; the shell need not report that.
+  disown "$outer"
   echo "$outer" >"$state/$name.unshare"
   # The sleeper runs once unshare has forked it and mounted its /proc;
   # entering before then would see the old /proc.

@@ -1,6 +1,7 @@
-// commrun: start N ranks of a program on this node (like torchrun, msrun or
-// mpirun), host or point them to the rendezvous store, prefix their output
-// with their rank, and stop them all when one fails.
+// commrun: start N ranks of a program on this node, or on each of several
+// hosts (like torchrun, msrun or mpirun), host or point them to the
+// rendezvous store, prefix their output with their rank, and stop them all
+// when one fails.
 #include <signal.h>
 #include <sys/signalfd.h>
 #include <unistd.h>
@@ -13,6 +14,7 @@
 
 #include <fmt/format.h>
 
+#include "across_hosts.h"
 #include "bootstrap/store.h"
 #include "common/error.h"
 #include "core_binding.h"
@@ -105,12 +107,6 @@ void leaveStore(const Options& options, uint16_t storePort, int signalFd, bool s
 }
 
 int run(const Options& options) {
-  const std::optional<std::string> program = findProgram(options.command.front());
-  if (!program) {
-    fmt::print(stderr, "commrun: {}: command not found or not executable\n", options.command.front());
-    return 127;
-  }
-
   // Blocked before the store's thread starts, so that these signals reach
   // only the signalfd; the ranks get the original mask back.
   sigset_t handled;
@@ -122,6 +118,13 @@ int run(const Options& options) {
   signal(SIGPIPE, SIG_IGN);
   comm::UniqueFd signals(signalfd(-1, &handled, SFD_NONBLOCK | SFD_CLOEXEC));
   if (!signals.valid()) throw std::system_error(errno, std::generic_category(), "signalfd");
+  // Each host's commrun looks for the program there.
+  if (options.acrossHosts()) return runAcrossHosts(options, signals.get(), original);
+  const std::optional<std::string> program = findProgram(options.command.front());
+  if (!program) {
+    fmt::print(stderr, "commrun: {}: command not found or not executable\n", options.command.front());
+    return 127;
+  }
 
   // The store lives until every rank of this node is gone. It listens on
   // the master address as given, which must therefore be one that the
@@ -141,7 +144,9 @@ int run(const Options& options) {
                        .grace = std::chrono::duration<double>(options.graceSeconds),
                        .logDir = options.logDir,
                        .storeHost = options.masterAddr,
-                       .storePort = storePort},
+                       .storePort = storePort,
+                       .multiNode = options.nodes > 1,
+                       .agentHosts = {}},
       signals.get());
   const int status = supervisor.run(planRanks(options, *program, storePort, original));
   leaveStore(options, storePort, signals.get(), status == 0);
