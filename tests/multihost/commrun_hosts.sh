@@ -5,7 +5,10 @@
 # the store on the first host; every host's output comes back; a rank
 # killed on host1 ends the job, and commrun's last line names it (rank,
 # host, pid, signal) although ranks on host0 failed after it; an agent that
-# cannot reach its host ends the job too, naming the host. Exits 77 where
+# cannot reach its host ends the job too, naming the host; the store is
+# reachable when the first host's name maps to loopback there, and a host
+# where it maps to loopback says why its ranks cannot reach the store.
+# Exits 77 where
 # hosts.sh cannot make hosts.
 set -u
 here=$(cd "$(dirname "$0")" && pwd)
@@ -32,6 +35,23 @@ run -n 2 --hosts host0,host1 "${agent[@]}" --master-addr 10.77.0.1 --timeout 120
 for rank in 0 1 2 3; do
   expect_line out "[$rank] rank=$rank size=4 local=$((rank % 2))/2 master=10.77.0.1:29500 met every rank"
 done
+
+# 1b. Without --master-addr the store is on the first host by its name,
+#     which host0's /etc/hosts maps to 127.0.1.1 (as Debian does): its store
+#     must still be reachable from host1.
+run -n 2 --hosts host0,host1 "${agent[@]}" --timeout 120 "$probe" rendezvous
+[ "$rc" -eq 0 ] || fail "commrun --hosts without --master-addr exited $rc"
+for rank in 0 1 2 3; do
+  expect_line out "[$rank] rank=$rank size=4 local=$((rank % 2))/2 master=host0:29500 met every rank"
+done
+
+# 1c. A master address that is loopback on every host: host1's commrun says
+#     at once why its ranks will not reach the store (they then fail).
+run -n 1 --hosts host0,host1 "${agent[@]}" --master-addr localhost --timeout 120 --grace 1 "$probe" rendezvous
+[ "$rc" -ne 0 ] || fail "commrun --master-addr localhost across hosts succeeded"
+expect_line err "commrun: node 1: --master-addr localhost resolves to 127.0.0.1 here, a loopback address: unless node \
+0 runs on this machine, this node's ranks cannot reach its store; give node 0's address or a name that resolves to \
+it from every node"
 
 # 2. --hostfile (comments, blank lines), hosts in another order, a port of
 #    our choosing: the store follows the first host.

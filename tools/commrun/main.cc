@@ -17,6 +17,7 @@
 #include "across_hosts.h"
 #include "bootstrap/store.h"
 #include "common/error.h"
+#include "common/socket.h"
 #include "core_binding.h"
 #include "options.h"
 #include "supervisor.h"
@@ -106,6 +107,31 @@ void leaveStore(const Options& options, uint16_t storePort, int signalFd, bool s
   }
 }
 
+// Where node 0's store listens: the master address, as the other nodes
+// reach node 0 by it. But a name that resolves to loopback here (Debian maps
+// a host's own name to 127.0.1.1) would put the store out of their reach
+// while they, resolving it to this host's network address, wait for it: the
+// store then listens on every interface. A numeric loopback address is kept:
+// whoever gives one means this machine only.
+std::string storeListenHost(const Options& options) {
+  if (options.nodes > 1 && comm::loopbackNameAddress(options.masterAddr)) return "";
+  return options.masterAddr;
+}
+
+// The mirror case on another node: its ranks would knock on their own
+// loopback until COMM_TIMEOUT. Said at once, since it is almost certainly a
+// mistake (unless node 0 runs on this same machine).
+void noteLoopbackMaster(const Options& options) {
+  if (options.hostsStore()) return;
+  if (std::optional<std::string> address = comm::loopbackNameAddress(options.masterAddr)) {
+    fmt::print(stderr,
+               "commrun: node {}: --master-addr {} resolves to {} here, a loopback address: unless node 0 runs on "
+               "this machine, this node's ranks cannot reach its store; give node 0's address or a name that "
+               "resolves to it from every node\n",
+               options.nodeRank, options.masterAddr, *address);
+  }
+}
+
 int run(const Options& options) {
   // Blocked before the store's thread starts, so that these signals reach
   // only the signalfd; the ranks get the original mask back.
@@ -126,13 +152,12 @@ int run(const Options& options) {
     return 127;
   }
 
-  // The store lives until every rank of this node is gone. It listens on
-  // the master address as given, which must therefore be one that the
-  // other nodes reach this node by.
+  // The store lives until every rank of this node is gone.
+  noteLoopbackMaster(options);
   std::unique_ptr<comm::bootstrap::StoreServer> store;
   uint16_t storePort = options.masterPort;
   if (options.hostsStore()) {
-    store = std::make_unique<comm::bootstrap::StoreServer>(options.masterAddr, options.masterPort);
+    store = std::make_unique<comm::bootstrap::StoreServer>(storeListenHost(options), options.masterPort);
     storePort = store->port();
   }
   if (options.logDir) std::filesystem::create_directories(*options.logDir);
