@@ -12,6 +12,8 @@
 # when set, must be what every rank of host 0 logs (at info level, which it
 # turns on) for each rank on another host: "rank 2 (host1, pid 3) over tcp",
 # the proof that the ranks did meet across hosts and over that transport.
+# A job whose every commrun succeeded fails here if any rank logged a
+# warning.
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 
@@ -43,6 +45,13 @@ for ((i = 0; i < hosts; i++)); do
   cat "$work/out.$i"
   [ "$rc" -eq 0 ] || failed=1
 done
+
+# A job that ends well has nothing to warn about: no rank may log a warning
+# (a peer's clean exit is not one).
+if [ "$failed" -eq 0 ] && grep -hE '^\[[0-9]+\] comm\[[0-9]+\] warn ' "$work"/out.*; then
+  echo "FAIL: the job succeeded, but ranks logged the warnings above"
+  failed=1
+fi
 
 if [ -n "${EXPECT_REMOTE_PROVIDER:-}" ]; then
   # Lines of host 0's ranks about ranks on other hosts, and how many there must be.

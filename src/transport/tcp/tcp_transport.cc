@@ -37,7 +37,9 @@ namespace {
 // has a receive for it and says so (kClearToSend): it then lands straight in
 // that receive's buffer, never in a buffer of ours, and a sender can never
 // fill the receiver's memory with messages nobody has asked for yet.
-enum class Kind : uint32_t { kEager = 0, kReadyToSend = 1, kClearToSend = 2, kPayload = 3 };
+// kGoodbye, the last thing a rank sends before it closes its connections at
+// a clean shutdown, lets the peer tell that end from a crash and stay quiet.
+enum class Kind : uint32_t { kEager = 0, kReadyToSend = 1, kClearToSend = 2, kPayload = 3, kGoodbye = 4 };
 
 // What precedes every message on a connection.
 struct Header {
@@ -228,6 +230,7 @@ void recvAll(int fd, void* data, size_t bytes, Deadline deadline, const char* wh
 class TcpTransport final : public Transport {
  public:
   explicit TcpTransport(const Options& options);
+  ~TcpTransport() override;
 
   std::vector<uint8_t> localAddress() const override {
     const auto* bytes = reinterpret_cast<const uint8_t*>(&address_);
@@ -261,7 +264,8 @@ class TcpTransport final : public Transport {
   void queue(Connection& c, const Header& header, const char* data, Request* request);
   // A message to this rank: delivered (or kept as unexpected) at once.
   void sendToSelf(Connection& c, uint64_t tag, const char* data, size_t size, Request& request);
-  void markDead(Connection& c, std::string why);
+  // `quiet`: an expected end (the peer said goodbye), logged at debug level only.
+  void markDead(Connection& c, std::string why, bool quiet = false);
   void updateBusy();
 
   const std::chrono::milliseconds connectTimeout_;
@@ -628,6 +632,9 @@ bool TcpTransport::startMessage(Connection& c, const Header& header) {
       c.announced.erase(it);
       return false;
     }
+    case Kind::kGoodbye:
+      markDead(c, fmt::format("rank {} has shut down its transport (comm_destroy)", c.peer), true);
+      return true;
     case Kind::kPayload: {
       auto it = c.cleared.find(header.id);
       if (it == c.cleared.end() || it->second.size != header.size) {
@@ -692,9 +699,26 @@ bool TcpTransport::deliver(Connection& c, Unexpected& message, const PostedRecv&
   return true;
 }
 
-void TcpTransport::markDead(Connection& c, std::string why) {
+// Only a connection with nothing queued says goodbye: a message still on its
+// way would otherwise be cut off, and the peer should hear of that loudly.
+// The header fits any empty socket buffer; if it does not go, the peer sees
+// a plain close, as after a crash.
+TcpTransport::~TcpTransport() {
+  std::lock_guard lock(mutex_);
+  const Header goodbye{0, 0, Kind::kGoodbye, 0, 0, 0};
+  for (const std::unique_ptr<Connection>& c : connections_) {
+    if (c == nullptr || c->dead() || !c->fd.valid() || !c->sends.empty()) continue;
+    [[maybe_unused]] ssize_t sent = ::send(c->fd.get(), &goodbye, sizeof goodbye, MSG_NOSIGNAL | MSG_DONTWAIT);
+  }
+}
+
+void TcpTransport::markDead(Connection& c, std::string why, bool quiet) {
   if (c.dead()) return;
-  log::warn("tcp: {}", why);
+  if (quiet) {
+    log::debug("tcp: {}", why);
+  } else {
+    log::warn("tcp: {}", why);
+  }
   c.deadWhy = std::move(why);
   --live_;
   epoll_ctl(epoll_.get(), EPOLL_CTL_DEL, c.fd.get(), nullptr);
