@@ -26,7 +26,9 @@ constexpr SettingSpec kSpecs[] = {
      "read by cross-memory attach when the node's ranks may together run on fewer CPUs than there are of them), attach "
      "(always read by cross-memory attach), copy (always streamed), 0 off (peers on the node go through the provider "
      "too)"},
-    {"tcp_iface", "", "network interface for tcp (comm's own and libfabric's) between nodes"},
+    {"tcp_iface", "",
+     "network interface for tcp (comm's own and libfabric's) between nodes; empty: the one that reaches the master "
+     "address, else the first that is not loopback or a docker/virtual bridge (docker*, br-*, virbr*, veth*...)"},
     {"log_level", "warn", "error, warn, info, debug or trace"},
     {"log_file", "", "log destination (default stderr); %r becomes the rank"},
     {"algo", "", "algorithm overrides, e.g. all_reduce:ring,broadcast:binomial"},

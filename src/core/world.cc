@@ -66,6 +66,7 @@ std::shared_ptr<World> World::create(const Settings& settings, AlgorithmOverride
   world->rank_ = launch.rank;
   world->size_ = launch.worldSize;
   world->launcher_ = launch.launcher;
+  world->masterAddr_ = launch.masterAddr;
   log::setRank(launch.rank);
   if (!settings.get("log_file").empty()) log::configure(settings.get("log_level"), settings.get("log_file"));
 
@@ -152,6 +153,7 @@ void World::connectTransport() {
   options.provider = settings_.get("provider");
   options.singleNode = localSize_ == size_;
   options.tcpInterface = settings_.get("tcp_iface");
+  options.masterAddr = masterAddr_;
   options.connectTimeout = initDeadline_->remaining();
   transport::ShmOptions shm{transport::parseShmMode(settings_.get("shm")), initDeadline_->remaining()};
   transport_ = transport::createTransport(options, shm);

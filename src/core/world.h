@@ -90,6 +90,7 @@ class World {
   int localRank_ = 0;
   int localSize_ = 1;
   std::string launcher_;
+  std::string masterAddr_;  // the store's host, which tcp between nodes prefers to face
   std::chrono::milliseconds timeout_{600000};
   std::optional<Deadline> initDeadline_;
   std::unique_ptr<bootstrap::StoreServer> storeServer_;

@@ -67,6 +67,8 @@ struct Options {
   // Otherwise tcp (comm's own and libfabric's) uses this interface ("eth1";
   // the tcp_iface setting, COMM_TCP_IFACE); "" lets the transport choose.
   std::string tcpInterface;
+  // Where the rendezvous store is: tcp prefers the interface that reaches it.
+  std::string masterAddr;
   // Largest piece one libfabric message carries; 0 means min(the provider's
   // maximum message size, 1 GiB). Tests lower it to exercise chunking.
   size_t maxChunkBytes = 0;

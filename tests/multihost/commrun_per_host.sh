@@ -8,7 +8,8 @@
 # The environment reaches the ranks (COMM_PROVIDER, COMM_TIMEOUT...).
 # MULTIHOST_TIMEOUT (seconds, default 240) bounds each commrun, so that a
 # hang ends inside CTest's deadline with every host's output; HOSTS_RATE,
-# when set, shapes the links (hosts.sh up --rate). EXPECT_REMOTE_PROVIDER,
+# when set, shapes the links (hosts.sh up --rate); HOSTS_DOCKER_BRIDGE=1
+# gives each host a docker0 bridge (hosts.sh up --docker-bridge). EXPECT_REMOTE_PROVIDER,
 # when set, must be what every rank of host 0 logs (at info level, which it
 # turns on) for each rank on another host: "rank 2 (host1, pid 3) over tcp",
 # the proof that the ranks did meet across hosts and over that transport.
@@ -19,9 +20,10 @@ here=$(cd "$(dirname "$0")" && pwd)
 
 if [ "${1:-}" != --inside ]; then
   [ $# -ge 4 ] || { sed -n '2,11p' "$0" | sed 's/^# \{0,1\}//' >&2; exit 2; }
-  rate=()
-  [ -n "${HOSTS_RATE:-}" ] && rate=(--rate "$HOSTS_RATE")
-  exec "$here/hosts.sh" run "$1" "${rate[@]}" -- "$0" --inside "$@"
+  up=()
+  [ -n "${HOSTS_RATE:-}" ] && up+=(--rate "$HOSTS_RATE")
+  [ -n "${HOSTS_DOCKER_BRIDGE:-}" ] && up+=(--docker-bridge)
+  exec "$here/hosts.sh" run "$1" "${up[@]}" -- "$0" --inside "$@"
 fi
 shift
 hosts=$1 ranks=$2 commrun=$3

@@ -2,10 +2,11 @@
 # hosts.sh: hosts simulated with Linux namespaces on this machine, for tests
 # that need several nodes. Must run as root.
 #
-#   hosts.sh up N [--rate RATE]   build hosts 0..N-1 (state in $COMM_HOSTS_DIR)
+#   hosts.sh up N [--rate RATE] [--docker-bridge]
+#                                 build hosts 0..N-1 (state in $COMM_HOSTS_DIR)
 #   hosts.sh exec I CMD [ARG...]  run CMD on host I, in the current directory
 #   hosts.sh down                 remove every namespace and process made by up
-#   hosts.sh run N [--rate RATE] -- CMD [ARG...]
+#   hosts.sh run N [up's options] -- CMD [ARG...]
 #                                 up, run CMD here (COMM_HOSTS_DIR exported,
 #                                 so that CMD can call exec), down; exits
 #                                 with CMD's status
@@ -17,6 +18,9 @@
 # /dev/shm and an /etc/hosts as Debian writes one: its own name on
 # 127.0.1.1, the other hosts on their 10.77.0.x addresses. --rate shapes
 # both directions of each host's link (tc tbf, e.g. 500mbit or 10gbit).
+# --docker-bridge gives every host, before eth0, a docker0 bridge with
+# 172.17.0.1/16, as docker does: the same address on every host, reaching
+# no other host.
 #
 # Removing a host kills its pid 1, which takes every process inside with it;
 # its network namespace, and so its veth pair, goes with the last process.
@@ -32,7 +36,7 @@ self=$(readlink -f "$0")
 settle_seconds=30
 
 usage() {
-  sed -n '2,12p' "$self" | sed 's/^# \{0,1\}//' >&2
+  sed -n '2,13p' "$self" | sed 's/^# \{0,1\}//' >&2
   exit 2
 }
 
@@ -106,10 +110,11 @@ host_hosts_file() {
 }
 
 cmd_up() {
-  local n="" rate=""
+  local n="" rate="" docker=0
   while [ $# -gt 0 ]; do
     case $1 in
       --rate) rate=${2:?--rate needs a value}; shift 2 ;;
+      --docker-bridge) docker=1; shift ;;
       *) n=$1; shift ;;
     esac
   done
@@ -128,6 +133,11 @@ cmd_up() {
     start_namespaces "host$i"
     host=$(init_pid "host$i")
     in_ns "$host" hostname "host$i"
+    if [ "$docker" -eq 1 ]; then
+      in_ns "$host" ip link add docker0 type bridge
+      in_ns "$host" ip addr add 172.17.0.1/16 dev docker0
+      in_ns "$host" ip link set docker0 up
+    fi
     in_ns "$sw" ip link add dev "port$i" type veth peer name eth0 netns "$host"
     in_ns "$sw" ip link set "port$i" master br0 up
     in_ns "$host" ip link set lo up

@@ -28,6 +28,7 @@
 #include "common/log.h"
 #include "common/socket.h"
 #include "common/unique_fd.h"
+#include "transport/network_interface.h"
 
 namespace comm::transport {
 namespace {
@@ -175,23 +176,12 @@ void forget(Connection& c, const Unexpected& message) {
 }
 
 // The address to listen on: loopback when every rank is on this node, else
-// the IPv4 address of options.tcpInterface or of the first interface that is
-// up and not loopback.
+// that of the interface chooseInterface() picks.
 in_addr listenAddress(const Options& options) {
-  in_addr loopback{htonl(INADDR_LOOPBACK)};
-  if (options.singleNode) return loopback;
-  const char* wanted = options.tcpInterface.c_str();
-  const bool named = !options.tcpInterface.empty();
-  ifaddrs* list = nullptr;
-  if (getifaddrs(&list) != 0) fail(COMM_ERR_TRANSPORT, "tcp: cannot list interfaces: {}", errnoText(errno));
-  std::unique_ptr<ifaddrs, decltype(&freeifaddrs)> owner(list, freeifaddrs);
-  for (const ifaddrs* i = list; i != nullptr; i = i->ifa_next) {
-    if (i->ifa_addr == nullptr || i->ifa_addr->sa_family != AF_INET || (i->ifa_flags & IFF_UP) == 0) continue;
-    const in_addr address = reinterpret_cast<const sockaddr_in*>(i->ifa_addr)->sin_addr;
-    if (named ? std::strcmp(i->ifa_name, wanted) == 0 : (i->ifa_flags & IFF_LOOPBACK) == 0) return address;
-  }
-  if (named) fail(COMM_ERR_TRANSPORT, "tcp: no IPv4 interface named '{}' is up (tcp_iface, COMM_TCP_IFACE)", wanted);
-  return loopback;
+  if (options.singleNode) return in_addr{htonl(INADDR_LOOPBACK)};
+  const NetworkInterface chosen = chooseInterface(options.tcpInterface, options.masterAddr);
+  log::info("tcp: listening on {}: {}", chosen.name, chosen.why);
+  return chosen.address;
 }
 
 // Reads or writes all of `bytes` on a blocking-mode setup socket, polling
