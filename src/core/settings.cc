@@ -14,8 +14,8 @@ constexpr SettingSpec kSpecs[] = {
     {"world_size", "", "number of ranks in the world"},
     {"local_rank", "", "rank among the ranks on this node"},
     {"local_world_size", "", "number of ranks on this node"},
-    {"master_addr", "", "host of the rendezvous store"},
-    {"master_port", "", "port of the rendezvous store"},
+    {"master_addr", "", "host of the rendezvous store (under srun, default: the step's first host)"},
+    {"master_port", "", "port of the rendezvous store (under srun, default: 15000 + SLURM_JOB_ID % 15000)"},
     {"timeout", "600", "seconds any wait may take before it fails with COMM_ERR_TIMEOUT"},
     {"provider", "",
      "transport to the peers the direct shared-memory path does not serve (other nodes; every peer when shm is 0): "
