@@ -19,7 +19,7 @@ set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 
 if [ "${1:-}" != --inside ]; then
-  [ $# -ge 4 ] || { sed -n '2,11p' "$0" | sed 's/^# \{0,1\}//' >&2; exit 2; }
+  [ $# -ge 4 ] || { sed -n '2,/^set /p' "$0" | sed '$d; s/^# \{0,1\}//' >&2; exit 2; }
   up=()
   [ -n "${HOSTS_RATE:-}" ] && up+=(--rate "$HOSTS_RATE")
   [ -n "${HOSTS_DOCKER_BRIDGE:-}" ] && up+=(--docker-bridge)

@@ -36,7 +36,7 @@ self=$(readlink -f "$0")
 settle_seconds=30
 
 usage() {
-  sed -n '2,13p' "$self" | sed 's/^# \{0,1\}//' >&2
+  sed -n '2,/^set /p' "$self" | sed '$d; s/^# \{0,1\}//' >&2
   exit 2
 }
 

@@ -4,8 +4,8 @@
 # made (the namespaces' sleepers, a process started on a host) is alive, no
 # network namespace of its hosts or switch exists any more, and its state
 # directory is gone. Also checks what a host is: its name, address, the
-# other hosts by name, and that it reaches them. Exits 77 where hosts.sh
-# cannot make hosts.
+# other hosts by name, that it reaches them, and that --rate shapes its
+# link. Exits 77 where hosts.sh cannot make hosts.
 set -u
 here=$(cd "$(dirname "$0")" && pwd)
 hosts="$here/hosts.sh"
@@ -30,6 +30,7 @@ if [ "${1:-}" = --inside ]; then
   "$hosts" exec 0 hostname >"$2/hostname"
   "$hosts" exec 1 getent hosts host0 host1 >"$2/getent"
   "$hosts" exec 1 ip -4 -o addr show dev eth0 >"$2/addr"
+  "$hosts" exec 1 tc qdisc show dev eth0 >"$2/qdisc"
   "$hosts" exec 1 timeout 20 bash -c 'exec 3<>/dev/tcp/host0/9' >"$2/connect" 2>&1
   echo $? >>"$2/connect"
   if [ "$3" = fail ]; then exit 3; fi
@@ -62,13 +63,14 @@ expect_gone() {
 
 # 1. The command fails: run exits with its status and removes everything.
 mkdir "$work/fail"
-"$hosts" run 2 -- "$0" --inside "$work/fail" fail
+"$hosts" run 2 --rate 1gbit -- "$0" --inside "$work/fail" fail
 rc=$?
 [ "$rc" -eq 77 ] && exit 77
 [ "$rc" -eq 3 ] || fail "hosts.sh run exited $rc, expected the command's 3"
 [ "$(cat "$work/fail/hostname")" = host0 ] || fail "host 0 is called '$(cat "$work/fail/hostname")'"
 grep -qE '^10\.77\.0\.1 +host0$' "$work/fail/getent" || fail "host 1 does not resolve host0 to 10.77.0.1"
 grep -qE '^127\.0\.1\.1 +host1$' "$work/fail/getent" || fail "host 1 does not map its own name to 127.0.1.1"
+grep -q '^qdisc tbf .* rate 1Gbit' "$work/fail/qdisc" || fail "host 1's eth0 is not shaped: $(cat "$work/fail/qdisc")"
 grep -q 'inet 10\.77\.0\.2/24' "$work/fail/addr" || fail "host 1's eth0 is not 10.77.0.2/24: $(cat "$work/fail/addr")"
 # Port 9 has no listener: "refused" proves host 0 answered across the bridge.
 grep -q 'Connection refused' "$work/fail/connect" || fail "host 1 did not reach host 0: $(cat "$work/fail/connect")"
