@@ -1,5 +1,8 @@
 // Rendezvous key-value store over TCP: a server (hosted by commrun or by
-// rank 0) and a client with four verbs, each bounded by a deadline.
+// rank 0) and a client with four verbs, each bounded by a deadline. Every
+// connection starts with a proof of the job's secret, both ways
+// (common/handshake.h): the server answers only clients of its job, and a
+// client talks only to its job's server.
 #pragma once
 
 #include <cstdint>
@@ -15,9 +18,10 @@ namespace comm::bootstrap {
 class StoreServer {
  public:
   // Listen on host:port ("" or "0.0.0.0" = every interface; port 0 = any free
-  // one) and serve from a background thread until destroyed.
+  // one) and serve clients that prove `secret` from a background thread
+  // until destroyed; others are dropped with a log line.
   // Throws comm::Error (COMM_ERR_BOOTSTRAP) when it cannot listen.
-  StoreServer(const std::string& host, uint16_t port);
+  StoreServer(const std::string& host, uint16_t port, const std::string& secret);
   ~StoreServer();
   StoreServer(const StoreServer&) = delete;
   StoreServer& operator=(const StoreServer&) = delete;
@@ -30,9 +34,11 @@ class StoreServer {
 
 class StoreClient {
  public:
-  // Connect, retrying until `deadline` (the server may start later).
-  // Throws comm::Error: COMM_ERR_TIMEOUT naming host:port when it never answers.
-  StoreClient(const std::string& host, uint16_t port, Deadline deadline);
+  // Connect, retrying until `deadline` (the server may start later), and
+  // prove `secret`. Throws comm::Error: COMM_ERR_TIMEOUT naming host:port
+  // when it never answers, COMM_ERR_BOOTSTRAP when the server refuses the
+  // secret or cannot prove it.
+  StoreClient(const std::string& host, uint16_t port, const std::string& secret, Deadline deadline);
   ~StoreClient();
   StoreClient(const StoreClient&) = delete;
   StoreClient& operator=(const StoreClient&) = delete;

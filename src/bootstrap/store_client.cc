@@ -14,6 +14,7 @@
 #include "bootstrap/store.h"
 #include "bootstrap/store_protocol.h"
 #include "common/error.h"
+#include "common/handshake.h"
 #include "common/log.h"
 #include "common/socket.h"
 #include "common/unique_fd.h"
@@ -186,9 +187,12 @@ struct StoreClient::Impl {
   }
 };
 
-StoreClient::StoreClient(const std::string& host, uint16_t port, Deadline deadline) : impl_(std::make_unique<Impl>()) {
+StoreClient::StoreClient(const std::string& host, uint16_t port, const std::string& secret, Deadline deadline)
+    : impl_(std::make_unique<Impl>()) {
   impl_->where = endpointName(host, port);
   impl_->fd = connectWithRetry(host, port, deadline);
+  Handshake handshake = Handshake::connecting(secret, kStoreContext, 0);
+  runHandshake(impl_->fd.get(), handshake, deadline, COMM_ERR_BOOTSTRAP, "store client: the store at " + impl_->where);
   log::debug("store client: connected to {}", impl_->where);
 }
 

@@ -1,6 +1,7 @@
 // Wire format of the rendezvous store, shared by StoreServer and StoreClient.
 //
-// Every message is a frame: a 4-byte little-endian body length, then the body.
+// A connection opens with the handshake of common/handshake.h (context
+// kStoreContext); after it, every message is a frame: a 4-byte little-endian body length, then the body.
 // Integers are little-endian so that nodes of any byte order agree; byte
 // strings are a 4-byte length followed by the bytes.
 //
@@ -26,6 +27,10 @@ namespace comm::bootstrap {
 
 enum class StoreOp : uint8_t { kSet = 1, kGet = 2, kWait = 3, kAdd = 4, kCheck = 5 };
 enum class StoreStatus : uint8_t { kOk = 0, kMissing = 1, kError = 2 };
+
+// What a store connection's proof of the secret is bound to: no other
+// kind of connection can reuse it.
+inline constexpr std::string_view kStoreContext = "comm store";
 
 inline constexpr size_t kFrameHeaderBytes = 4;
 // Bounds the memory a corrupt or hostile length can make either side allocate.

@@ -1,4 +1,6 @@
-// StoreServer: one thread multiplexes every client with poll(). A get or wait
+// StoreServer: one thread multiplexes every client with poll(). A client is
+// served once it has proven the job's secret; until then its bytes are the
+// handshake's, never requests. A get or wait
 // whose keys are missing parks as a Waiter and is answered when the last of
 // its keys is created, so clients never poll and an idle server sleeps in
 // poll() until a client speaks or the destructor signals the eventfd.
@@ -11,15 +13,18 @@
 #include <cerrno>
 #include <charconv>
 #include <cstdlib>
+#include <optional>
 #include <string_view>
 #include <thread>
 #include <unordered_map>
 #include <unordered_set>
+#include <utility>
 #include <vector>
 
 #include "bootstrap/store.h"
 #include "bootstrap/store_protocol.h"
 #include "common/error.h"
+#include "common/handshake.h"
 #include "common/log.h"
 #include "common/socket.h"
 #include "common/unique_fd.h"
@@ -34,6 +39,7 @@ constexpr size_t kReadChunk = 256 * 1024;
 struct Connection {
   UniqueFd fd;
   std::string peer;
+  std::optional<Handshake> handshake;  // until the client has proven the secret
   std::string in;
   std::string out;
   size_t outSent = 0;
@@ -65,8 +71,8 @@ std::string okFrame(uint64_t id) { return FrameWriter().u64(id).u8(uint8_t(Store
 
 class ServerLoop {
  public:
-  ServerLoop(UniqueFd listener, int wakeFd, std::string name)
-      : listener_(std::move(listener)), wakeFd_(wakeFd), name_(std::move(name)) {}
+  ServerLoop(UniqueFd listener, int wakeFd, std::string name, std::string secret)
+      : listener_(std::move(listener)), wakeFd_(wakeFd), name_(std::move(name)), secret_(std::move(secret)) {}
 
   // Serves until the wake eventfd becomes readable.
   void run() {
@@ -112,23 +118,29 @@ class ServerLoop {
         return;
       }
       setNoDelay(fd);
-      Connection connection{.fd = UniqueFd(fd), .peer = peerName(fd)};
+      Connection connection{
+          .fd = UniqueFd(fd), .peer = peerName(fd), .handshake = Handshake::accepting(secret_, kStoreContext)};
       log::debug("{}: client {} connected", name_, connection.peer);
-      connections_.emplace(fd, std::move(connection));
+      Connection& added = connections_.emplace(fd, std::move(connection)).first->second;
+      reply(added, added.handshake->takeOutput());
     }
   }
 
   void receive(Connection& connection) {
     if (connection.closing) return;
+    // Before the proof, read no more than the handshake takes: what follows
+    // it is the client's first request.
+    const size_t chunk = connection.handshake ? connection.handshake->wanted() : kReadChunk;
     const size_t used = connection.in.size();
-    connection.in.resize(used + kReadChunk);
-    ssize_t got = recv(connection.fd.get(), connection.in.data() + used, kReadChunk, 0);
+    connection.in.resize(used + chunk);
+    ssize_t got = recv(connection.fd.get(), connection.in.data() + used, chunk, 0);
     connection.in.resize(used + (got > 0 ? got : 0));
     if (got == 0 || (got < 0 && errno != EAGAIN && errno != EWOULDBLOCK && errno != EINTR)) {
       log::debug("{}: client {} disconnected{}", name_, connection.peer, got < 0 ? " (" + errnoText(errno) + ")" : "");
       connection.closing = true;
       return;
     }
+    if (connection.handshake) return prove(connection);
     try {
       size_t consumed = 0;
       std::string_view buffer(connection.in);
@@ -140,6 +152,19 @@ class ServerLoop {
     } catch (const Error& error) {
       log::warn("{}: dropping client {}: {}", name_, connection.peer, error.what());
       connection.closing = true;
+    }
+  }
+
+  void prove(Connection& connection) {
+    Handshake& handshake = *connection.handshake;
+    handshake.feed(std::exchange(connection.in, {}));
+    if (handshake.state() == Handshake::State::kRefused) {
+      log::warn("{}: dropping client {}: {}", name_, connection.peer, handshake.refusal());
+      connection.closing = true;
+    } else if (handshake.state() == Handshake::State::kDone) {
+      reply(connection, handshake.takeOutput());
+      connection.handshake.reset();
+      log::debug("{}: client {} proved the job's secret", name_, connection.peer);
     }
   }
 
@@ -291,6 +316,7 @@ class ServerLoop {
   UniqueFd listener_;
   int wakeFd_;
   std::string name_;
+  std::string secret_;
   bool acceptPaused_ = false;
   std::unordered_map<int, Connection> connections_;
   std::unordered_map<std::string, std::string> data_;
@@ -342,20 +368,23 @@ struct StoreServer::Impl {
   std::thread thread;
 };
 
-StoreServer::StoreServer(const std::string& host, uint16_t port) : impl_(std::make_unique<Impl>()) {
+StoreServer::StoreServer(const std::string& host, uint16_t port, const std::string& secret)
+    : impl_(std::make_unique<Impl>()) {
+  if (secret.empty()) fail(COMM_ERR_INVALID_ARGUMENT, "store server: no job secret for clients to prove");
   UniqueFd listener = listenOn(host, port);
   impl_->port = boundPort(listener.get());
   impl_->wake.reset(eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK));
   if (!impl_->wake.valid()) fail(COMM_ERR_BOOTSTRAP, "store server: eventfd failed: {}", errnoText(errno));
   std::string name = "store server on " + endpointName(host, impl_->port);
   log::debug("{}: listening", name);
-  impl_->thread = std::thread([loop = ServerLoop(std::move(listener), impl_->wake.get(), std::move(name))]() mutable {
-    try {
-      loop.run();
-    } catch (const std::exception& error) {
-      log::error("store server stopped: {}", error.what());
-    }
-  });
+  impl_->thread =
+      std::thread([loop = ServerLoop(std::move(listener), impl_->wake.get(), std::move(name), secret)]() mutable {
+        try {
+          loop.run();
+        } catch (const std::exception& error) {
+          log::error("store server stopped: {}", error.what());
+        }
+      });
 }
 
 StoreServer::~StoreServer() {

@@ -16,6 +16,11 @@ constexpr SettingSpec kSpecs[] = {
     {"local_world_size", "", "number of ranks on this node"},
     {"master_addr", "", "host of the rendezvous store"},
     {"master_port", "", "port of the rendezvous store"},
+    {"job_secret", "",
+     "the secret every process of the job proves on each connection (commrun sets it; at least 16 characters)", true},
+    {"job_secret_file", "",
+     "a file (mode 0600) holding the job secret, for launchers that cannot set job_secret; the rank that hosts the "
+     "store creates it when missing"},
     {"timeout", "600", "seconds any wait may take before it fails with COMM_ERR_TIMEOUT"},
     {"provider", "",
      "transport for every peer: tcp (comm's own TCP transport) or a libfabric provider (shm, tcp;ofi_rxm, "

@@ -10,6 +10,7 @@
 #include <sstream>
 #include <thread>
 
+#include "bootstrap/job_secret.h"
 #include "bootstrap/launch_environment.h"
 #include "common/backoff.h"
 #include "common/error.h"
@@ -78,12 +79,22 @@ std::shared_ptr<World> World::create(const Settings& settings, AlgorithmOverride
   world->initDeadline_ = deadline;
 
   if (world->size_ > 1) {
-    if (!launch.storeHostedByLauncher && world->rank_ == 0) {
-      // Rank 0 hosts the store; listen on loopback only when nobody else could reach it anyway.
-      std::string bindHost = isLoopback(launch.masterAddr) ? launch.masterAddr : "";
-      world->storeServer_ = std::make_unique<bootstrap::StoreServer>(bindHost, launch.masterPort);
+    const bool hostsStore = !launch.storeHostedByLauncher && world->rank_ == 0;
+    std::optional<std::string> secret = bootstrap::findJobSecret(lookup, hostsStore, deadline);
+    if (!secret) {
+      fail(COMM_ERR_INVALID_ARGUMENT,
+           "rank {} of {} (launched by {}) has no job secret: set COMM_JOB_SECRET to the same value on every rank, "
+           "or COMM_JOB_SECRET_FILE to a file every rank can read (rank 0 creates it); see docs/security.md",
+           world->rank_, world->size_, launch.launcher);
     }
-    world->store_ = std::make_unique<bootstrap::StoreClient>(launch.masterAddr, launch.masterPort, deadline);
+    world->secret_ = std::move(*secret);
+    if (hostsStore) {
+      // Listen on loopback only when nobody else could reach it anyway.
+      std::string bindHost = isLoopback(launch.masterAddr) ? launch.masterAddr : "";
+      world->storeServer_ = std::make_unique<bootstrap::StoreServer>(bindHost, launch.masterPort, world->secret_);
+    }
+    world->store_ =
+        std::make_unique<bootstrap::StoreClient>(launch.masterAddr, launch.masterPort, world->secret_, deadline);
   }
   world->meetPeers();
   if (launch.localRank >= 0 && launch.localRank != world->localRank_) {
@@ -174,9 +185,10 @@ void World::logSettings() const {
   log::info("world of {} ranks ({} on this node, local rank {}), launched by {}", size_, localSize_, localRank_,
             launcher_);
   for (const SettingSpec& spec : settingSpecs()) {
-    if (settings_.source(spec.key) != "default") {
-      log::info("{} {} to '{}'", environmentName(spec.key), settings_.source(spec.key), settings_.get(spec.key));
-    }
+    if (settings_.source(spec.key) == "default") continue;
+    // The log may be read by others; a secret must not be in it.
+    log::info("{} {} to '{}'", environmentName(spec.key), settings_.source(spec.key),
+              spec.secret ? "(not shown)" : settings_.get(spec.key));
   }
   for (int r = 0; r < size_; ++r) {
     if (r != rank_)

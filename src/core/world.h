@@ -90,6 +90,7 @@ class World {
   int localRank_ = 0;
   int localSize_ = 1;
   std::string launcher_;
+  std::string secret_;  // the job's (job_secret.h); empty in a world of one
   std::chrono::milliseconds timeout_{600000};
   std::optional<Deadline> initDeadline_;
   std::unique_ptr<bootstrap::StoreServer> storeServer_;

@@ -1,0 +1,42 @@
+/* A rank program for the trust tests, through the public API only.
+ *   all-reduce   comm_init, an all_reduce of rank + 1 over the world;
+ *                prints "rank R of N: sum S" (S = N(N+1)/2) or the error of
+ *                the call that failed, with its status. */
+#include <stdint.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "comm.h"
+
+static int report(const char *call, comm_status_t status) {
+  printf("%s: %s: %s\n", call, comm_status_string(status), comm_last_error());
+  fflush(stdout);
+  return 1;
+}
+
+static int all_reduce(void) {
+  comm_t *world = NULL;
+  comm_status_t status = comm_init(&world, NULL);
+  if (status != COMM_OK) return report("comm_init", status);
+  int rank = 0, size = 0;
+  comm_rank(&rank, world);
+  comm_size(&size, world);
+  int64_t value = rank + 1;
+  int64_t one = 1;
+  comm_tensor_t *tensor = NULL;
+  comm_tensor_create(&tensor, &value, COMM_INT64, 1, &one);
+  status = comm_all_reduce(world, tensor, tensor, COMM_OP_SUM, NULL);
+  if (status != COMM_OK) return report("comm_all_reduce", status);
+  printf("rank %d of %d: sum %lld\n", rank, size, (long long)value);
+  fflush(stdout);
+  comm_tensor_destroy(tensor);
+  comm_destroy(world);
+  return 0;
+}
+
+int main(int argc, char **argv) {
+  const char *mode = argc > 1 ? argv[1] : "";
+  if (strcmp(mode, "all-reduce") == 0) return all_reduce();
+  fprintf(stderr, "usage: trust_probe all-reduce\n");
+  return 2;
+}
