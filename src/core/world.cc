@@ -163,6 +163,8 @@ void World::connectTransport() {
   options.provider = settings_.get("provider");
   options.singleNode = localSize_ == size_;
   options.tcpInterface = settings_.get("tcp_iface");
+  options.secret = secret_;
+  options.connectTimeout = initDeadline_->remaining();
   transport::ShmOptions shm{transport::parseShmMode(settings_.get("shm")), initDeadline_->remaining()};
   transport_ = transport::createTransport(options, shm);
   std::vector<transport::PeerInfo> infos(size_);

@@ -4,6 +4,7 @@
 #pragma once
 
 #include <atomic>
+#include <chrono>
 #include <cstddef>
 #include <cstdint>
 #include <memory>
@@ -65,6 +66,13 @@ struct Options {
   // Otherwise tcp (comm's own and libfabric's) uses this interface ("eth1";
   // the tcp_iface setting, COMM_TCP_IFACE); "" lets the transport choose.
   std::string tcpInterface;
+  // What a peer proves before comm's tcp transport accepts its connection
+  // (common/handshake.h): the job's secret. libfabric's endpoints prove
+  // nothing; they learn each other's addresses only through the store,
+  // which asks the same proof (docs/security.md).
+  std::string secret;
+  // How long connect() may wait for its peers' connections; 0: two minutes.
+  std::chrono::milliseconds connectTimeout{0};
   // Largest piece one libfabric message carries; 0 means min(the provider's
   // maximum message size, 1 GiB). Tests lower it to exercise chunking.
   size_t maxChunkBytes = 0;

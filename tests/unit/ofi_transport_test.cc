@@ -31,6 +31,7 @@
 
 #include "common/deadline.h"
 #include "common/error.h"
+#include "common/unique_fd.h"
 #include "transport/hybrid_transport.h"
 #include "transport/ofi/ofi_address.h"
 #include "transport/ofi/ofi_transport.h"
@@ -180,6 +181,7 @@ Options withProvider(const char* provider, size_t maxChunkBytes = 0) {
   options.provider = provider;
   options.singleNode = true;
   options.maxChunkBytes = maxChunkBytes;
+  options.secret = "transport test secret 0123456789";
   return options;
 }
 
@@ -666,6 +668,70 @@ void test_tcp_interface(void**) {
   });
 }
 
+// A process without the job's secret: connects to the tcp transport at
+// `address` (a localAddress() blob), sends `bytes` and then stays silent
+// until the connection is closed.
+comm::UniqueFd strangerConnection(const std::vector<uint8_t>& address, const std::string& bytes) {
+  sockaddr_in to{};
+  CHECK(address.size() == sizeof to, "address of {} bytes", address.size());
+  std::memcpy(&to, address.data(), sizeof to);
+  comm::UniqueFd fd(socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0));
+  CHECK(::connect(fd.get(), reinterpret_cast<const sockaddr*>(&to), sizeof to) == 0, "connect: {}", errno);
+  CHECK(::send(fd.get(), bytes.data(), bytes.size(), MSG_NOSIGNAL) == static_cast<ssize_t>(bytes.size()), "send");
+  return fd;
+}
+
+// Strangers that reach rank 0's listener before rank 1 does (garbage, an
+// introduction that claims to be rank 1, silence) are turned away: rank 1
+// still connects, and what it sends arrives intact.
+void test_tcp_strangers_first(void**) {
+  runRanks(2, [&](Rank& self) {
+    self.transport = comm::transport::createNetworkTransport(withProvider("tcp"));
+    std::vector<PeerInfo> peers = self.exchange(self.transport->localAddress(), {true, true});
+    std::vector<comm::UniqueFd> strangers;
+    if (self.rank == 1) {
+      const uint64_t claimRankOne[2] = {0x31706374'6d6d6f63, 1};  // comm's first tcp introduction
+      strangers.push_back(strangerConnection(peers[0].address, std::string(16, 'x')));
+      strangers.push_back(
+          strangerConnection(peers[0].address, std::string(reinterpret_cast<const char*>(claimRankOne), 16)));
+      strangers.push_back(strangerConnection(peers[0].address, ""));
+    }
+    self.barrier();
+    self.transport->connect(self.rank, peers);
+    std::vector<uint8_t> data = pattern(5000, 7);
+    Request request;
+    if (self.rank == 1) {
+      self.transport->send(0, 3, data.data(), data.size(), request);
+    } else {
+      std::fill(data.begin(), data.end(), 0);
+      self.transport->recv(1, 3, data.data(), data.size(), request);
+    }
+    waitOk(*self.transport, request);
+    checkPattern(data, data.size(), 7);
+  });
+}
+
+// A rank that cannot prove the job's secret is not connected: it learns the
+// peer refused it, and the peer, waiting for a rank that never proves it,
+// times out naming how many are missing.
+void test_tcp_wrong_secret_refused(void**) {
+  runRanks(2, [&](Rank& self) {
+    Options options = withProvider("tcp");
+    options.connectTimeout = 3s;
+    if (self.rank == 1) options.secret = "not the job's secret 0123456789";
+    self.transport = comm::transport::createNetworkTransport(options);
+    std::vector<PeerInfo> peers = self.exchange(self.transport->localAddress(), {true, true});
+    if (self.rank == 1) {
+      expectError(COMM_ERR_TRANSPORT, "refused this process's job secret",
+                  [&] { self.transport->connect(self.rank, peers); });
+    } else {
+      expectError(COMM_ERR_TIMEOUT, "1 higher rank(s) did not connect",
+                  [&] { self.transport->connect(self.rank, peers); });
+    }
+    self.transport.reset();
+  });
+}
+
 }  // namespace
 
 // An optional argument selects tests by name pattern ("test_tcp_*").
@@ -673,6 +739,8 @@ int main(int argc, char** argv) {
   if (argc > 1) cmocka_set_test_filter(argv[1]);
   const CMUnitTest tests[] = {
       cmocka_unit_test(test_setup_errors),
+      cmocka_unit_test(test_tcp_strangers_first),
+      cmocka_unit_test(test_tcp_wrong_secret_refused),
       cmocka_unit_test(test_shm_sizes),
       cmocka_unit_test(test_tcp_sizes),
       cmocka_unit_test(test_rxm_sizes),

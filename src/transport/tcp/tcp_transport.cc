@@ -13,6 +13,7 @@
 #include <sys/uio.h>
 
 #include <algorithm>
+#include <climits>
 #include <cstdlib>
 #include <cstring>
 #include <deque>
@@ -25,6 +26,7 @@
 
 #include "common/deadline.h"
 #include "common/error.h"
+#include "common/handshake.h"
 #include "common/log.h"
 #include "common/socket.h"
 #include "common/unique_fd.h"
@@ -54,12 +56,9 @@ size_t payloadBytes(const Header& header) {
   return header.kind == Kind::kEager || header.kind == Kind::kPayload ? header.size : 0;
 }
 
-// The first bytes a connecting rank sends: who it is.
-struct Hello {
-  uint64_t magic;
-  int64_t rank;
-};
-constexpr uint64_t kHelloMagic = 0x31706374'6d6d6f63;  // "commtcp1"
+// What a connection's proof of the job's secret is bound to (see
+// common/handshake.h); the connecting rank's claim is its rank.
+constexpr std::string_view kTcpContext = "comm tcp";
 
 // Reads land here first, so one recv() brings a small message with its
 // header (and often the next ones); the rest of a payload at least this big
@@ -73,8 +72,13 @@ constexpr size_t kSendsPerCall = 16;
 // epoll which are readable: one system call per peer when idle, and when a
 // message is there, one fewer than epoll_wait plus the recv().
 constexpr size_t kDirectReadPeers = 3;
-// How long connect() waits for every peer's connection.
-constexpr auto kConnectTimeout = std::chrono::seconds(120);
+// How long connect() waits for every peer's connection when
+// Options::connectTimeout does not say.
+constexpr auto kConnectTimeout = std::chrono::milliseconds(120'000);
+// Connections accepted and not yet proven: a stranger can open many and
+// say nothing; beyond this many the oldest is closed, so that neither
+// memory nor descriptors run out before the peers come.
+constexpr size_t kMaxArrivals = 64;
 
 void complete(Request& request, comm_status_t status, std::string_view error = {}) {
   if (status != COMM_OK) request.fail(status, "{}", error);
@@ -194,37 +198,29 @@ in_addr listenAddress(const Options& options) {
   return loopback;
 }
 
-// Reads or writes all of `bytes` on a blocking-mode setup socket, polling
-// so that a silent peer ends at `deadline`.
-template <typename Io>
-void transferAll(int fd, char* data, size_t bytes, short event, Deadline deadline, const char* what, Io io) {
-  size_t done = 0;
-  while (done < bytes) {
-    pollfd p{fd, event, 0};
-    int ready = poll(&p, 1, 100);
-    if (ready < 0 && errno != EINTR) fail(COMM_ERR_TRANSPORT, "tcp: {}: {}", what, errnoText(errno));
-    if (ready <= 0) {
-      if (deadline.expired()) fail(COMM_ERR_TIMEOUT, "tcp: {}: timed out", what);
-      continue;
-    }
-    ssize_t n = io(fd, data + done, bytes - done);
-    if (n == 0) fail(COMM_ERR_REMOTE, "tcp: {}: the peer closed the connection", what);
-    if (n < 0) {
-      if (errno == EINTR || errno == EAGAIN) continue;
-      fail(COMM_ERR_TRANSPORT, "tcp: {}: {}", what, errnoText(errno));
-    }
-    done += static_cast<size_t>(n);
+// A connection accepted during connect() whose peer has not yet proven
+// the job's secret.
+struct Arrival {
+  UniqueFd fd;
+  std::string from;  // its address, for the log
+  Handshake handshake;
+  std::string out;  // handshake bytes not yet sent
+  size_t sent = 0;
+};
+
+std::string remoteName(int fd) {
+  sockaddr_in address{};
+  socklen_t length = sizeof address;
+  char text[INET_ADDRSTRLEN] = "?";
+  if (getpeername(fd, reinterpret_cast<sockaddr*>(&address), &length) == 0) {
+    inet_ntop(AF_INET, &address.sin_addr, text, sizeof text);
   }
+  return fmt::format("{}:{}", text, ntohs(address.sin_port));
 }
 
-void sendAll(int fd, const void* data, size_t bytes, Deadline deadline, const char* what) {
-  transferAll(fd, static_cast<char*>(const_cast<void*>(data)), bytes, POLLOUT, deadline, what,
-              [](int f, char* d, size_t n) { return ::send(f, d, n, MSG_NOSIGNAL); });
-}
-
-void recvAll(int fd, void* data, size_t bytes, Deadline deadline, const char* what) {
-  transferAll(fd, static_cast<char*>(data), bytes, POLLIN, deadline, what,
-              [](int f, char* d, size_t n) { return ::recv(f, d, n, 0); });
+int pollTimeout(Deadline deadline) {
+  const auto left = std::chrono::ceil<std::chrono::milliseconds>(deadline.at() - Clock::now()).count();
+  return static_cast<int>(std::clamp<int64_t>(left, 0, INT_MAX));
 }
 
 class TcpTransport final : public Transport {
@@ -250,6 +246,11 @@ class TcpTransport final : public Transport {
   Connection& connection(int peer);
   // Makes `fd` the non-blocking connection to `peer`.
   void adopt(int peer, UniqueFd fd);
+  // Accepts connections until `awaited` higher ranks have proven the secret.
+  void acceptPeers(int awaited, Deadline deadline);
+  // Moves an arrival's handshake on; returns false when it is over (the
+  // peer adopted or turned away).
+  bool advance(Arrival& arrival, int& awaited);
   // Each returns true when a request completed.
   bool readFrom(Connection& c);
   bool writeTo(Connection& c);
@@ -268,6 +269,8 @@ class TcpTransport final : public Transport {
 
   std::mutex mutex_;  // guards everything below but address_
   sockaddr_in address_{};
+  std::string secret_;
+  std::chrono::milliseconds connectTimeout_;
   UniqueFd listener_;
   UniqueFd epoll_;
   // By rank; this rank's has no socket (sendToSelf), ranks not reached have none.
@@ -278,10 +281,12 @@ class TcpTransport final : public Transport {
   std::atomic<bool> busy_{false};
 };
 
-TcpTransport::TcpTransport(const Options& options) {
+TcpTransport::TcpTransport(const Options& options)
+    : secret_(options.secret),
+      connectTimeout_(options.connectTimeout.count() > 0 ? options.connectTimeout : kConnectTimeout) {
   address_.sin_family = AF_INET;
   address_.sin_addr = listenAddress(options);
-  listener_.reset(::socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0));
+  listener_.reset(::socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0));
   if (!listener_.valid()) fail(COMM_ERR_TRANSPORT, "tcp: cannot make a socket: {}", errnoText(errno));
   if (::bind(listener_.get(), reinterpret_cast<const sockaddr*>(&address_), sizeof address_) != 0 ||
       ::listen(listener_.get(), SOMAXCONN) != 0) {
@@ -302,10 +307,11 @@ void TcpTransport::connect(int selfRank, const std::vector<PeerInfo>& peers) {
   connections_[selfRank] = std::make_unique<Connection>();
   connections_[selfRank]->peer = selfRank;
   self_ = selfRank;
-  const Deadline deadline(kConnectTimeout);
+  const Deadline deadline(connectTimeout_);
   // Each pair gets one connection: the higher rank calls, the lower one
-  // accepts. Calling never waits for the accept (the listen backlog holds
-  // it), so every rank makes its calls first and then accepts.
+  // accepts. A call completes once the callee accepts it and both have
+  // proven the secret; the callee accepts once its own calls are done, and
+  // rank 0 makes none, so the calls complete from the lowest rank up.
   int awaited = 0;
   for (int rank = 0; rank < static_cast<int>(peers.size()); ++rank) {
     const std::vector<uint8_t>& blob = peers[rank].address;
@@ -319,44 +325,99 @@ void TcpTransport::connect(int selfRank, const std::vector<PeerInfo>& peers) {
     }
     sockaddr_in to{};
     std::memcpy(&to, blob.data(), sizeof to);
+    char text[INET_ADDRSTRLEN] = "?";
+    inet_ntop(AF_INET, &to.sin_addr, text, sizeof text);
+    const std::string where = fmt::format("{}:{}", text, ntohs(to.sin_port));
     UniqueFd fd(::socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0));
     if (!fd.valid()) fail(COMM_ERR_TRANSPORT, "tcp: cannot make a socket: {}", errnoText(errno));
     while (::connect(fd.get(), reinterpret_cast<const sockaddr*>(&to), sizeof to) != 0) {
       if (errno == EINTR) continue;
-      char text[INET_ADDRSTRLEN] = "?";
-      inet_ntop(AF_INET, &to.sin_addr, text, sizeof text);
-      fail(COMM_ERR_TRANSPORT, "tcp: cannot connect to rank {} at {}:{}: {}", rank, text, ntohs(to.sin_port),
-           errnoText(errno));
+      fail(COMM_ERR_TRANSPORT, "tcp: cannot connect to rank {} at {}: {}", rank, where, errnoText(errno));
     }
-    Hello hello{kHelloMagic, selfRank};
-    sendAll(fd.get(), &hello, sizeof hello, deadline, "introducing this rank");
+    Handshake handshake = Handshake::connecting(secret_, kTcpContext, static_cast<uint64_t>(selfRank));
+    runHandshake(fd.get(), handshake, deadline, COMM_ERR_TRANSPORT, fmt::format("tcp: rank {} at {}", rank, where));
     adopt(rank, std::move(fd));
   }
-  while (awaited > 0) {
-    pollfd p{listener_.get(), POLLIN, 0};
-    if (poll(&p, 1, 100) <= 0) {
-      if (deadline.expired()) {
-        fail(COMM_ERR_TIMEOUT, "tcp: {} higher rank(s) did not connect within {} s", awaited,
-             std::chrono::duration_cast<std::chrono::seconds>(kConnectTimeout).count());
-      }
-      continue;
-    }
-    UniqueFd fd(::accept4(listener_.get(), nullptr, nullptr, SOCK_CLOEXEC));
-    if (!fd.valid()) {
-      if (errno == EINTR || errno == EAGAIN || errno == ECONNABORTED) continue;
-      fail(COMM_ERR_TRANSPORT, "tcp: accept: {}", errnoText(errno));
-    }
-    Hello hello{};
-    recvAll(fd.get(), &hello, sizeof hello, deadline, "learning who connected");
-    if (hello.magic != kHelloMagic || hello.rank <= selfRank || hello.rank >= static_cast<int64_t>(peers.size()) ||
-        connections_[hello.rank]) {
-      fail(COMM_ERR_TRANSPORT, "tcp: a connection introduced itself as rank {} (magic {:#x}), which is not awaited",
-           hello.rank, hello.magic);
-    }
-    adopt(static_cast<int>(hello.rank), std::move(fd));
-    --awaited;
-  }
+  if (awaited > 0) acceptPeers(awaited, deadline);
   listener_.reset();
+}
+
+void TcpTransport::acceptPeers(int awaited, Deadline deadline) {
+  std::deque<Arrival> arrivals;  // oldest first
+  std::vector<pollfd> fds;
+  while (awaited > 0) {
+    fds.assign(1, pollfd{listener_.get(), POLLIN, 0});
+    for (const Arrival& arrival : arrivals) {
+      fds.push_back(
+          {arrival.fd.get(), static_cast<short>(POLLIN | (arrival.sent < arrival.out.size() ? POLLOUT : 0)), 0});
+    }
+    if (poll(fds.data(), fds.size(), pollTimeout(deadline)) < 0 && errno != EINTR) {
+      fail(COMM_ERR_TRANSPORT, "tcp: poll: {}", errnoText(errno));
+    }
+    // Backwards, so that erasing one leaves the indexes of the rest.
+    for (size_t i = arrivals.size(); i-- > 0;) {
+      if (fds[i + 1].revents != 0 && !advance(arrivals[i], awaited)) arrivals.erase(arrivals.begin() + i);
+    }
+    while (awaited > 0 && (fds[0].revents & POLLIN) != 0) {
+      UniqueFd fd(::accept4(listener_.get(), nullptr, nullptr, SOCK_CLOEXEC | SOCK_NONBLOCK));
+      if (!fd.valid()) {
+        if (errno == EINTR || errno == ECONNABORTED) continue;
+        if (errno == EAGAIN || errno == EWOULDBLOCK) break;
+        fail(COMM_ERR_TRANSPORT, "tcp: accept: {}", errnoText(errno));
+      }
+      if (arrivals.size() == kMaxArrivals) {
+        log::warn("tcp: closed the connection from {}: it did not prove the job's secret while {} others came",
+                  arrivals.front().from, kMaxArrivals);
+        arrivals.pop_front();
+      }
+      std::string from = remoteName(fd.get());
+      Arrival& arrival = arrivals.emplace_back(
+          Arrival{std::move(fd), std::move(from), Handshake::accepting(secret_, kTcpContext), {}, 0});
+      if (!advance(arrival, awaited)) arrivals.pop_back();
+    }
+    if (awaited > 0 && deadline.expired()) {
+      fail(COMM_ERR_TIMEOUT, "tcp: {} higher rank(s) did not connect within {} ms", awaited, connectTimeout_.count());
+    }
+  }
+}
+
+bool TcpTransport::advance(Arrival& arrival, int& awaited) {
+  auto turnAway = [&](std::string_view why) {
+    log::warn("tcp: turned away the connection from {}: {}", arrival.from, why);
+    return false;
+  };
+  for (;;) {
+    arrival.out += arrival.handshake.takeOutput();
+    while (arrival.sent < arrival.out.size()) {
+      const ssize_t n = ::send(arrival.fd.get(), arrival.out.data() + arrival.sent, arrival.out.size() - arrival.sent,
+                               MSG_NOSIGNAL | MSG_DONTWAIT);
+      if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK)) return true;
+      if (n < 0 && errno == EINTR) continue;
+      if (n < 0) return turnAway(fmt::format("sending failed: {}", errnoText(errno)));
+      arrival.sent += static_cast<size_t>(n);
+    }
+    switch (arrival.handshake.state()) {
+      case Handshake::State::kRefused: return turnAway(arrival.handshake.refusal());
+      case Handshake::State::kDone: {
+        const uint64_t rank = arrival.handshake.claim();
+        if (rank <= static_cast<uint64_t>(self_) || rank >= connections_.size() || connections_[rank]) {
+          return turnAway(fmt::format("it proved the job's secret but says it is rank {}, which is not awaited", rank));
+        }
+        adopt(static_cast<int>(rank), std::move(arrival.fd));
+        --awaited;
+        return false;
+      }
+      case Handshake::State::kRunning: break;
+    }
+    char buffer[Handshake::kAnswerBytes];
+    const ssize_t n =
+        ::recv(arrival.fd.get(), buffer, std::min(sizeof buffer, arrival.handshake.wanted()), MSG_DONTWAIT);
+    if (n == 0) return turnAway("it closed the connection during the handshake");
+    if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK)) return true;
+    if (n < 0 && errno == EINTR) continue;
+    if (n < 0) return turnAway(fmt::format("receiving failed: {}", errnoText(errno)));
+    arrival.handshake.feed(std::string_view(buffer, static_cast<size_t>(n)));
+  }
 }
 
 void TcpTransport::adopt(int peer, UniqueFd fd) {
