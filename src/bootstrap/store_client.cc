@@ -142,7 +142,11 @@ struct StoreClient::Impl {
 
     const std::string bytes = frame.finish();
     size_t sent = 0;
-    while (sent < bytes.size()) {
+    // A server that refuses a request (over a limit) answers why and closes
+    // the connection, possibly before the request is all sent: the answer
+    // is then read before the failure is reported.
+    std::string sendFailure;
+    while (sent < bytes.size() && sendFailure.empty()) {
       ssize_t done = send(fd.get(), bytes.data() + sent, bytes.size() - sent, MSG_NOSIGNAL);
       if (done >= 0) {
         sent += done;
@@ -152,7 +156,7 @@ struct StoreClient::Impl {
           timedOut();
         }
       } else if (errno != EINTR) {
-        lost("the connection failed (" + errnoText(errno) + ")");
+        sendFailure = "the connection failed (" + errnoText(errno) + ")";
       }
     }
 
@@ -177,11 +181,11 @@ struct StoreClient::Impl {
       in.resize(used + kReadChunk);
       ssize_t got = recv(fd.get(), in.data() + used, kReadChunk, 0);
       in.resize(used + (got > 0 ? got : 0));
-      if (got == 0) lost("the server closed the connection");
+      if (got == 0) lost(sendFailure.empty() ? "the server closed the connection" : sendFailure);
       if (got < 0 && (errno == EAGAIN || errno == EWOULDBLOCK)) {
         if (!awaitReady(fd.get(), POLLIN, deadline)) timedOut();
       } else if (got < 0 && errno != EINTR) {
-        lost("the connection failed (" + errnoText(errno) + ")");
+        lost(sendFailure.empty() ? "the connection failed (" + errnoText(errno) + ")" : sendFailure);
       }
     }
   }

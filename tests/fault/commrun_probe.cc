@@ -12,18 +12,24 @@
 //                        "probe/private" and to write "commrun/failed" and
 //                        "probe/release" at the store on <port>
 //   release <port>       (not a rank, with the secret) sets "probe/release"
+//   hold <port> <n> <file>  (not a rank, no secret) opens n connections to
+//                        the store on <port> (retrying until it listens),
+//                        creates <file>, and holds them, silent, until killed
 #include <netinet/in.h>
 #include <poll.h>
 #include <sched.h>
 #include <signal.h>
+#include <sys/resource.h>
 #include <sys/socket.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cstdio>
 #include <cstdlib>
 #include <fstream>
 #include <set>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include <fmt/format.h>
@@ -161,6 +167,38 @@ int release(uint16_t port) {
   return 0;
 }
 
+int hold(uint16_t port, int count, const std::string& readyFile) {
+  rlimit limit{};
+  getrlimit(RLIMIT_NOFILE, &limit);
+  limit.rlim_cur = std::max<rlim_t>(limit.rlim_cur, static_cast<rlim_t>(count) + 64);
+  limit.rlim_max = std::max(limit.rlim_max, limit.rlim_cur);
+  if (setrlimit(RLIMIT_NOFILE, &limit) != 0) {
+    fmt::print(stderr, "hold: cannot allow {} descriptors\n", count + 64);
+    return 1;
+  }
+  sockaddr_in address{};
+  address.sin_family = AF_INET;
+  address.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+  address.sin_port = htons(port);
+  std::vector<int> held;
+  const Deadline deadline(120s);
+  while (static_cast<int>(held.size()) < count) {
+    int fd = socket(AF_INET, SOCK_STREAM, 0);
+    if (connect(fd, reinterpret_cast<sockaddr*>(&address), sizeof(address)) == 0) {
+      held.push_back(fd);
+      continue;
+    }
+    close(fd);
+    if (deadline.expired()) {
+      fmt::print(stderr, "hold: only {} of {} connections after 120 s\n", held.size(), count);
+      return 1;
+    }
+    std::this_thread::sleep_for(10ms);
+  }
+  std::ofstream(readyFile) << held.size() << "\n";
+  for (;;) pause();
+}
+
 int printFreePort() {
   int fd = socket(AF_INET, SOCK_STREAM, 0);
   sockaddr_in address{};
@@ -189,6 +227,7 @@ int main(int argc, char** argv) {
     if (mode == "guard") return guard();
     if (mode == "stranger" && argc > 2) return stranger(static_cast<uint16_t>(std::atoi(argv[2])));
     if (mode == "release" && argc > 2) return release(static_cast<uint16_t>(std::atoi(argv[2])));
+    if (mode == "hold" && argc > 4) return hold(static_cast<uint16_t>(std::atoi(argv[2])), std::atoi(argv[3]), argv[4]);
   } catch (const comm::Error& error) {
     fmt::print(stderr, "commrun_probe {}: {}\n", mode, error.what());
     return 1;
@@ -196,6 +235,6 @@ int main(int argc, char** argv) {
   fmt::print(
       stderr,
       "usage: commrun_probe env | rendezvous | await-failure <rank> | cores | free-port | guard | stranger <port> "
-      "| release <port>\n");
+      "| release <port> | hold <port> <n> <file>\n");
   return 2;
 }

@@ -1,10 +1,14 @@
 /* A rank program for the trust tests, through the public API only.
  *   all-reduce   comm_init, an all_reduce of rank + 1 over the world;
  *                prints "rank R of N: sum S" (S = N(N+1)/2) or the error of
- *                the call that failed, with its status. */
+ *                the call that failed, with its status.
+ *   all-reduce-after FILE   the same, once FILE exists (waits up to 300 s). */
+#define _POSIX_C_SOURCE 200809L
 #include <stdint.h>
 #include <stdio.h>
 #include <string.h>
+#include <time.h>
+#include <unistd.h>
 
 #include "comm.h"
 
@@ -34,9 +38,20 @@ static int all_reduce(void) {
   return 0;
 }
 
+static int await_file(const char *path) {
+  struct timespec nap = {0, 20 * 1000 * 1000};
+  for (int i = 0; i < 300 * 50; ++i) {
+    if (access(path, F_OK) == 0) return 0;
+    nanosleep(&nap, NULL);
+  }
+  printf("%s never appeared\n", path);
+  return 1;
+}
+
 int main(int argc, char **argv) {
   const char *mode = argc > 1 ? argv[1] : "";
   if (strcmp(mode, "all-reduce") == 0) return all_reduce();
-  fprintf(stderr, "usage: trust_probe all-reduce\n");
+  if (strcmp(mode, "all-reduce-after") == 0 && argc > 2) return await_file(argv[2]) != 0 ? 1 : all_reduce();
+  fprintf(stderr, "usage: trust_probe all-reduce | all-reduce-after FILE\n");
   return 2;
 }

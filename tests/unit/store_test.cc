@@ -9,6 +9,7 @@
 #include <atomic>
 #include <chrono>
 #include <future>
+#include <memory>
 #include <numeric>
 #include <string>
 #include <thread>
@@ -30,7 +31,9 @@ extern "C" {
 
 using comm::Deadline;
 using comm::bootstrap::StoreClient;
+using comm::bootstrap::StoreLimits;
 using comm::bootstrap::StoreServer;
+using comm::bootstrap::StoreUsage;
 using namespace std::chrono_literals;
 
 namespace {
@@ -116,7 +119,7 @@ void setThenGetReturnsExactBytes(void**) {
   assert_true(server.port() > 0);
   StoreClient client(kHost, server.port(), kSecret, soon());
   const std::string binary("a\0b\xff\n", 5);
-  std::string large(3 << 20, '\0');
+  std::string large(1 << 20, '\0');
   std::iota(large.begin(), large.end(), 0);
 
   client.set("small", "value", soon());
@@ -379,6 +382,147 @@ void aStoreWithoutTheSecretIsNotTrusted(void**) {
   close(listener);
 }
 
+// Polls the server's usage until `done` holds for it; the test fails if it
+// never does.
+template <typename Done>
+StoreUsage awaitUsage(const StoreServer& server, Done done) {
+  Deadline deadline = soon();
+  for (;;) {
+    StoreUsage usage = server.usage();
+    if (done(usage)) return usage;
+    if (deadline.expired()) {
+      fail_msg(
+          "store usage never reached the state waited for: %zu clients, %zu unproven, %zu bytes held, %zu parked "
+          "waits on %zu keys, %zu reply bytes pending",
+          usage.clients, usage.unproven, usage.bytesHeld, usage.parkedWaits, usage.parkedKeys, usage.pendingReplyBytes);
+    }
+    std::this_thread::sleep_for(5ms);
+  }
+}
+
+void aKeyOrValueOverTheLimitIsRefusedAndTheClientDropped(void**) {
+  StoreServer server(kHost, 0, kSecret, StoreLimits{.maxKeyBytes = 64, .maxValueBytes = 1024});
+  {
+    StoreClient client(kHost, server.port(), kSecret, soon());
+    comm::Error error = errorOf([&] { client.set("k", std::string(1100, 'v'), soon()); });
+    assert_int_equal(error.status(), COMM_ERR_BOOTSTRAP);
+    assertContains(error.what(), "set('k'): a value of 1100 bytes, over the limit of 1024 bytes");
+    assertContains(errorOf([&] { client.get("k", soon()); }).what(), "closed the connection");
+  }
+  {
+    StoreClient client(kHost, server.port(), kSecret, soon());
+    comm::Error error = errorOf([&] { client.set(std::string(100, 'k'), "v", soon()); });
+    assertContains(error.what(), "a key of 100 bytes, over the limit of 64 bytes");
+  }
+  {
+    // Too large to be a request at all: refused from its length alone.
+    StoreClient client(kHost, server.port(), kSecret, soon());
+    comm::Error error = errorOf([&] { client.set("k", std::string(64 << 20, 'v'), soon()); });
+    assertContains(error.what(), "over the limit of 1152 bytes");
+  }
+  StoreClient member(kHost, server.port(), kSecret, soon());
+  assert_false(member.check("k", soon()).has_value());
+  member.set("k", std::string(1024, 'v'), soon());
+  awaitUsage(server, [](const StoreUsage& u) { return u.bytesHeld == 1025; });
+}
+
+void theBytesHeldAreBounded(void**) {
+  StoreServer server(kHost, 0, kSecret, StoreLimits{.maxBytesHeld = 4096});
+  StoreClient client(kHost, server.port(), kSecret, soon());
+  for (int k = 0; k < 4; ++k) client.set(fmt::format("k{}", k), std::string(1000, 'v'), soon());
+  client.set("k0", std::string(1000, 'w'), soon());  // replacing a value holds no more
+  assert_int_equal(client.add("n", 7, soon()), 7);
+  comm::Error error = errorOf([&] { client.set("k4", std::string(1000, 'v'), soon()); });
+  assertContains(error.what(), "set('k4'): holding 1002 more bytes would pass the store's limit of 4096 bytes");
+  StoreClient other(kHost, server.port(), kSecret, soon());
+  assert_false(other.check("k4", soon()).has_value());
+  assert_true(other.get("k0", soon()) == std::string(1000, 'w'));
+  awaitUsage(server, [](const StoreUsage& u) { return u.bytesHeld == 4 * 1002 + 2; });
+}
+
+// A process that proved the secret through a plain socket, to speak the
+// protocol in ways StoreClient never does.
+struct Member {
+  Stranger socket;
+  explicit Member(uint16_t port) : socket(port) {
+    comm::Handshake handshake = comm::Handshake::connecting(kSecret, "comm store", 0);
+    comm::runHandshake(socket.fd, handshake, soon(), COMM_ERR_BOOTSTRAP, "test member");
+  }
+};
+
+// Gets that a client sends without reading the answers make the server
+// stop reading it once the unread answers pass the limit, instead of
+// holding them all; once it reads, the rest are answered.
+void aClientThatDoesNotReadIsNotReadFrom(void**) {
+  using comm::bootstrap::FrameWriter;
+  using comm::bootstrap::StoreOp;
+  constexpr size_t kValue = 1 << 20;
+  constexpr int kGets = 64;
+  const StoreLimits limits{.maxPendingReplyBytes = 2 << 20};
+  StoreServer server(kHost, 0, kSecret, limits);
+  StoreClient(kHost, server.port(), kSecret, soon()).set("big", std::string(kValue, 'v'), soon());
+  Member greedy(server.port());
+  std::string requests;
+  for (int i = 0; i < kGets; ++i) requests += FrameWriter().u8(uint8_t(StoreOp::kGet)).u64(i).bytes("big").finish();
+  std::thread sender([&] { greedy.socket.send(requests); });
+  StoreUsage held =
+      awaitUsage(server, [&](const StoreUsage& u) { return u.pendingReplyBytes >= limits.maxPendingReplyBytes; });
+  assert_true(held.pendingReplyBytes <= limits.maxPendingReplyBytes + kValue + 64);
+  size_t answered = 0;
+  std::string in;
+  char buffer[65536];
+  const size_t answerBytes = 4 + 8 + 1 + 4 + kValue;
+  while (answered < kGets) {
+    ssize_t n = recv(greedy.socket.fd, buffer, sizeof(buffer), 0);
+    assert_true(n > 0);
+    in.append(buffer, static_cast<size_t>(n));
+    answered += in.size() / answerBytes;
+    in.erase(0, in.size() / answerBytes * answerBytes);
+    assert_true(server.usage().pendingReplyBytes <= limits.maxPendingReplyBytes + kValue + 64);
+  }
+  sender.join();
+  assert_int_equal(answered, kGets);
+}
+
+// Gets and waits parked for keys that never come are freed with their
+// client: nothing of them stays in the server.
+void parkedWaitsAreFreedWhenTheirClientGoes(void**) {
+  constexpr size_t kParked = 300;
+  StoreServer server(kHost, 0, kSecret);
+  {
+    StoreClient client(kHost, server.port(), kSecret, soon());
+    for (size_t i = 0; i < kParked; ++i) errorOf([&] { client.get(fmt::format("never/{}", i), within(1ms)); });
+    errorOf([&] { client.wait({"never/a", "never/b", "never/a"}, within(1ms)); });
+    StoreUsage parked = awaitUsage(server, [&](const StoreUsage& u) { return u.parkedWaits == kParked + 1; });
+    assert_int_equal(parked.parkedKeys, kParked + 2);
+  }
+  StoreUsage left = awaitUsage(server, [](const StoreUsage& u) { return u.clients == 0; });
+  assert_int_equal(left.parkedWaits, 0);
+  assert_int_equal(left.parkedKeys, 0);
+}
+
+void parkedWaitsAreBoundedPerClient(void**) {
+  StoreServer server(kHost, 0, kSecret, StoreLimits{.maxParkedPerClient = 10});
+  StoreClient client(kHost, server.port(), kSecret, soon());
+  for (int i = 0; i < 10; ++i) errorOf([&] { client.get(fmt::format("never/{}", i), within(1ms)); });
+  comm::Error error = errorOf([&] { client.get("never/10", soon()); });
+  assertContains(error.what(), "10 of its requests already wait for keys, the limit per client");
+  awaitUsage(server, [](const StoreUsage& u) { return u.clients == 0 && u.parkedWaits == 0; });
+}
+
+// Strangers that connect and say nothing hold no more than their share:
+// past it the oldest is closed, and a member still connects.
+void idleStrangersDoNotLockOutMembers(void**) {
+  StoreServer server(kHost, 0, kSecret, StoreLimits{.maxUnproven = 8, .maxUnprovenPerPeer = 4});
+  std::vector<std::unique_ptr<Stranger>> strangers;
+  for (int i = 0; i < 30; ++i) strangers.push_back(std::make_unique<Stranger>(server.port()));
+  StoreClient member(kHost, server.port(), kSecret, soon());
+  member.set("k", "v", soon());
+  assert_string_equal(member.get("k", soon()).c_str(), "v");
+  // Every stranger came before the member, so the server has seen them all.
+  awaitUsage(server, [](const StoreUsage& u) { return u.unproven <= 4 && u.clients <= 5; });
+}
+
 }  // namespace
 
 int main() {
@@ -400,6 +544,12 @@ int main() {
       cmocka_unit_test(aStrangerReadsAndWritesNothing),
       cmocka_unit_test(aClientWithAnotherSecretIsRefused),
       cmocka_unit_test(aStoreWithoutTheSecretIsNotTrusted),
+      cmocka_unit_test(aKeyOrValueOverTheLimitIsRefusedAndTheClientDropped),
+      cmocka_unit_test(theBytesHeldAreBounded),
+      cmocka_unit_test(aClientThatDoesNotReadIsNotReadFrom),
+      cmocka_unit_test(parkedWaitsAreFreedWhenTheirClientGoes),
+      cmocka_unit_test(parkedWaitsAreBoundedPerClient),
+      cmocka_unit_test(idleStrangersDoNotLockOutMembers),
   };
   return cmocka_run_group_tests(tests, nullptr, nullptr);
 }
