@@ -30,6 +30,9 @@ constexpr SettingSpec kSpecs[] = {
      "read by cross-memory attach when the node's ranks may together run on fewer CPUs than there are of them), attach "
      "(always read by cross-memory attach), copy (always streamed), 0 off (libfabric's shm provider)"},
     {"tcp_iface", "", "network interface for tcp (comm's own and libfabric's) between nodes"},
+    {"tcp_unexpected_bytes", "268435456",
+     "comm's tcp: bytes of messages that arrived before their receive held for one peer; more fail that peer's "
+     "connection with COMM_ERR_TRANSPORT"},
     {"log_level", "warn", "error, warn, info, debug or trace"},
     {"log_file", "", "log destination (default stderr); %r becomes the rank"},
     {"algo", "", "algorithm overrides, e.g. all_reduce:ring,broadcast:binomial"},

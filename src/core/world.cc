@@ -164,6 +164,11 @@ void World::connectTransport() {
   options.singleNode = localSize_ == size_;
   options.tcpInterface = settings_.get("tcp_iface");
   options.secret = secret_;
+  const int64_t unexpected = settings_.getInt("tcp_unexpected_bytes");
+  if (unexpected <= 0) {
+    fail(COMM_ERR_INVALID_ARGUMENT, "COMM_TCP_UNEXPECTED_BYTES={} must be a positive number of bytes", unexpected);
+  }
+  options.maxUnexpectedBytes = static_cast<size_t>(unexpected);
   options.connectTimeout = initDeadline_->remaining();
   transport::ShmOptions shm{transport::parseShmMode(settings_.get("shm")), initDeadline_->remaining()};
   transport_ = transport::createTransport(options, shm);

@@ -73,6 +73,11 @@ struct Options {
   std::string secret;
   // How long connect() may wait for its peers' connections; 0: two minutes.
   std::chrono::milliseconds connectTimeout{0};
+  // Bytes of messages that arrived before their receive that comm's tcp
+  // transport holds for one peer; more fail that peer's connection
+  // (COMM_ERR_TRANSPORT). 0: kDefaultUnexpectedBytes. The
+  // tcp_unexpected_bytes setting.
+  size_t maxUnexpectedBytes = 0;
   // Largest piece one libfabric message carries; 0 means min(the provider's
   // maximum message size, 1 GiB). Tests lower it to exercise chunking.
   size_t maxChunkBytes = 0;

@@ -30,42 +30,23 @@
 #include "common/log.h"
 #include "common/socket.h"
 #include "common/unique_fd.h"
+#include "transport/tcp/tcp_wire.h"
 
 namespace comm::transport {
 namespace {
 
-// Messages up to kEagerBytes go whole (kEager). A larger one is announced
-// (kReadyToSend) and its payload follows (kPayload) only once the receiver
-// has a receive for it and says so (kClearToSend): it then lands straight in
-// that receive's buffer, never in a buffer of ours, and a sender can never
-// fill the receiver's memory with messages nobody has asked for yet.
-enum class Kind : uint32_t { kEager = 0, kReadyToSend = 1, kClearToSend = 2, kPayload = 3 };
-
-// What precedes every message on a connection.
-struct Header {
-  uint64_t tag;
-  uint64_t size;  // the message's bytes (kClearToSend: 0)
-  Kind kind;
-  uint32_t id;      // kReadyToSend, kClearToSend: the sender's number for the message; kPayload: the receiver's
-  uint32_t answer;  // kClearToSend: the receiver's number for it
-  uint32_t unused;
-};
-
-// The bytes that follow a header.
-size_t payloadBytes(const Header& header) {
-  return header.kind == Kind::kEager || header.kind == Kind::kPayload ? header.size : 0;
-}
+using tcp::checkHeader;
+using tcp::decodeHeader;
+using tcp::Header;
+using tcp::kEagerBytes;
+using tcp::kInboxBytes;
+using tcp::Kind;
+using tcp::payloadBytes;
 
 // What a connection's proof of the job's secret is bound to (see
 // common/handshake.h); the connecting rank's claim is its rank.
 constexpr std::string_view kTcpContext = "comm tcp";
 
-// Reads land here first, so one recv() brings a small message with its
-// header (and often the next ones); the rest of a payload at least this big
-// goes straight from the kernel into the receiver's buffer.
-constexpr size_t kInboxBytes = 64 * 1024;
-// Larger messages wait for their receive (see Kind).
-constexpr size_t kEagerBytes = kInboxBytes;
 // The most queued messages one sendmsg gathers.
 constexpr size_t kSendsPerCall = 16;
 // Up to this many peers progress() tries a recv() on each instead of asking
@@ -104,6 +85,16 @@ struct Unexpected {
   uint32_t sendId = 0;     // ... and the sender's number for it
 };
 
+// What an early message costs beyond its bytes, counted against the
+// unexpected-message limit so that a flood of announcements, which carry no
+// bytes, is bounded too.
+constexpr size_t kUnexpectedOverhead = sizeof(Unexpected);
+
+// What `message` counts against the limit.
+size_t unexpectedCost(const Unexpected& message) {
+  return kUnexpectedOverhead + (message.announced ? 0 : message.size);
+}
+
 struct QueuedSend {
   Header header;
   const char* data;
@@ -132,10 +123,12 @@ struct Incoming {
 struct Connection {
   int peer = -1;
   UniqueFd fd;
-  std::string deadWhy;  // non-empty once the connection is gone
+  std::string deadWhy;                         // non-empty once the connection is gone
+  comm_status_t deadStatus = COMM_ERR_REMOTE;  // what requests to it fail with then
   std::deque<QueuedSend> sends;
   std::deque<PostedRecv> posted;
   std::list<Unexpected> unexpected;                       // a list: Incoming and claims point into it
+  size_t unexpectedBytes = 0;                             // what those count against the limit
   std::unordered_map<uint32_t, AnnouncedSend> announced;  // by the sender's number
   uint32_t nextSendId = 0;
   std::unordered_map<uint32_t, PostedRecv> cleared;  // receives told to come, by the receiver's number;
@@ -175,6 +168,7 @@ void fill(const PostedRecv& receive, int peer, uint64_t tag, const char* data, s
 }
 
 void forget(Connection& c, const Unexpected& message) {
+  c.unexpectedBytes -= unexpectedCost(message);
   c.unexpected.remove_if([&](const Unexpected& m) { return &m == &message; });
 }
 
@@ -264,13 +258,19 @@ class TcpTransport final : public Transport {
   void queue(Connection& c, const Header& header, const char* data, Request* request);
   // A message to this rank: delivered (or kept as unexpected) at once.
   void sendToSelf(Connection& c, uint64_t tag, const char* data, size_t size, Request& request);
-  void markDead(Connection& c, std::string why);
+  // Fails everything pending with the peer: COMM_ERR_REMOTE when it went
+  // away, COMM_ERR_TRANSPORT when it broke the protocol.
+  void markDead(Connection& c, std::string why, comm_status_t status = COMM_ERR_REMOTE);
+  // Accounts for an early message of `cost` from `c`'s peer; past the
+  // limit, fails the connection and returns false.
+  bool holdUnexpected(Connection& c, size_t cost);
   void updateBusy();
 
   std::mutex mutex_;  // guards everything below but address_
   sockaddr_in address_{};
   std::string secret_;
   std::chrono::milliseconds connectTimeout_;
+  size_t maxUnexpected_;
   UniqueFd listener_;
   UniqueFd epoll_;
   // By rank; this rank's has no socket (sendToSelf), ranks not reached have none.
@@ -283,7 +283,8 @@ class TcpTransport final : public Transport {
 
 TcpTransport::TcpTransport(const Options& options)
     : secret_(options.secret),
-      connectTimeout_(options.connectTimeout.count() > 0 ? options.connectTimeout : kConnectTimeout) {
+      connectTimeout_(options.connectTimeout.count() > 0 ? options.connectTimeout : kConnectTimeout),
+      maxUnexpected_(options.maxUnexpectedBytes > 0 ? options.maxUnexpectedBytes : kDefaultUnexpectedBytes) {
   address_.sin_family = AF_INET;
   address_.sin_addr = listenAddress(options);
   listener_.reset(::socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0));
@@ -447,7 +448,7 @@ void TcpTransport::send(int peer, uint64_t tag, const void* data, size_t size, R
   std::lock_guard lock(mutex_);
   request.restart();
   Connection& c = connection(peer);
-  if (c.dead()) return complete(request, COMM_ERR_REMOTE, c.deadWhy);
+  if (c.dead()) return complete(request, c.deadStatus, c.deadWhy);
   if (peer == self_) return sendToSelf(c, tag, static_cast<const char*>(data), size, request);
   if (size <= kEagerBytes) {
     queue(c, {tag, size, Kind::kEager, 0, 0, 0}, static_cast<const char*>(data), &request);
@@ -468,6 +469,8 @@ void TcpTransport::sendToSelf(Connection& c, uint64_t tag, const char* data, siz
     message.data = std::make_unique_for_overwrite<char[]>(size);
     if (size > 0) std::memcpy(message.data.get(), data, size);
     message.complete = true;
+    // A rank's messages to itself are its own to bound: counted, never refused.
+    c.unexpectedBytes += unexpectedCost(message);
   }
   complete(request, COMM_OK);
 }
@@ -497,7 +500,7 @@ void TcpTransport::recv(int peer, uint64_t tag, void* data, size_t size, Request
     }
     return;
   }
-  if (c.dead()) return complete(request, COMM_ERR_REMOTE, c.deadWhy);
+  if (c.dead()) return complete(request, c.deadStatus, c.deadWhy);
   c.posted.push_back(receive);
 }
 
@@ -622,10 +625,10 @@ bool TcpTransport::readFrom(Connection& c) {
         continue;
       }
       if (c.inEnd - c.inStart < sizeof(Header)) break;
-      Header header;
-      std::memcpy(&header, c.inbox.get() + c.inStart, sizeof header);
+      const Header header = decodeHeader(std::string_view(c.inbox.get() + c.inStart, sizeof(Header)));
       c.inStart += sizeof header;
       completed = startMessage(c, header) || completed;
+      if (c.dead()) return true;
     }
     if (drained) return completed;
     ssize_t got;
@@ -666,12 +669,17 @@ bool TcpTransport::readFrom(Connection& c) {
 }
 
 bool TcpTransport::startMessage(Connection& c, const Header& header) {
+  if (std::string problem = checkHeader(header); !problem.empty()) {
+    markDead(c, fmt::format("rank {} sent {}", c.peer, problem), COMM_ERR_TRANSPORT);
+    return true;
+  }
   switch (header.kind) {
     case Kind::kEager: break;
     case Kind::kReadyToSend: {
       if (std::optional<PostedRecv> receive = takePosted(c, header.tag)) {
         return clearToSend(c, header.tag, header.size, header.id, *receive);
       }
+      if (!holdUnexpected(c, kUnexpectedOverhead)) return true;
       Unexpected& message = c.unexpected.emplace_back();
       message.tag = header.tag;
       message.size = header.size;
@@ -683,7 +691,8 @@ bool TcpTransport::startMessage(Connection& c, const Header& header) {
     case Kind::kClearToSend: {
       auto it = c.announced.find(header.id);
       if (it == c.announced.end()) {
-        markDead(c, fmt::format("rank {} cleared message {}, which this rank never announced", c.peer, header.id));
+        markDead(c, fmt::format("rank {} cleared message {}, which this rank never announced", c.peer, header.id),
+                 COMM_ERR_TRANSPORT);
         return true;
       }
       queue(c, {header.tag, it->second.size, Kind::kPayload, header.answer, 0, 0}, it->second.data, it->second.request);
@@ -693,17 +702,16 @@ bool TcpTransport::startMessage(Connection& c, const Header& header) {
     case Kind::kPayload: {
       auto it = c.cleared.find(header.id);
       if (it == c.cleared.end() || it->second.size != header.size) {
-        markDead(c, fmt::format("rank {} sent {} bytes for receive {}, which this rank did not clear for that size",
-                                c.peer, header.size, header.id));
+        markDead(c,
+                 fmt::format("rank {} sent {} bytes for receive {}, which this rank did not clear for that size",
+                             c.peer, header.size, header.id),
+                 COMM_ERR_TRANSPORT);
         return true;
       }
       c.incoming = {true, it->second.data, header.size, 0, it->second.request, nullptr};
       c.cleared.erase(it);
       return header.size == 0 && finishIncoming(c);
     }
-    default:
-      markDead(c, fmt::format("rank {} sent a message of unknown kind {}", c.peer, static_cast<uint32_t>(header.kind)));
-      return true;
   }
   bool completed = false;
   if (std::optional<PostedRecv> receive = takePosted(c, header.tag)) {
@@ -715,6 +723,8 @@ bool TcpTransport::startMessage(Connection& c, const Header& header) {
       c.incoming = {true, nullptr, header.size, 0, nullptr, nullptr};
     }
   } else {
+    // checkHeader() bounded the size by kEagerBytes; this bounds how many.
+    if (!holdUnexpected(c, kUnexpectedOverhead + header.size)) return true;
     Unexpected& message = c.unexpected.emplace_back();
     message.tag = header.tag;
     message.size = header.size;
@@ -754,32 +764,47 @@ bool TcpTransport::deliver(Connection& c, Unexpected& message, const PostedRecv&
   return true;
 }
 
-void TcpTransport::markDead(Connection& c, std::string why) {
+bool TcpTransport::holdUnexpected(Connection& c, size_t cost) {
+  if (c.unexpectedBytes + cost <= maxUnexpected_) {
+    c.unexpectedBytes += cost;
+    return true;
+  }
+  markDead(c,
+           fmt::format("rank {} sent more messages before their receives than this rank holds for one peer ({} bytes, "
+                       "COMM_TCP_UNEXPECTED_BYTES)",
+                       c.peer, maxUnexpected_),
+           COMM_ERR_TRANSPORT);
+  return false;
+}
+
+void TcpTransport::markDead(Connection& c, std::string why, comm_status_t status) {
   if (c.dead()) return;
   log::warn("tcp: {}", why);
   c.deadWhy = std::move(why);
+  c.deadStatus = status;
   --live_;
   epoll_ctl(epoll_.get(), EPOLL_CTL_DEL, c.fd.get(), nullptr);
   c.fd.reset();
   for (QueuedSend& s : c.sends) {
-    if (s.request != nullptr) complete(*s.request, COMM_ERR_REMOTE, c.deadWhy);
+    if (s.request != nullptr) complete(*s.request, c.deadStatus, c.deadWhy);
   }
-  for (auto& [id, send] : c.announced) complete(*send.request, COMM_ERR_REMOTE, c.deadWhy);
+  for (auto& [id, send] : c.announced) complete(*send.request, c.deadStatus, c.deadWhy);
   c.announced.clear();
   for (auto& [id, receive] : c.cleared) {
-    if (receive.request != nullptr) complete(*receive.request, COMM_ERR_REMOTE, c.deadWhy);
+    if (receive.request != nullptr) complete(*receive.request, c.deadStatus, c.deadWhy);
   }
   c.cleared.clear();
   queuedSends_ -= c.sends.size();
   c.sends.clear();
-  for (PostedRecv& p : c.posted) complete(*p.request, COMM_ERR_REMOTE, c.deadWhy);
+  for (PostedRecv& p : c.posted) complete(*p.request, c.deadStatus, c.deadWhy);
   c.posted.clear();
-  if (c.incoming.request != nullptr) complete(*c.incoming.request, COMM_ERR_REMOTE, c.deadWhy);
+  if (c.incoming.request != nullptr) complete(*c.incoming.request, c.deadStatus, c.deadWhy);
   c.incoming = {};
   // Messages that arrived whole can still be received; the rest never will.
   c.unexpected.remove_if([&](const Unexpected& m) {
     if (m.complete && !m.announced) return false;
-    if (m.claim.request != nullptr) complete(*m.claim.request, COMM_ERR_REMOTE, c.deadWhy);
+    if (m.claim.request != nullptr) complete(*m.claim.request, c.deadStatus, c.deadWhy);
+    c.unexpectedBytes -= unexpectedCost(m);
     return true;
   });
 }
