@@ -16,6 +16,7 @@
 #include "common/error.h"
 #include "common/log.h"
 #include "transport/hybrid_transport.h"
+#include "transport/ofi/crash_signals.h"
 
 namespace comm::core {
 namespace {
@@ -50,6 +51,7 @@ bool isLoopback(const std::string& host) { return host == "localhost" || host.rf
 }  // namespace
 
 std::shared_ptr<World> World::create(const Settings& settings, AlgorithmOverrides overrides) {
+  transport::keepCrashesVisible();
   std::shared_ptr<World> world(new World());
   world->settings_ = settings;
   log::configure(settings.get("log_level"), settings.get("log_file"));

@@ -2,10 +2,13 @@
  *   all-reduce   comm_init, an all_reduce of rank + 1 over the world;
  *                prints "rank R of N: sum S" (S = N(N+1)/2) or the error of
  *                the call that failed, with its status.
- *   all-reduce-after FILE   the same, once FILE exists (waits up to 300 s). */
+ *   all-reduce-after FILE   the same, once FILE exists (waits up to 300 s).
+ *   segfault R   the rank COMM_RANK says is R dies of SIGSEGV; the others
+ *                exit 0 at once. */
 #define _POSIX_C_SOURCE 200809L
 #include <stdint.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
@@ -48,10 +51,23 @@ static int await_file(const char *path) {
   return 1;
 }
 
+static int segfault(int victim) {
+  const char *rank = getenv("COMM_RANK");
+  /* The library is loaded (and its dependencies' constructors have run)
+   * before main: a call into it is not needed for what is tested. */
+  printf("comm %u\n", comm_version());
+  fflush(stdout);
+  if (rank == NULL || atoi(rank) != victim) return 0;
+  volatile int *nowhere = NULL;
+  *nowhere = 1;
+  return 0;
+}
+
 int main(int argc, char **argv) {
   const char *mode = argc > 1 ? argv[1] : "";
   if (strcmp(mode, "all-reduce") == 0) return all_reduce();
+  if (strcmp(mode, "segfault") == 0 && argc > 2) return segfault(atoi(argv[2]));
   if (strcmp(mode, "all-reduce-after") == 0 && argc > 2) return await_file(argv[2]) != 0 ? 1 : all_reduce();
-  fprintf(stderr, "usage: trust_probe all-reduce | all-reduce-after FILE\n");
+  fprintf(stderr, "usage: trust_probe all-reduce | all-reduce-after FILE | segfault R\n");
   return 2;
 }

@@ -53,6 +53,10 @@ std::vector<RankLaunch> planRanks(const Options& options, const std::string& pro
   for (const auto& [name, value] : shared) replaced.insert(name);
   std::vector<std::string> base = inheritedEnvironment(replaced);
   for (const auto& [name, value] : shared) base.push_back(name + "=" + value);
+  // libfabric's PSM provider (libinfinipath) would turn a rank's crash into
+  // "exited with status 1" and a .btr file (transport/ofi/crash_signals.h);
+  // set before the rank loads it, the user's own choice kept.
+  if (std::getenv("IPATH_NO_BACKTRACE") == nullptr) base.push_back("IPATH_NO_BACKTRACE=1");
 
   const std::vector<cpu_set_t> cores = options.bindCore ? coreCpuSets() : std::vector<cpu_set_t>{};
   std::vector<RankLaunch> launches;
