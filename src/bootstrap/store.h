@@ -84,6 +84,8 @@ class StoreClient {
   int64_t add(const std::string& key, int64_t delta, Deadline deadline);
   // The value of `key` if it exists now, without waiting.
   std::optional<std::string> check(const std::string& key, Deadline deadline);
+  // Erases every key that starts with `prefix`.
+  void erasePrefix(const std::string& prefix, Deadline deadline);
 
  private:
   struct Impl;

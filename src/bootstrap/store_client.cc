@@ -237,4 +237,9 @@ std::optional<std::string> StoreClient::check(const std::string& key, Deadline d
   return FrameReader(result).bytes();
 }
 
+void StoreClient::erasePrefix(const std::string& prefix, Deadline deadline) {
+  std::lock_guard lock(impl_->mutex);
+  impl_->exchange(fmt::format("erase('{}*')", prefix), impl_->request(StoreOp::kErasePrefix).bytes(prefix), deadline);
+}
+
 }  // namespace comm::bootstrap

@@ -8,8 +8,9 @@
 //   request  = op:u8 id:u64 arguments
 //     kSet   key value          kGet key          kCheck key
 //     kWait  count:u32 key*     kAdd key delta:i64
+//     kErasePrefix prefix (erases every key that starts with it)
 //   response = id:u64 status:u8 result
-//     kOk    -> value (kGet, kCheck), new value:i64 (kAdd), nothing (kSet, kWait)
+//     kOk    -> value (kGet, kCheck), new value:i64 (kAdd), nothing (kSet, kWait, kErasePrefix)
 //     kMissing (kCheck only)    kError -> message
 //
 // The id lets a client drop a late answer to a call that already gave up on
@@ -26,7 +27,7 @@
 
 namespace comm::bootstrap {
 
-enum class StoreOp : uint8_t { kSet = 1, kGet = 2, kWait = 3, kAdd = 4, kCheck = 5 };
+enum class StoreOp : uint8_t { kSet = 1, kGet = 2, kWait = 3, kAdd = 4, kCheck = 5, kErasePrefix = 6 };
 enum class StoreStatus : uint8_t { kOk = 0, kMissing = 1, kError = 2 };
 
 // What a store connection's proof of the secret is bound to: no other
@@ -125,7 +126,7 @@ inline std::optional<uint32_t> completeFrame(std::string_view buffer, size_t lim
 struct StoreRequest {
   StoreOp op{};
   uint64_t id = 0;
-  std::vector<std::string> keys;  // kWait: every key named; the others: their one key
+  std::vector<std::string> keys;  // kWait: every key named; kErasePrefix: the prefix; the others: their one key
   std::string value;              // kSet
   int64_t delta = 0;              // kAdd
 };
@@ -162,6 +163,10 @@ inline StoreRequest decodeRequest(std::string_view body, size_t maxKeyBytes, siz
       break;
     case StoreOp::kCheck:
       name = "check";
+      key();
+      break;
+    case StoreOp::kErasePrefix:
+      name = "erase";
       key();
       break;
     case StoreOp::kAdd:

@@ -298,6 +298,16 @@ class ServerLoop {
         return;
       }
       case StoreOp::kAdd: add(connection, id, request.keys[0], request.delta); return;
+      case StoreOp::kErasePrefix: {
+        const std::string& prefix = request.keys[0];
+        auto entry = data_.lower_bound(prefix);
+        while (entry != data_.end() && entry->first.starts_with(prefix)) {
+          bytesHeld_ -= entry->first.size() + entry->second.size();
+          entry = data_.erase(entry);
+        }
+        reply(connection, okFrame(id));
+        return;
+      }
       case StoreOp::kCheck: {
         auto found = data_.find(request.keys[0]);
         reply(connection, found != data_.end() ? valueFrame(id, found->second)
@@ -468,7 +478,8 @@ class ServerLoop {
   std::map<uint64_t, int> unproven_;  // fds of the connections not yet proven, by arrival
   uint64_t nextArrival_ = 0;
   uint64_t evictions_ = 0;
-  std::unordered_map<std::string, std::string> data_;
+  // Ordered, so that the keys under one prefix are one range to erase.
+  std::map<std::string, std::string, std::less<>> data_;
   size_t bytesHeld_ = 0;
   std::unordered_map<uint64_t, Waiter> waiters_;
   std::unordered_map<std::string, std::unordered_set<uint64_t>> waitersByKey_;

@@ -52,7 +52,8 @@ std::unique_ptr<NodeBoard> NodeBoard::join(World& world, uint16_t id, const std:
   }
   const size_t wideEntryBytes = NodeBoard::wideEntryBytes(members <= kPayloadRanks ? kPayloadBytes : 0);
   const size_t bytes = sizeof(BoardHeader) + members * kEntriesPerRank * (wideEntryBytes + kNarrowEntryBytes);
-  const std::string key = fmt::format("board/{}", id);
+  // Under communicator_ids.h's keyPrefixes(id): erased when the id is freed.
+  const std::string key = fmt::format("board/{}/segment", id);
   ShmSegment segment;
   if (rank == 0) {
     segment = ShmSegment::create(shmSegmentName(getpid(), randomShmNonce()), bytes);

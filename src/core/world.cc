@@ -98,6 +98,7 @@ std::shared_ptr<World> World::create(const Settings& settings, AlgorithmOverride
     world->store_ =
         std::make_unique<bootstrap::StoreClient>(launch.masterAddr, launch.masterPort, world->secret_, deadline);
   }
+  world->makeCommunicatorIds();
   world->meetPeers();
   if (launch.localRank >= 0 && launch.localRank != world->localRank_) {
     log::warn("the launcher says local rank {}, but {} ranks before this one share its node", launch.localRank,
@@ -235,15 +236,33 @@ std::optional<std::string> World::reportedPeerFailure(int worldRank) {
 }
 
 uint16_t World::allocateCommunicatorId() {
-  int64_t id;
-  if (store_) {
+  std::lock_guard lock(storeMutex_);
+  return ids_->allocate();
+}
+
+void World::releaseCommunicatorId(uint16_t id, int members) noexcept {
+  try {
     std::lock_guard lock(storeMutex_);
-    id = store_->add("comm/next_id", 1, Deadline(timeout_));
-  } else {
-    id = ++localIdCounter_;
+    ids_->release(id, members);
+  } catch (const std::exception& error) {
+    log::warn("communicator {} was destroyed, but its id stays taken: {}", id, error.what());
   }
-  if (id > 0xffff) fail(COMM_ERR_NO_MEMORY, "more than 65535 communicators were created in this job");
-  return static_cast<uint16_t>(id);
+}
+
+void World::makeCommunicatorIds() {
+  CommunicatorIds::Store store;
+  if (store_) {
+    // Called with storeMutex_ held.
+    store.add = [this](const std::string& key, int64_t delta) { return store_->add(key, delta, Deadline(timeout_)); };
+    store.erasePrefix = [this](const std::string& prefix) { store_->erasePrefix(prefix, Deadline(timeout_)); };
+  } else {
+    store.add = [this](const std::string& key, int64_t delta) { return localCounters_[key] += delta; };
+    store.erasePrefix = [this](const std::string& prefix) {
+      auto entry = localCounters_.lower_bound(prefix);
+      while (entry != localCounters_.end() && entry->first.starts_with(prefix)) entry = localCounters_.erase(entry);
+    };
+  }
+  ids_ = std::make_unique<CommunicatorIds>(std::move(store));
 }
 
 }  // namespace comm::core
