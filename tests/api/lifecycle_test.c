@@ -1,6 +1,7 @@
 /* Objects over their whole life (single rank): communicator ids come back
  * when communicators are destroyed, so a long job can make any number of
- * them. */
+ * them; a destroyed tensor is refused, not read; comm_init after the
+ * world's comm_destroy works. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -39,9 +40,38 @@ static void splits_beyond_the_id_space(void **state) {
   OK(comm_destroy(world));
 }
 
+/* A destroyed tensor is refused by every call, destroying it again too,
+ * also once a new tensor was made meanwhile (which must not be mistaken for
+ * it); nothing reads the memory it had. */
+static void a_destroyed_tensor_is_refused(void **state) {
+  (void)state;
+  float data[4] = {1, 2, 3, 4};
+  int64_t shape[1] = {4};
+  comm_tensor_t *gone = NULL, *fresh = NULL;
+  OK(comm_tensor_create(&gone, data, COMM_FLOAT32, 1, shape));
+  OK(comm_tensor_destroy(gone));
+  OK(comm_tensor_create(&fresh, data, COMM_FLOAT32, 1, shape));
+  assert_int_equal(comm_tensor_destroy(gone), COMM_ERR_INVALID_USAGE);
+  assert_non_null(strstr(comm_last_error(), "comm_tensor_destroy"));
+  assert_non_null(strstr(comm_last_error(), "destroyed"));
+  int64_t numel = 0;
+  assert_int_equal(comm_tensor_numel(&numel, gone), COMM_ERR_INVALID_USAGE);
+  OK(comm_tensor_numel(&numel, fresh));
+  assert_int_equal(numel, 4);
+
+  comm_t *world = NULL;
+  OK(comm_init(&world, NULL));
+  assert_int_equal(comm_all_reduce(world, gone, fresh, COMM_OP_SUM, NULL), COMM_ERR_INVALID_USAGE);
+  assert_non_null(strstr(comm_last_error(), "in"));
+  OK(comm_all_reduce(world, fresh, fresh, COMM_OP_SUM, NULL));
+  OK(comm_destroy(world));
+  OK(comm_tensor_destroy(fresh));
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(splits_beyond_the_id_space),
+      cmocka_unit_test(a_destroyed_tensor_is_refused),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }
