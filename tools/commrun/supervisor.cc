@@ -198,7 +198,7 @@ bool Supervisor::settle(Outcome outcome) {
 void Supervisor::recordFailure(const std::string& description) {
   try {
     const comm::Deadline deadline(kStoreTimeout);
-    comm::bootstrap::StoreClient(config_.storeHost, config_.storePort, deadline)
+    comm::bootstrap::StoreClient(config_.storeHost, config_.storePort, config_.secret, deadline)
         .set("commrun/failed", description, deadline);
   } catch (const comm::Error& error) {
     writeAll(STDERR_FILENO, fmt::format("commrun: could not record the failure in the store: {}\n", error.what()));
