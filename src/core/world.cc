@@ -15,8 +15,8 @@
 #include "common/backoff.h"
 #include "common/error.h"
 #include "common/log.h"
-#include "transport/hybrid_transport.h"
 #include "transport/crash_signals.h"
+#include "transport/hybrid_transport.h"
 
 namespace comm::core {
 namespace {
