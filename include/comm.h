@@ -271,8 +271,9 @@ COMM_API comm_status_t comm_tensor_memory(comm_memory_type_t *out_type, int *out
  * not set falls back to its environment variable, then to its default.
  * Keys (the environment variable is COMM_ + the key in upper case):
  *   "rank", "world_size", "local_rank", "local_world_size",
- *   "master_addr", "master_port", "timeout" (seconds), "provider", "shm",
- *   "tcp_iface", "log_level", "log_file", "algo".
+ *   "master_addr", "master_port", "job_secret", "job_secret_file",
+ *   "timeout" (seconds), "provider", "shm", "tcp_iface",
+ *   "tcp_unexpected_bytes", "log_level", "log_file", "algo".
  * `comm-info` lists every key with its default and help.
  */
 typedef struct comm_config comm_config_t;

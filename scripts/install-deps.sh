@@ -6,7 +6,7 @@ set -euo pipefail
 packages=(
   g++ make cmake pkg-config git ca-certificates
   libfabric-dev libfabric-bin libhwloc-dev hwloc libcmocka-dev
-  libfmt-dev libcli11-dev nlohmann-json3-dev
+  libfmt-dev libcli11-dev nlohmann-json3-dev libssl-dev
   swig python3 python3-dev python3-numpy python3-pytest
   python3-pip python3-venv python3-setuptools python3-wheel
   gnuplot-nox procps iproute2 clang-format

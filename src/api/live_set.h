@@ -2,6 +2,7 @@
 // pointer is reported (INVALID_USAGE) instead of being dereferenced.
 #pragma once
 
+#include <algorithm>
 #include <atomic>
 #include <cstdint>
 #include <mutex>
@@ -29,22 +30,30 @@ class LiveSet {
     if (object == nullptr) fail(COMM_ERR_INVALID_ARGUMENT, "{} is NULL", name);
     // A thread that found `object` alive, with no object of this kind
     // destroyed since, knows it is still alive without the lock: a
-    // collective's every call checks its communicator, and the lock and the
-    // lookup cost more than a small collective on the node board.
+    // collective's every call checks its communicator and two tensors, and
+    // the lock and the lookup cost more than a small collective on the node
+    // board.
     thread_local Seen seen;
     const uint64_t removals = removals_.load(std::memory_order_acquire);
-    if (object == seen.object && removals == seen.removals) return;
+    if (removals == seen.removals && std::find(seen.objects, seen.objects + kSeen, object) != seen.objects + kSeen) {
+      return;
+    }
     std::lock_guard lock(mutex_);
     if (objects_.count(object) == 0) {
-      fail(COMM_ERR_INVALID_USAGE, "{} {} was destroyed or never created", kind, static_cast<const void*>(object));
+      fail(COMM_ERR_INVALID_USAGE, "{} ({} {}) was destroyed or never created", name, kind,
+           static_cast<const void*>(object));
     }
-    seen = {object, removals};
+    if (removals != seen.removals) seen = Seen{.removals = removals};
+    seen.objects[seen.next++ % kSeen] = object;
   }
 
  private:
+  // The objects one thread found alive most recently.
+  static constexpr size_t kSeen = 4;
   struct Seen {
-    const T* object = nullptr;
+    const T* objects[kSeen] = {};
     uint64_t removals = 0;
+    size_t next = 0;
   };
 
   std::mutex mutex_;

@@ -18,6 +18,10 @@ LiveSet<comm_config>& liveConfigs() {
   static LiveSet<comm_config> set;
   return set;
 }
+LiveSet<comm_tensor>& liveTensors() {
+  static LiveSet<comm_tensor> set;
+  return set;
+}
 
 core::Communicator& communicator(const comm_communicator* c) {
   liveCommunicators().check(c, "communicator", "comm");
@@ -25,10 +29,7 @@ core::Communicator& communicator(const comm_communicator* c) {
 }
 
 const comm_tensor& tensor(const comm_tensor* t, const char* name) {
-  if (t == nullptr) fail(COMM_ERR_INVALID_ARGUMENT, "{} is NULL", name);
-  if (t->magic != comm_tensor::kMagic) {
-    fail(COMM_ERR_INVALID_USAGE, "{} ({}) is not a live tensor descriptor", name, static_cast<const void*>(t));
-  }
+  liveTensors().check(t, "tensor", name);
   return *t;
 }
 

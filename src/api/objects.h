@@ -35,10 +35,12 @@ LiveSet<comm_communicator>& liveCommunicators();
 LiveSet<comm_handle>& liveHandles();
 LiveSet<comm_batch>& liveBatches();
 LiveSet<comm_config>& liveConfigs();
+LiveSet<comm_tensor>& liveTensors();
 
 // The communicator behind `c`; throws when it is NULL or destroyed.
 core::Communicator& communicator(const comm_communicator* c);
-// Checks a tensor descriptor (NULL, destroyed) and returns it.
+// Checks a tensor descriptor (NULL, destroyed) and returns it; `name` names
+// the argument.
 const comm_tensor& tensor(const comm_tensor* t, const char* name);
 // Throws unless 0 <= rank < size; `what` names the argument ("peer", "root").
 void checkRank(const core::Communicator& c, int rank, const char* what);

@@ -1,8 +1,11 @@
 // comm_tensor_* : create, destroy, describe tensor descriptors.
+#include <deque>
 #include <limits>
 #include <memory>
+#include <mutex>
 
 #include "api/guard.h"
+#include "api/objects.h"
 #include "common/dtype.h"
 #include "core/tensor.h"
 
@@ -13,14 +16,27 @@ using comm::api::require;
 
 namespace {
 
-comm_tensor& liveTensor(comm_tensor* t) {
-  require(t, "tensor");
-  if (t->magic != comm_tensor::kMagic)
-    fail(COMM_ERR_INVALID_USAGE, "tensor {} was destroyed or never created", static_cast<void*>(t));
-  return *t;
-}
+comm_tensor& liveTensor(comm_tensor* t) { return const_cast<comm_tensor&>(comm::api::tensor(t, "tensor")); }
 
-const comm_tensor& liveTensor(const comm_tensor* t) { return liveTensor(const_cast<comm_tensor*>(t)); }
+const comm_tensor& liveTensor(const comm_tensor* t) { return comm::api::tensor(t, "tensor"); }
+
+// Destroyed tensors wait here before their memory is freed, so that a new
+// tensor does not get the address of one just destroyed: a second destroy,
+// or a use, of the old pointer is then refused instead of reaching the new
+// tensor (pointers are the only names tensors have).
+constexpr size_t kQuarantine = 1024;
+std::mutex quarantineMutex;
+std::deque<std::unique_ptr<comm_tensor>> quarantine;
+
+void retire(comm_tensor* t) {
+  std::unique_ptr<comm_tensor> oldest;
+  std::lock_guard lock(quarantineMutex);
+  quarantine.emplace_back(t);
+  if (quarantine.size() > kQuarantine) {
+    oldest = std::move(quarantine.front());
+    quarantine.pop_front();
+  }
+}
 
 }  // namespace
 
@@ -52,6 +68,7 @@ COMM_API comm_status_t comm_tensor_create(comm_tensor_t** out, void* data, comm_
     if (data == nullptr && numel > 0)
       fail(COMM_ERR_INVALID_ARGUMENT, "data is NULL but the shape has {} elements", numel);
     t->data = data;
+    comm::api::liveTensors().add(t.get());
     *out = t.release();
   });
 }
@@ -59,8 +76,10 @@ COMM_API comm_status_t comm_tensor_create(comm_tensor_t** out, void* data, comm_
 COMM_API comm_status_t comm_tensor_destroy(comm_tensor_t* tensor) {
   return guard("comm_tensor_destroy", [&] {
     if (tensor == nullptr) return;
-    liveTensor(tensor).magic = 0;
-    delete tensor;
+    if (!comm::api::liveTensors().remove(tensor)) {
+      fail(COMM_ERR_INVALID_USAGE, "tensor {} was destroyed before or never created", static_cast<void*>(tensor));
+    }
+    retire(tensor);
   });
 }
 

@@ -216,9 +216,12 @@ void locateStore(const Env& env, const LauncherVars* launcher, LaunchInfo& info)
       }
     }
   }
-  if (!env.has(portVar) && launcher != nullptr && launcher->slurmNodeList && env.has("SLURM_JOB_ID")) {
+  if (launcher != nullptr && launcher->slurmNodeList && env.has("SLURM_JOB_ID")) {
     const int job = *env.integer("SLURM_JOB_ID", 0, std::numeric_limits<int>::max());
-    info.masterPort = static_cast<uint16_t>(kSlurmPortBase + job % kSlurmPorts);
+    if (!env.has(portVar)) info.masterPort = static_cast<uint16_t>(kSlurmPortBase + job % kSlurmPorts);
+    if (std::optional<std::string> home = env.text("HOME"); home && !home->empty()) {
+      info.secretFile = fmt::format("{}/.comm/slurm-{}.{}.secret", *home, job, env.text("SLURM_STEP_ID").value_or("0"));
+    }
   }
   if (std::optional<int> port = env.integer(portVar, 1, kMaxPort)) {
     if (portTaken && *port == kMaxPort) {

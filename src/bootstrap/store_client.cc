@@ -14,6 +14,7 @@
 #include "bootstrap/store.h"
 #include "bootstrap/store_protocol.h"
 #include "common/error.h"
+#include "common/handshake.h"
 #include "common/log.h"
 #include "common/socket.h"
 #include "common/unique_fd.h"
@@ -141,7 +142,11 @@ struct StoreClient::Impl {
 
     const std::string bytes = frame.finish();
     size_t sent = 0;
-    while (sent < bytes.size()) {
+    // A server that refuses a request (over a limit) answers why and closes
+    // the connection, possibly before the request is all sent: the answer
+    // is then read before the failure is reported.
+    std::string sendFailure;
+    while (sent < bytes.size() && sendFailure.empty()) {
       ssize_t done = send(fd.get(), bytes.data() + sent, bytes.size() - sent, MSG_NOSIGNAL);
       if (done >= 0) {
         sent += done;
@@ -151,7 +156,7 @@ struct StoreClient::Impl {
           timedOut();
         }
       } else if (errno != EINTR) {
-        lost("the connection failed (" + errnoText(errno) + ")");
+        sendFailure = "the connection failed (" + errnoText(errno) + ")";
       }
     }
 
@@ -176,19 +181,22 @@ struct StoreClient::Impl {
       in.resize(used + kReadChunk);
       ssize_t got = recv(fd.get(), in.data() + used, kReadChunk, 0);
       in.resize(used + (got > 0 ? got : 0));
-      if (got == 0) lost("the server closed the connection");
+      if (got == 0) lost(sendFailure.empty() ? "the server closed the connection" : sendFailure);
       if (got < 0 && (errno == EAGAIN || errno == EWOULDBLOCK)) {
         if (!awaitReady(fd.get(), POLLIN, deadline)) timedOut();
       } else if (got < 0 && errno != EINTR) {
-        lost("the connection failed (" + errnoText(errno) + ")");
+        lost(sendFailure.empty() ? "the connection failed (" + errnoText(errno) + ")" : sendFailure);
       }
     }
   }
 };
 
-StoreClient::StoreClient(const std::string& host, uint16_t port, Deadline deadline) : impl_(std::make_unique<Impl>()) {
+StoreClient::StoreClient(const std::string& host, uint16_t port, const std::string& secret, Deadline deadline)
+    : impl_(std::make_unique<Impl>()) {
   impl_->where = endpointName(host, port);
   impl_->fd = connectWithRetry(host, port, deadline);
+  Handshake handshake = Handshake::connecting(secret, kStoreContext, 0);
+  runHandshake(impl_->fd.get(), handshake, deadline, COMM_ERR_BOOTSTRAP, "store client: the store at " + impl_->where);
   log::debug("store client: connected to {}", impl_->where);
 }
 
@@ -227,6 +235,11 @@ std::optional<std::string> StoreClient::check(const std::string& key, Deadline d
       impl_->exchange(fmt::format("check('{}')", key), impl_->request(StoreOp::kCheck).bytes(key), deadline);
   if (status == StoreStatus::kMissing) return std::nullopt;
   return FrameReader(result).bytes();
+}
+
+void StoreClient::erasePrefix(const std::string& prefix, Deadline deadline) {
+  std::lock_guard lock(impl_->mutex);
+  impl_->exchange(fmt::format("erase('{}*')", prefix), impl_->request(StoreOp::kErasePrefix).bytes(prefix), deadline);
 }
 
 }  // namespace comm::bootstrap

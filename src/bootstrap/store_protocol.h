@@ -1,14 +1,16 @@
 // Wire format of the rendezvous store, shared by StoreServer and StoreClient.
 //
-// Every message is a frame: a 4-byte little-endian body length, then the body.
+// A connection opens with the handshake of common/handshake.h (context
+// kStoreContext); after it, every message is a frame: a 4-byte little-endian body length, then the body.
 // Integers are little-endian so that nodes of any byte order agree; byte
 // strings are a 4-byte length followed by the bytes.
 //
 //   request  = op:u8 id:u64 arguments
 //     kSet   key value          kGet key          kCheck key
 //     kWait  count:u32 key*     kAdd key delta:i64
+//     kErasePrefix prefix (erases every key that starts with it)
 //   response = id:u64 status:u8 result
-//     kOk    -> value (kGet, kCheck), new value:i64 (kAdd), nothing (kSet, kWait)
+//     kOk    -> value (kGet, kCheck), new value:i64 (kAdd), nothing (kSet, kWait, kErasePrefix)
 //     kMissing (kCheck only)    kError -> message
 //
 // The id lets a client drop a late answer to a call that already gave up on
@@ -19,13 +21,18 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "common/error.h"
 
 namespace comm::bootstrap {
 
-enum class StoreOp : uint8_t { kSet = 1, kGet = 2, kWait = 3, kAdd = 4, kCheck = 5 };
+enum class StoreOp : uint8_t { kSet = 1, kGet = 2, kWait = 3, kAdd = 4, kCheck = 5, kErasePrefix = 6 };
 enum class StoreStatus : uint8_t { kOk = 0, kMissing = 1, kError = 2 };
+
+// What a store connection's proof of the secret is bound to: no other
+// kind of connection can reuse it.
+inline constexpr std::string_view kStoreContext = "comm store";
 
 inline constexpr size_t kFrameHeaderBytes = 4;
 // Bounds the memory a corrupt or hostile length can make either side allocate.
@@ -105,15 +112,79 @@ class FrameReader {
 };
 
 // The body length of the frame at the start of `buffer` once all of it has
-// arrived, else nullopt. Throws COMM_ERR_BOOTSTRAP for a length over the limit.
-inline std::optional<uint32_t> completeFrame(std::string_view buffer) {
+// arrived, else nullopt. Throws COMM_ERR_BOOTSTRAP for a length over
+// `limit`, before any of the body has to be held.
+inline std::optional<uint32_t> completeFrame(std::string_view buffer, size_t limit = kMaxFrameBytes) {
   if (buffer.size() < kFrameHeaderBytes) return std::nullopt;
   uint32_t body = FrameReader(buffer.substr(0, kFrameHeaderBytes)).u32();
-  if (body > kMaxFrameBytes) {
-    fail(COMM_ERR_BOOTSTRAP, "store: message of {} bytes exceeds the {}-byte limit", body, kMaxFrameBytes);
-  }
+  if (body > limit) fail(COMM_ERR_BOOTSTRAP, "a message of {} bytes, over the limit of {} bytes", body, limit);
   if (buffer.size() - kFrameHeaderBytes < body) return std::nullopt;
   return body;
+}
+
+// One request, decoded.
+struct StoreRequest {
+  StoreOp op{};
+  uint64_t id = 0;
+  std::vector<std::string> keys;  // kWait: every key named; kErasePrefix: the prefix; the others: their one key
+  std::string value;              // kSet
+  int64_t delta = 0;              // kAdd
+};
+
+// Decodes the body of a request frame. Throws COMM_ERR_BOOTSTRAP naming
+// what is wrong: an unknown operation, a body cut short or too long, a key
+// or value over the limits given.
+inline StoreRequest decodeRequest(std::string_view body, size_t maxKeyBytes, size_t maxValueBytes) {
+  FrameReader reader(body);
+  StoreRequest request;
+  const uint8_t op = reader.u8();
+  request.id = reader.u64();
+  auto key = [&] {
+    std::string read = reader.bytes();
+    if (read.size() > maxKeyBytes) {
+      fail(COMM_ERR_BOOTSTRAP, "a key of {} bytes, over the limit of {} bytes", read.size(), maxKeyBytes);
+    }
+    request.keys.push_back(std::move(read));
+  };
+  const char* name = nullptr;
+  switch (static_cast<StoreOp>(op)) {
+    case StoreOp::kSet:
+      name = "set";
+      key();
+      request.value = reader.bytes();
+      if (request.value.size() > maxValueBytes) {
+        fail(COMM_ERR_BOOTSTRAP, "set('{}'): a value of {} bytes, over the limit of {} bytes", request.keys[0],
+             request.value.size(), maxValueBytes);
+      }
+      break;
+    case StoreOp::kGet:
+      name = "get";
+      key();
+      break;
+    case StoreOp::kCheck:
+      name = "check";
+      key();
+      break;
+    case StoreOp::kErasePrefix:
+      name = "erase";
+      key();
+      break;
+    case StoreOp::kAdd:
+      name = "add";
+      key();
+      request.delta = reader.i64();
+      break;
+    case StoreOp::kWait:
+      name = "wait";
+      // Each key takes at least its length's bytes: a count past that is a
+      // lie that the reads below catch, without reserving room for it.
+      for (uint32_t count = reader.u32(); count > 0; --count) key();
+      break;
+    default: fail(COMM_ERR_BOOTSTRAP, "unknown operation {}", op);
+  }
+  if (!reader.done()) fail(COMM_ERR_BOOTSTRAP, "malformed {} request (trailing bytes)", name);
+  request.op = static_cast<StoreOp>(op);
+  return request;
 }
 
 }  // namespace comm::bootstrap

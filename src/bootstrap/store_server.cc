@@ -1,7 +1,10 @@
-// StoreServer: one thread multiplexes every client with poll(). A get or wait
-// whose keys are missing parks as a Waiter and is answered when the last of
-// its keys is created, so clients never poll and an idle server sleeps in
-// poll() until a client speaks or the destructor signals the eventfd.
+// StoreServer: one thread multiplexes every client with poll(). A client is
+// served once it has proven the job's secret; until then its bytes are the
+// handshake's, never requests. A get or wait whose keys are missing parks
+// as a Waiter and is answered when the last of its keys is created, so
+// clients never poll and an idle server sleeps in poll() until a client
+// speaks or the destructor signals the eventfd. Everything it holds is
+// bounded by StoreLimits.
 #include <netinet/in.h>
 #include <poll.h>
 #include <sys/eventfd.h>
@@ -11,15 +14,20 @@
 #include <cerrno>
 #include <charconv>
 #include <cstdlib>
+#include <map>
+#include <mutex>
+#include <optional>
 #include <string_view>
 #include <thread>
 #include <unordered_map>
 #include <unordered_set>
+#include <utility>
 #include <vector>
 
 #include "bootstrap/store.h"
 #include "bootstrap/store_protocol.h"
 #include "common/error.h"
+#include "common/handshake.h"
 #include "common/log.h"
 #include "common/socket.h"
 #include "common/unique_fd.h"
@@ -30,14 +38,24 @@ namespace {
 // Per wake-up, one read of at most this much per client keeps one chatty
 // client from starving the others.
 constexpr size_t kReadChunk = 256 * 1024;
+// Bytes of a request beyond its key and value (op, id, lengths).
+constexpr size_t kRequestOverhead = 64;
+// A flood of strangers is logged, not each of them.
+constexpr size_t kLogEveryEviction = 100;
 
 struct Connection {
   UniqueFd fd;
-  std::string peer;
+  std::string peer;                    // host:port
+  std::string host;                    // the peer's address alone: connections per peer are counted by it
+  std::optional<Handshake> handshake;  // until the client has proven the secret
+  uint64_t arrival = 0;                // order of acceptance: the oldest unproven is closed first
   std::string in;
   std::string out;
   size_t outSent = 0;
+  size_t parked = 0;  // its waits parked now
   bool closing = false;
+
+  size_t pendingReply() const { return out.size() - outSent; }
 };
 
 // A get or wait that arrived before all of its keys existed.
@@ -45,40 +63,57 @@ struct Waiter {
   int fd;
   uint64_t requestId;
   StoreOp op;
-  std::string key;  // the key whose value a get returns
-  size_t missing;   // how many of its keys are still absent
+  std::string key;                   // the key whose value a get returns
+  std::vector<std::string> missing;  // its keys still absent when it parked
+  size_t left;                       // how many of those are still absent
 };
 
-std::string peerName(int fd) {
+struct PeerAddress {
+  std::string host;
+  uint16_t port = 0;
+};
+
+PeerAddress peerAddress(int fd) {
   sockaddr_storage address{};
   socklen_t length = sizeof(address);
   char host[NI_MAXHOST] = "?";
-  char service[NI_MAXSERV] = "?";
+  char service[NI_MAXSERV] = "0";
   if (getpeername(fd, reinterpret_cast<sockaddr*>(&address), &length) == 0) {
     getnameinfo(reinterpret_cast<sockaddr*>(&address), length, host, sizeof(host), service, sizeof(service),
                 NI_NUMERICHOST | NI_NUMERICSERV);
   }
-  return endpointName(host, static_cast<uint16_t>(std::atoi(service)));
+  return {host, static_cast<uint16_t>(std::atoi(service))};
 }
 
 std::string okFrame(uint64_t id) { return FrameWriter().u64(id).u8(uint8_t(StoreStatus::kOk)).finish(); }
 
 class ServerLoop {
  public:
-  ServerLoop(UniqueFd listener, int wakeFd, std::string name)
-      : listener_(std::move(listener)), wakeFd_(wakeFd), name_(std::move(name)) {}
+  ServerLoop(UniqueFd listener, int wakeFd, std::string name, std::string secret, StoreLimits limits,
+             std::mutex& usageMutex, StoreUsage& usage)
+      : listener_(std::move(listener)),
+        wakeFd_(wakeFd),
+        name_(std::move(name)),
+        secret_(std::move(secret)),
+        limits_(limits),
+        usageMutex_(usageMutex),
+        usage_(usage) {}
 
   // Serves until the wake eventfd becomes readable.
   void run() {
     std::vector<pollfd> fds;
     for (;;) {
+      publishUsage();
       fds.clear();
       fds.push_back({wakeFd_, POLLIN, 0});
       // A negative fd is skipped by poll(): used while out of descriptors.
       fds.push_back({acceptPaused_ ? -1 : listener_.get(), POLLIN, 0});
       for (const auto& [fd, connection] : connections_) {
-        const bool pending = connection.outSent < connection.out.size();
-        fds.push_back({fd, static_cast<short>(POLLIN | (pending ? POLLOUT : 0)), 0});
+        // A client that does not take its answers is not read from until it
+        // does: what it asks for would only pile up here.
+        const bool reading = connection.pendingReply() < limits_.maxPendingReplyBytes;
+        const bool pending = connection.pendingReply() > 0;
+        fds.push_back({fd, static_cast<short>((reading ? POLLIN : 0) | (pending ? POLLOUT : 0)), 0});
       }
       if (poll(fds.data(), fds.size(), -1) < 0) {
         if (errno == EINTR) continue;
@@ -89,7 +124,11 @@ class ServerLoop {
       for (size_t i = 2; i < fds.size(); ++i) {
         if (fds[i].revents == 0) continue;
         Connection& connection = connections_.at(fds[i].fd);
-        if (fds[i].revents & POLLOUT) flush(connection);
+        if (fds[i].revents & POLLOUT) {
+          flush(connection);
+          // Requests held back while its answers piled up.
+          if (!connection.handshake) serve(connection);
+        }
         if (fds[i].revents & (POLLIN | POLLHUP | POLLERR)) receive(connection);
       }
       if (fds[1].revents != 0) acceptConnections();
@@ -104,101 +143,194 @@ class ServerLoop {
       if (fd < 0) {
         if (errno == EINTR || errno == ECONNABORTED) continue;
         if (errno == EMFILE || errno == ENFILE || errno == ENOBUFS || errno == ENOMEM) {
-          // The listener would stay readable and spin the loop; resume once a
-          // client leaves and frees a descriptor.
+          // Out of descriptors: a connection that has not proven the secret
+          // gives its own up; without one, the listener would stay readable
+          // and spin the loop, so accepting resumes once a client leaves.
+          if (evictOldestUnproven(std::nullopt, "the server ran out of descriptors")) continue;
           log::warn("{}: cannot accept a client ({}); pausing until one disconnects", name_, errnoText(errno));
           acceptPaused_ = !connections_.empty();
         }
         return;
       }
       setNoDelay(fd);
-      Connection connection{.fd = UniqueFd(fd), .peer = peerName(fd)};
+      PeerAddress address = peerAddress(fd);
+      if (unprovenFrom(address.host) >= limits_.maxUnprovenPerPeer) {
+        evictOldestUnproven(address.host,
+                            fmt::format("{} others from {} have not either", limits_.maxUnprovenPerPeer, address.host));
+      }
+      if (unproven_.size() >= limits_.maxUnproven) {
+        evictOldestUnproven(std::nullopt, fmt::format("{} others have not either", limits_.maxUnproven));
+      }
+      Connection connection{.fd = UniqueFd(fd),
+                            .peer = endpointName(address.host, address.port),
+                            .host = address.host,
+                            .handshake = Handshake::accepting(secret_, kStoreContext),
+                            .arrival = nextArrival_++};
       log::debug("{}: client {} connected", name_, connection.peer);
-      connections_.emplace(fd, std::move(connection));
+      unproven_.emplace(connection.arrival, fd);
+      Connection& added = connections_.emplace(fd, std::move(connection)).first->second;
+      reply(added, added.handshake->takeOutput());
     }
+  }
+
+  size_t unprovenFrom(const std::string& host) const {
+    size_t count = 0;
+    for (const auto& [arrival, fd] : unproven_) count += connections_.at(fd).host == host ? 1 : 0;
+    return count;
+  }
+
+  // Closes the oldest connection (from `host`, if given) that has not
+  // proven the secret; false when there is none.
+  bool evictOldestUnproven(const std::optional<std::string>& host, const std::string& because) {
+    for (const auto& [arrival, fd] : unproven_) {
+      Connection& connection = connections_.at(fd);
+      if (host && connection.host != *host) continue;
+      if (evictions_++ % kLogEveryEviction == 0) {
+        log::warn("{}: closing client {}: it has not proven the job's secret and {} ({} such closed so far)", name_,
+                  connection.peer, because, evictions_);
+      }
+      drop(fd);
+      return true;
+    }
+    return false;
   }
 
   void receive(Connection& connection) {
     if (connection.closing) return;
+    // Before the proof, read no more than the handshake takes: what follows
+    // it is the client's first request.
+    const size_t chunk = connection.handshake ? connection.handshake->wanted() : kReadChunk;
     const size_t used = connection.in.size();
-    connection.in.resize(used + kReadChunk);
-    ssize_t got = recv(connection.fd.get(), connection.in.data() + used, kReadChunk, 0);
+    connection.in.resize(used + chunk);
+    ssize_t got = recv(connection.fd.get(), connection.in.data() + used, chunk, 0);
     connection.in.resize(used + (got > 0 ? got : 0));
     if (got == 0 || (got < 0 && errno != EAGAIN && errno != EWOULDBLOCK && errno != EINTR)) {
       log::debug("{}: client {} disconnected{}", name_, connection.peer, got < 0 ? " (" + errnoText(errno) + ")" : "");
       connection.closing = true;
       return;
     }
+    if (connection.handshake) return prove(connection);
+    serve(connection);
+  }
+
+  void prove(Connection& connection) {
+    Handshake& handshake = *connection.handshake;
+    handshake.feed(std::exchange(connection.in, {}));
+    if (handshake.state() == Handshake::State::kRefused) {
+      log::warn("{}: dropping client {}: {}", name_, connection.peer, handshake.refusal());
+      connection.closing = true;
+    } else if (handshake.state() == Handshake::State::kDone) {
+      reply(connection, handshake.takeOutput());
+      connection.handshake.reset();
+      unproven_.erase(connection.arrival);
+      log::debug("{}: client {} proved the job's secret", name_, connection.peer);
+    }
+  }
+
+  // Handles the complete requests received, while the client takes its answers.
+  void serve(Connection& connection) {
+    size_t consumed = 0;
+    std::string_view buffer(connection.in);
     try {
-      size_t consumed = 0;
-      std::string_view buffer(connection.in);
-      while (auto body = completeFrame(buffer.substr(consumed))) {
-        handle(connection, buffer.substr(consumed + kFrameHeaderBytes, *body));
+      const size_t limit = limits_.maxKeyBytes + limits_.maxValueBytes + kRequestOverhead;
+      while (!connection.closing && connection.pendingReply() < limits_.maxPendingReplyBytes) {
+        std::optional<uint32_t> body = completeFrame(buffer.substr(consumed), limit);
+        if (!body) break;
+        handle(connection, decodeRequest(buffer.substr(consumed + kFrameHeaderBytes, *body), limits_.maxKeyBytes,
+                                         limits_.maxValueBytes));
         consumed += kFrameHeaderBytes + *body;
       }
       connection.in.erase(0, consumed);
     } catch (const Error& error) {
-      log::warn("{}: dropping client {}: {}", name_, connection.peer, error.what());
-      connection.closing = true;
+      // The request's id comes right after its op: with it, the client
+      // learns why instead of only seeing the connection end.
+      constexpr size_t kIdEnd = kFrameHeaderBytes + 1 + sizeof(uint64_t);
+      const std::string_view request = buffer.substr(consumed);
+      if (request.size() >= kIdEnd) {
+        refuse(connection, FrameReader(request.substr(kFrameHeaderBytes + 1, sizeof(uint64_t))).u64(), error.what());
+      } else {
+        log::warn("{}: dropping client {}: {}", name_, connection.peer, error.what());
+        connection.closing = true;
+      }
     }
   }
 
-  void handle(Connection& connection, std::string_view body) {
-    FrameReader request(body);
-    const auto op = static_cast<StoreOp>(request.u8());
-    const uint64_t id = request.u64();
-    switch (op) {
+  // Answers `request` with an error naming the limit it passes, and drops
+  // the client.
+  void refuse(Connection& connection, uint64_t id, const std::string& why) {
+    log::warn("{}: dropping client {}: {}", name_, connection.peer, why);
+    reply(connection, errorFrame(id, why));
+    connection.closing = true;
+  }
+
+  void handle(Connection& connection, StoreRequest request) {
+    const uint64_t id = request.id;
+    switch (request.op) {
       case StoreOp::kSet: {
-        std::string key = request.bytes();
-        std::string value = request.bytes();
-        expectEnd(request, "set");
-        const bool created = data_.insert_or_assign(key, std::move(value)).second;
+        std::string& key = request.keys[0];
+        if (!hold(connection, id, key, request.value.size())) return;
+        const bool created = data_.insert_or_assign(key, std::move(request.value)).second;
         reply(connection, okFrame(id));
         if (created) keyCreated(key);
         return;
       }
       case StoreOp::kGet: {
-        std::string key = request.bytes();
-        expectEnd(request, "get");
+        std::string& key = request.keys[0];
         if (auto found = data_.find(key); found != data_.end()) {
           reply(connection, valueFrame(id, found->second));
         } else {
-          std::vector<std::string> missing{key};
-          park(connection, id, op, std::move(key), missing);
+          std::string wanted = key;
+          park(connection, id, request.op, std::move(wanted), std::move(request.keys));
         }
         return;
       }
       case StoreOp::kWait: {
-        std::unordered_set<std::string> missing;
-        for (uint32_t count = request.u32(); count > 0; --count) {
-          std::string key = request.bytes();
-          if (!data_.contains(key)) missing.insert(std::move(key));
+        std::vector<std::string> missing;
+        std::unordered_set<std::string_view> seen;
+        for (const std::string& key : request.keys) {
+          if (!data_.contains(key) && seen.insert(key).second) missing.push_back(key);
         }
-        expectEnd(request, "wait");
         if (missing.empty()) {
           reply(connection, okFrame(id));
         } else {
-          park(connection, id, op, {}, std::vector<std::string>(missing.begin(), missing.end()));
+          park(connection, id, request.op, {}, std::move(missing));
         }
         return;
       }
-      case StoreOp::kAdd: {
-        std::string key = request.bytes();
-        const int64_t delta = request.i64();
-        expectEnd(request, "add");
-        add(connection, id, key, delta);
+      case StoreOp::kAdd: add(connection, id, request.keys[0], request.delta); return;
+      case StoreOp::kErasePrefix: {
+        const std::string& prefix = request.keys[0];
+        auto entry = data_.lower_bound(prefix);
+        while (entry != data_.end() && entry->first.starts_with(prefix)) {
+          bytesHeld_ -= entry->first.size() + entry->second.size();
+          entry = data_.erase(entry);
+        }
+        reply(connection, okFrame(id));
         return;
       }
       case StoreOp::kCheck: {
-        std::string key = request.bytes();
-        expectEnd(request, "check");
-        auto found = data_.find(key);
+        auto found = data_.find(request.keys[0]);
         reply(connection, found != data_.end() ? valueFrame(id, found->second)
                                                : FrameWriter().u64(id).u8(uint8_t(StoreStatus::kMissing)).finish());
         return;
       }
     }
-    fail(COMM_ERR_BOOTSTRAP, "unknown operation {}", static_cast<int>(op));
+  }
+
+  // Accounts for `key` holding `valueBytes` from now on; refuses the client
+  // and returns false when that would pass the limit on the bytes held.
+  bool hold(Connection& connection, uint64_t id, const std::string& key, size_t valueBytes) {
+    auto found = data_.find(key);
+    const size_t before = found == data_.end() ? 0 : key.size() + found->second.size();
+    const size_t after = bytesHeld_ - before + key.size() + valueBytes;
+    if (after > limits_.maxBytesHeld) {
+      refuse(connection, id,
+             fmt::format("set('{}'): holding {} more bytes would pass the store's limit of {} bytes", key,
+                         after - bytesHeld_, limits_.maxBytesHeld));
+      return false;
+    }
+    bytesHeld_ = after;
+    return true;
   }
 
   void add(Connection& connection, uint64_t id, const std::string& key, int64_t delta) {
@@ -216,14 +348,12 @@ class ServerLoop {
       reply(connection, errorFrame(id, fmt::format("add('{}', {}): the result overflows int64", key, delta)));
       return;
     }
+    std::string text = std::to_string(value);
+    if (!hold(connection, id, key, text.size())) return;
     const bool created = found == data_.end();
-    data_[key] = std::to_string(value);
+    data_[key] = std::move(text);
     reply(connection, FrameWriter().u64(id).u8(uint8_t(StoreStatus::kOk)).i64(value).finish());
     if (created) keyCreated(key);
-  }
-
-  static void expectEnd(const FrameReader& request, std::string_view what) {
-    if (!request.done()) fail(COMM_ERR_BOOTSTRAP, "malformed {} request (trailing bytes)", what);
   }
 
   static std::string valueFrame(uint64_t id, std::string_view value) {
@@ -233,26 +363,48 @@ class ServerLoop {
     return FrameWriter().u64(id).u8(uint8_t(StoreStatus::kError)).bytes(message).finish();
   }
 
-  void park(Connection& connection, uint64_t id, StoreOp op, std::string key, const std::vector<std::string>& missing) {
+  void park(Connection& connection, uint64_t id, StoreOp op, std::string key, std::vector<std::string> missing) {
+    if (connection.parked >= limits_.maxParkedPerClient) {
+      return refuse(
+          connection, id,
+          fmt::format("{} of its requests already wait for keys, the limit per client", limits_.maxParkedPerClient));
+    }
     const uint64_t waiterId = nextWaiter_++;
-    waiters_.emplace(waiterId, Waiter{connection.fd.get(), id, op, std::move(key), missing.size()});
-    for (const std::string& absent : missing) waitersByKey_[absent].push_back(waiterId);
+    for (const std::string& absent : missing) waitersByKey_[absent].insert(waiterId);
+    parkedKeys_ += missing.size();
+    const size_t left = missing.size();
+    waiters_.emplace(waiterId, Waiter{connection.fd.get(), id, op, std::move(key), std::move(missing), left});
+    ++connection.parked;
   }
 
   void keyCreated(const std::string& key) {
     auto parked = waitersByKey_.extract(key);
     if (parked.empty()) return;
+    parkedKeys_ -= parked.mapped().size();
     for (uint64_t waiterId : parked.mapped()) {
       auto found = waiters_.find(waiterId);
-      // Waiters of clients that left were erased; their ids are stale here.
-      if (found == waiters_.end() || --found->second.missing > 0) continue;
+      if (found == waiters_.end() || --found->second.left > 0) continue;
       const Waiter& waiter = found->second;
       auto connection = connections_.find(waiter.fd);
       if (connection != connections_.end()) {
         reply(connection->second, waiter.op == StoreOp::kGet ? valueFrame(waiter.requestId, data_.at(waiter.key))
                                                              : okFrame(waiter.requestId));
+        --connection->second.parked;
       }
+      forget(waiterId, waiter, key);
       waiters_.erase(found);
+    }
+  }
+
+  // Removes `waiter` from the lists of the keys it still waits for (all but
+  // `created`, whose list is gone already).
+  void forget(uint64_t waiterId, const Waiter& waiter, std::string_view created = {}) {
+    for (const std::string& key : waiter.missing) {
+      if (key == created) continue;
+      auto list = waitersByKey_.find(key);
+      if (list == waitersByKey_.end()) continue;
+      parkedKeys_ -= list->second.erase(waiterId);
+      if (list->second.empty()) waitersByKey_.erase(list);
     }
   }
 
@@ -279,23 +431,59 @@ class ServerLoop {
     connection.outSent = 0;
   }
 
-  void closeFinished() {
-    std::erase_if(connections_, [this](const auto& entry) {
-      if (!entry.second.closing) return false;
-      std::erase_if(waiters_, [fd = entry.first](const auto& waiter) { return waiter.second.fd == fd; });
-      acceptPaused_ = false;
+  // Closes `fd` and frees everything its client left: parked waits and
+  // their places in the keys' lists.
+  void drop(int fd) {
+    auto found = connections_.find(fd);
+    if (found == connections_.end()) return;
+    if (found->second.handshake) unproven_.erase(found->second.arrival);
+    std::erase_if(waiters_, [&](const auto& entry) {
+      if (entry.second.fd != fd) return false;
+      forget(entry.first, entry.second);
       return true;
     });
+    connections_.erase(found);
+    acceptPaused_ = false;
+  }
+
+  void closeFinished() {
+    std::vector<int> finished;
+    for (const auto& [fd, connection] : connections_) {
+      if (connection.closing) finished.push_back(fd);
+    }
+    for (int fd : finished) drop(fd);
+  }
+
+  void publishUsage() {
+    StoreUsage now{.clients = connections_.size(),
+                   .unproven = unproven_.size(),
+                   .bytesHeld = bytesHeld_,
+                   .parkedWaits = waiters_.size(),
+                   .parkedKeys = parkedKeys_,
+                   .pendingReplyBytes = 0};
+    for (const auto& [fd, connection] : connections_) now.pendingReplyBytes += connection.pendingReply();
+    std::lock_guard lock(usageMutex_);
+    usage_ = now;
   }
 
   UniqueFd listener_;
   int wakeFd_;
   std::string name_;
+  std::string secret_;
+  StoreLimits limits_;
+  std::mutex& usageMutex_;
+  StoreUsage& usage_;
   bool acceptPaused_ = false;
   std::unordered_map<int, Connection> connections_;
-  std::unordered_map<std::string, std::string> data_;
+  std::map<uint64_t, int> unproven_;  // fds of the connections not yet proven, by arrival
+  uint64_t nextArrival_ = 0;
+  uint64_t evictions_ = 0;
+  // Ordered, so that the keys under one prefix are one range to erase.
+  std::map<std::string, std::string, std::less<>> data_;
+  size_t bytesHeld_ = 0;
   std::unordered_map<uint64_t, Waiter> waiters_;
-  std::unordered_map<std::string, std::vector<uint64_t>> waitersByKey_;
+  std::unordered_map<std::string, std::unordered_set<uint64_t>> waitersByKey_;
+  size_t parkedKeys_ = 0;  // entries of waitersByKey_, all keys together
   uint64_t nextWaiter_ = 0;
 };
 
@@ -339,17 +527,22 @@ uint16_t boundPort(int fd) {
 struct StoreServer::Impl {
   UniqueFd wake;
   uint16_t port = 0;
+  std::mutex usageMutex;
+  StoreUsage usage;
   std::thread thread;
 };
 
-StoreServer::StoreServer(const std::string& host, uint16_t port) : impl_(std::make_unique<Impl>()) {
+StoreServer::StoreServer(const std::string& host, uint16_t port, const std::string& secret, StoreLimits limits)
+    : impl_(std::make_unique<Impl>()) {
+  if (secret.empty()) fail(COMM_ERR_INVALID_ARGUMENT, "store server: no job secret for clients to prove");
   UniqueFd listener = listenOn(host, port);
   impl_->port = boundPort(listener.get());
   impl_->wake.reset(eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK));
   if (!impl_->wake.valid()) fail(COMM_ERR_BOOTSTRAP, "store server: eventfd failed: {}", errnoText(errno));
   std::string name = "store server on " + endpointName(host, impl_->port);
   log::debug("{}: listening", name);
-  impl_->thread = std::thread([loop = ServerLoop(std::move(listener), impl_->wake.get(), std::move(name))]() mutable {
+  impl_->thread = std::thread([loop = ServerLoop(std::move(listener), impl_->wake.get(), std::move(name), secret,
+                                                 limits, impl_->usageMutex, impl_->usage)]() mutable {
     try {
       loop.run();
     } catch (const std::exception& error) {
@@ -366,5 +559,10 @@ StoreServer::~StoreServer() {
 }
 
 uint16_t StoreServer::port() const { return impl_->port; }
+
+StoreUsage StoreServer::usage() const {
+  std::lock_guard lock(impl_->usageMutex);
+  return impl_->usage;
+}
 
 }  // namespace comm::bootstrap

@@ -106,6 +106,10 @@ ShmSegment ShmSegment::create(const std::string& name, size_t bytes) {
   if (fd.get() < 0) fail(COMM_ERR_TRANSPORT, "shm: shm_open({}) failed: {}", name, std::strerror(errno));
   // From here on the name exists: the segment object owns it.
   ShmSegment segment(name, nullptr, 0, true);
+  // The umask may have taken bits that open() on the other ranks requires.
+  if (fchmod(fd.get(), 0600) != 0) {
+    fail(COMM_ERR_TRANSPORT, "shm: making {} private failed: {}", name, std::strerror(errno));
+  }
   if (ftruncate(fd.get(), static_cast<off_t>(bytes)) != 0) {
     fail(COMM_ERR_TRANSPORT, "shm: sizing {} to {} bytes failed: {}", name, bytes, std::strerror(errno));
   }
@@ -115,15 +119,28 @@ ShmSegment ShmSegment::create(const std::string& name, size_t bytes) {
 }
 
 ShmSegment ShmSegment::open(const std::string& name, size_t bytes, pid_t creator, const std::string& owner,
-                            std::chrono::milliseconds timeout) {
+                            const std::string& source, std::chrono::milliseconds timeout) {
   Deadline deadline(timeout);
   for (;;) {
     FileDescriptor fd(shm_open(name.c_str(), O_RDWR, 0));
     if (fd.get() < 0 && errno != ENOENT) {
-      fail(COMM_ERR_TRANSPORT, "shm: shm_open({}) of {} failed: {}", name, owner, std::strerror(errno));
+      fail(COMM_ERR_TRANSPORT, "shm: shm_open({}) of {} (from {}) failed: {}", name, owner, source,
+           std::strerror(errno));
     }
     struct stat status {};
-    if (fd.get() >= 0 && fstat(fd.get(), &status) == 0 && static_cast<size_t>(status.st_size) >= bytes) {
+    if (fd.get() >= 0 && fstat(fd.get(), &status) != 0) {
+      fail(COMM_ERR_TRANSPORT, "shm: fstat of {} (from {}) failed: {}", name, source, std::strerror(errno));
+    }
+    if (fd.get() >= 0 && status.st_uid != geteuid()) {
+      fail(COMM_ERR_TRANSPORT,
+           "shm: {} of {}, named by {}, belongs to uid {}, not to this job's uid {}; refusing to map it", name, owner,
+           source, status.st_uid, geteuid());
+    }
+    if (fd.get() >= 0 && (status.st_mode & 07777) != 0600) {
+      fail(COMM_ERR_TRANSPORT, "shm: {} of {}, named by {}, has mode {:04o}, not 0600; refusing to map it", name, owner,
+           source, status.st_mode & 07777);
+    }
+    if (fd.get() >= 0 && static_cast<size_t>(status.st_size) >= bytes) {
       return ShmSegment(name, mapShared(fd.get(), bytes, name), bytes, false);
     }
     if (processExited(creator)) {

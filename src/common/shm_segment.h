@@ -23,15 +23,20 @@ class ShmSegment {
   // Unmaps; the creator also removes the name if nobody has.
   ~ShmSegment();
 
-  // A new zero-filled segment of `bytes` under `name` (which must not exist);
+  // A new zero-filled segment of `bytes` under `name` (which must not exist),
+  // readable and writable by this user only (mode 0600, whatever the umask);
   // throws comm::Error (COMM_ERR_TRANSPORT) naming the call and the cause.
   static ShmSegment create(const std::string& name, size_t bytes);
-  // Maps the segment another process created once it has reached `bytes`.
-  // Polls while the name is missing or the segment is still shorter, and
-  // throws COMM_ERR_REMOTE as soon as `creator` has exited or
+  // Maps the segment another process of the job created once it has reached
+  // `bytes`. Polls while the name is missing or the segment is still
+  // shorter, and throws COMM_ERR_REMOTE as soon as `creator` has exited or
   // COMM_ERR_TIMEOUT once `timeout` has passed, naming `owner` ("rank 3").
+  // A segment that is not this user's or not of mode 0600 is never mapped:
+  // another user may have planted it to read or change what ranks put
+  // there; that throws COMM_ERR_TRANSPORT naming `source`, where the name
+  // came from ("store key board/3").
   static ShmSegment open(const std::string& name, size_t bytes, pid_t creator, const std::string& owner,
-                         std::chrono::milliseconds timeout);
+                         const std::string& source, std::chrono::milliseconds timeout);
 
   void* data() const { return data_; }
   size_t size() const { return size_; }

@@ -27,7 +27,10 @@ Communicator::Communicator(std::shared_ptr<World> world, uint16_t id, std::vecto
   board_ = NodeBoard::join(*world_, id_, worldRanks_, rank_);
 }
 
-Communicator::~Communicator() { executor_.drain(); }
+Communicator::~Communicator() {
+  executor_.drain();
+  if (id_ != 0) world_->releaseCommunicatorId(id_, size());
+}
 
 int Communicator::rankOfWorld(int worldRank) const {
   auto it = std::find(worldRanks_.begin(), worldRanks_.end(), worldRank);

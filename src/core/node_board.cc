@@ -52,15 +52,16 @@ std::unique_ptr<NodeBoard> NodeBoard::join(World& world, uint16_t id, const std:
   }
   const size_t wideEntryBytes = NodeBoard::wideEntryBytes(members <= kPayloadRanks ? kPayloadBytes : 0);
   const size_t bytes = sizeof(BoardHeader) + members * kEntriesPerRank * (wideEntryBytes + kNarrowEntryBytes);
-  const std::string key = fmt::format("board/{}", id);
+  // Under communicator_ids.h's keyPrefixes(id): erased when the id is freed.
+  const std::string key = fmt::format("board/{}/segment", id);
   ShmSegment segment;
   if (rank == 0) {
     segment = ShmSegment::create(shmSegmentName(getpid(), randomShmNonce()), bytes);
     world.storeSet(key, segment.name());
   } else {
-    segment =
-        ShmSegment::open(world.storeGet(key), bytes, world.peer(worldRanks[0]).pid,
-                         fmt::format("rank 0 of communicator {} (world rank {})", id, worldRanks[0]), world.timeout());
+    segment = ShmSegment::open(world.storeGet(key), bytes, world.peer(worldRanks[0]).pid,
+                               fmt::format("rank 0 of communicator {} (world rank {})", id, worldRanks[0]),
+                               "store key " + key, world.timeout());
   }
   auto* header = static_cast<BoardHeader*>(segment.data());
   if (header->mapped.fetch_add(1, std::memory_order_acq_rel) + 1 == members) segment.unlink();

@@ -3,6 +3,7 @@
 #include <chrono>
 
 #include "common/backoff.h"
+#include "common/log.h"
 #include "transport/transport.h"
 
 namespace comm::core {
@@ -41,10 +42,18 @@ void ProgressThread::run() {
       continue;
     }
     lock.unlock();
-    if (transport_.progress()) {
-      backoff.reset();
-    } else {
-      backoff.pause(transport_.busy());
+    try {
+      if (transport_.progress()) {
+        backoff.reset();
+      } else {
+        backoff.pause(transport_.busy());
+      }
+    } catch (const std::exception& error) {
+      // Escaping, it would end the process. The transport's state is in
+      // doubt: stop driving it; a caller that waits drives it itself and is
+      // told what failed.
+      log::error("progress thread: {}; operations now progress only while a caller waits on them", error.what());
+      return;
     }
     lock.lock();
   }

@@ -16,6 +16,11 @@ constexpr SettingSpec kSpecs[] = {
     {"local_world_size", "", "number of ranks on this node"},
     {"master_addr", "", "host of the rendezvous store (under srun, default: the step's first host)"},
     {"master_port", "", "port of the rendezvous store (under srun, default: 15000 + SLURM_JOB_ID % 15000)"},
+    {"job_secret", "",
+     "the secret every process of the job proves on each connection (commrun sets it; at least 16 characters)", true},
+    {"job_secret_file", "",
+     "a file (mode 0600) holding the job secret, for launchers that cannot set job_secret; the rank that hosts the "
+     "store creates it when missing"},
     {"timeout", "600", "seconds any wait may take before it fails with COMM_ERR_TIMEOUT"},
     {"provider", "",
      "transport to the peers the direct shared-memory path does not serve (other nodes; every peer when shm is 0): "
@@ -29,6 +34,9 @@ constexpr SettingSpec kSpecs[] = {
     {"tcp_iface", "",
      "network interface for tcp (comm's own and libfabric's) between nodes; empty: the one that reaches the master "
      "address, else the first that is not loopback or a docker/virtual bridge (docker*, br-*, virbr*, veth*...)"},
+    {"tcp_unexpected_bytes", "268435456",
+     "comm's tcp: bytes of messages that arrived before their receive held for one peer; more fail that peer's "
+     "connection with COMM_ERR_TRANSPORT"},
     {"log_level", "warn", "error, warn, info, debug or trace"},
     {"log_file", "", "log destination (default stderr); %r becomes the rank"},
     {"algo", "", "algorithm overrides, e.g. all_reduce:ring,broadcast:binomial"},

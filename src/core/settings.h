@@ -16,6 +16,7 @@ struct SettingSpec {
   const char* key;           // lower case; the variable is COMM_ + upper case
   const char* defaultValue;  // "" = none
   const char* help;
+  bool secret = false;  // its value is never printed or logged
 };
 
 std::span<const SettingSpec> settingSpecs();

@@ -7,8 +7,6 @@
 #include "comm.h"
 
 struct comm_tensor {
-  static constexpr uint32_t kMagic = 0x7e5a0c01;
-  uint32_t magic = kMagic;
   void* data = nullptr;
   comm_dtype_t dtype = COMM_FLOAT32;
   int ndim = 0;

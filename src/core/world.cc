@@ -10,10 +10,12 @@
 #include <sstream>
 #include <thread>
 
+#include "bootstrap/job_secret.h"
 #include "bootstrap/launch_environment.h"
 #include "common/backoff.h"
 #include "common/error.h"
 #include "common/log.h"
+#include "transport/crash_signals.h"
 #include "transport/hybrid_transport.h"
 
 namespace comm::core {
@@ -49,6 +51,7 @@ bool isLoopback(const std::string& host) { return host == "localhost" || host.rf
 }  // namespace
 
 std::shared_ptr<World> World::create(const Settings& settings, AlgorithmOverrides overrides) {
+  transport::keepCrashesVisible();
   std::shared_ptr<World> world(new World());
   world->settings_ = settings;
   log::configure(settings.get("log_level"), settings.get("log_file"));
@@ -79,13 +82,34 @@ std::shared_ptr<World> World::create(const Settings& settings, AlgorithmOverride
   world->initDeadline_ = deadline;
 
   if (world->size_ > 1) {
-    if (!launch.storeHostedByLauncher && world->rank_ == 0) {
-      // Rank 0 hosts the store; listen on loopback only when nobody else could reach it anyway.
-      std::string bindHost = isLoopback(launch.masterAddr) ? launch.masterAddr : "";
-      world->storeServer_ = std::make_unique<bootstrap::StoreServer>(bindHost, launch.masterPort);
+    const bool hostsStore = !launch.storeHostedByLauncher && world->rank_ == 0;
+    // A launcher that hands no secret may offer a place for one.
+    const bool launcherFile =
+        !launch.secretFile.empty() && !lookup("COMM_JOB_SECRET") && !lookup("COMM_JOB_SECRET_FILE");
+    auto secretLookup = [&](std::string_view name) -> std::optional<std::string> {
+      if (launcherFile && name == "COMM_JOB_SECRET_FILE") return launch.secretFile;
+      return lookup(name);
+    };
+    std::optional<std::string> secret = bootstrap::findJobSecret(secretLookup, hostsStore, deadline);
+    // Every rank has read it once the world is up; the job step's file
+    // would otherwise stay behind in $HOME.
+    if (launcherFile && hostsStore) world->secretFileToRemove_ = launch.secretFile;
+    if (!secret) {
+      fail(COMM_ERR_INVALID_ARGUMENT,
+           "rank {} of {} (launched by {}) has no job secret: set COMM_JOB_SECRET to the same value on every rank, "
+           "or COMM_JOB_SECRET_FILE to a file every rank can read (rank 0 creates it); see docs/security.md",
+           world->rank_, world->size_, launch.launcher);
     }
-    world->store_ = std::make_unique<bootstrap::StoreClient>(launch.masterAddr, launch.masterPort, deadline);
+    world->secret_ = std::move(*secret);
+    if (hostsStore) {
+      // Listen on loopback only when nobody else could reach it anyway.
+      std::string bindHost = isLoopback(launch.masterAddr) ? launch.masterAddr : "";
+      world->storeServer_ = std::make_unique<bootstrap::StoreServer>(bindHost, launch.masterPort, world->secret_);
+    }
+    world->store_ =
+        std::make_unique<bootstrap::StoreClient>(launch.masterAddr, launch.masterPort, world->secret_, deadline);
   }
+  world->makeCommunicatorIds();
   world->meetPeers();
   if (launch.localRank >= 0 && launch.localRank != world->localRank_) {
     log::warn("the launcher says local rank {}, but {} ranks before this one share its node", launch.localRank,
@@ -103,6 +127,7 @@ World::~World() {
   transport_.reset();
   store_.reset();
   storeServer_.reset();
+  if (!secretFileToRemove_.empty()) unlink(secretFileToRemove_.c_str());
 }
 
 Deadline World::storeDeadline() const {
@@ -154,6 +179,12 @@ void World::connectTransport() {
   options.singleNode = localSize_ == size_;
   options.tcpInterface = settings_.get("tcp_iface");
   options.masterAddr = masterAddr_;
+  options.secret = secret_;
+  const int64_t unexpected = settings_.getInt("tcp_unexpected_bytes");
+  if (unexpected <= 0) {
+    fail(COMM_ERR_INVALID_ARGUMENT, "COMM_TCP_UNEXPECTED_BYTES={} must be a positive number of bytes", unexpected);
+  }
+  options.maxUnexpectedBytes = static_cast<size_t>(unexpected);
   options.connectTimeout = initDeadline_->remaining();
   transport::ShmOptions shm{transport::parseShmMode(settings_.get("shm")), initDeadline_->remaining()};
   transport_ = transport::createTransport(options, shm);
@@ -177,9 +208,10 @@ void World::logSettings() const {
   log::info("world of {} ranks ({} on this node, local rank {}), launched by {}", size_, localSize_, localRank_,
             launcher_);
   for (const SettingSpec& spec : settingSpecs()) {
-    if (settings_.source(spec.key) != "default") {
-      log::info("{} {} to '{}'", environmentName(spec.key), settings_.source(spec.key), settings_.get(spec.key));
-    }
+    if (settings_.source(spec.key) == "default") continue;
+    // The log may be read by others; a secret must not be in it.
+    log::info("{} {} to '{}'", environmentName(spec.key), settings_.source(spec.key),
+              spec.secret ? "(not shown)" : settings_.get(spec.key));
   }
   for (int r = 0; r < size_; ++r) {
     if (r != rank_)
@@ -217,15 +249,33 @@ std::optional<std::string> World::reportedPeerFailure(int worldRank) {
 }
 
 uint16_t World::allocateCommunicatorId() {
-  int64_t id;
-  if (store_) {
+  std::lock_guard lock(storeMutex_);
+  return ids_->allocate();
+}
+
+void World::releaseCommunicatorId(uint16_t id, int members) noexcept {
+  try {
     std::lock_guard lock(storeMutex_);
-    id = store_->add("comm/next_id", 1, Deadline(timeout_));
-  } else {
-    id = ++localIdCounter_;
+    ids_->release(id, members);
+  } catch (const std::exception& error) {
+    log::warn("communicator {} was destroyed, but its id stays taken: {}", id, error.what());
   }
-  if (id > 0xffff) fail(COMM_ERR_NO_MEMORY, "more than 65535 communicators were created in this job");
-  return static_cast<uint16_t>(id);
+}
+
+void World::makeCommunicatorIds() {
+  CommunicatorIds::Store store;
+  if (store_) {
+    // Called with storeMutex_ held.
+    store.add = [this](const std::string& key, int64_t delta) { return store_->add(key, delta, Deadline(timeout_)); };
+    store.erasePrefix = [this](const std::string& prefix) { store_->erasePrefix(prefix, Deadline(timeout_)); };
+  } else {
+    store.add = [this](const std::string& key, int64_t delta) { return localCounters_[key] += delta; };
+    store.erasePrefix = [this](const std::string& prefix) {
+      auto entry = localCounters_.lower_bound(prefix);
+      while (entry != localCounters_.end() && entry->first.starts_with(prefix)) entry = localCounters_.erase(entry);
+    };
+  }
+  ids_ = std::make_unique<CommunicatorIds>(std::move(store));
 }
 
 }  // namespace comm::core

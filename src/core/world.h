@@ -8,6 +8,7 @@
 #include <array>
 #include <atomic>
 #include <chrono>
+#include <map>
 #include <memory>
 #include <mutex>
 #include <optional>
@@ -16,6 +17,7 @@
 
 #include "bootstrap/store.h"
 #include "common/deadline.h"
+#include "core/communicator_ids.h"
 #include "core/progress_thread.h"
 #include "core/settings.h"
 #include "core/signature.h"
@@ -65,8 +67,12 @@ class World {
   // caller looks at what it waits for again before calling it a failure.
   std::optional<std::string> peerFailure(int worldRank);
 
-  // A communicator id no other live communicator of this job uses.
+  // A communicator id no other live communicator of this job uses
+  // (communicator_ids.h).
   uint16_t allocateCommunicatorId();
+  // One of the `members` members of communicator `id` is done with it (its
+  // destructor); never throws: a failure only keeps the id from coming back.
+  void releaseCommunicatorId(uint16_t id, int members) noexcept;
 
   // Rendezvous through the store: publish this rank's value under `key` and
   // read every rank's in `ranks` (world ranks). Single-rank worlds need no store.
@@ -75,6 +81,7 @@ class World {
 
  private:
   World() = default;
+  void makeCommunicatorIds();
   void meetPeers();
   void connectTransport();
   void logSettings() const;
@@ -90,7 +97,9 @@ class World {
   int localRank_ = 0;
   int localSize_ = 1;
   std::string launcher_;
-  std::string masterAddr_;  // the store's host, which tcp between nodes prefers to face
+  std::string masterAddr_;          // the store's host, which tcp between nodes prefers to face
+  std::string secret_;              // the job's (job_secret.h); empty in a world of one
+  std::string secretFileToRemove_;  // the launcher's default secret file, made by this rank
   std::chrono::milliseconds timeout_{600000};
   std::optional<Deadline> initDeadline_;
   std::unique_ptr<bootstrap::StoreServer> storeServer_;
@@ -100,7 +109,8 @@ class World {
   std::unique_ptr<ProgressThread> progress_;
   std::vector<PeerRecord> peers_;
   std::atomic<bool> aborted_{false};
-  uint16_t localIdCounter_ = 0;
+  std::unique_ptr<CommunicatorIds> ids_;
+  std::map<std::string, int64_t, std::less<>> localCounters_;  // the store of ids_ in a world of one
   Clock::time_point lastFailureCheck_{};
   std::optional<std::string> reportedFailure_;
 };

@@ -69,12 +69,22 @@ struct Options {
   std::string tcpInterface;
   // Where the rendezvous store is: tcp prefers the interface that reaches it.
   std::string masterAddr;
+  // What a peer proves before comm's tcp transport accepts its connection
+  // (common/handshake.h): the job's secret. libfabric's endpoints prove
+  // nothing; they learn each other's addresses only through the store,
+  // which asks the same proof (docs/security.md).
+  std::string secret;
+  // How long connect() may wait for its peers' connections (what is left of
+  // comm_init's COMM_TIMEOUT); 0: two minutes.
+  std::chrono::milliseconds connectTimeout{0};
+  // Bytes of messages that arrived before their receive that comm's tcp
+  // transport holds for one peer; more fail that peer's connection
+  // (COMM_ERR_TRANSPORT). 0: kDefaultUnexpectedBytes. The
+  // tcp_unexpected_bytes setting.
+  size_t maxUnexpectedBytes = 0;
   // Largest piece one libfabric message carries; 0 means min(the provider's
   // maximum message size, 1 GiB). Tests lower it to exercise chunking.
   size_t maxChunkBytes = 0;
-  // How long connect() may wait for its peers (what is left of comm_init's
-  // COMM_TIMEOUT).
-  std::chrono::milliseconds connectTimeout = std::chrono::seconds(600);
 };
 
 class Transport {

@@ -5,24 +5,40 @@
 //                        the store's "commrun/failed" and exit 0
 //   cores                the cores (package:core) this process may run on
 //   free-port            (not a rank) a loopback port nothing listens on now
+//   guard                rank 0 stores "probe/private"; every rank waits
+//                        for "probe/release", then says whether
+//                        "commrun/failed" was forged meanwhile
+//   stranger <port>      (not a rank, no secret) tries to read
+//                        "probe/private" and to write "commrun/failed" and
+//                        "probe/release" at the store on <port>
+//   release <port>       (not a rank, with the secret) sets "probe/release"
+//   hold <port> <n> <file>  (not a rank, no secret) opens n connections to
+//                        the store on <port> (retrying until it listens),
+//                        creates <file>, and holds them, silent, until killed
 #include <netinet/in.h>
+#include <poll.h>
 #include <sched.h>
 #include <signal.h>
+#include <sys/resource.h>
 #include <sys/socket.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cstdio>
 #include <cstdlib>
 #include <fstream>
 #include <set>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
+#include "bootstrap/job_secret.h"
 #include "bootstrap/launch_environment.h"
 #include "bootstrap/store.h"
+#include "bootstrap/store_protocol.h"
 #include "common/error.h"
 
 namespace {
@@ -32,14 +48,20 @@ using comm::bootstrap::LaunchInfo;
 using comm::bootstrap::StoreClient;
 using namespace std::chrono_literals;
 
-LaunchInfo launch() {
-  return comm::bootstrap::detectLaunch([](std::string_view name) -> std::optional<std::string> {
-    const char* value = std::getenv(std::string(name).c_str());
-    return value != nullptr ? std::optional<std::string>(value) : std::nullopt;
-  });
+std::optional<std::string> environment(std::string_view name);
+
+LaunchInfo launch() { return comm::bootstrap::detectLaunch(environment); }
+
+std::optional<std::string> environment(std::string_view name) {
+  const char* value = std::getenv(std::string(name).c_str());
+  return value != nullptr ? std::optional<std::string>(value) : std::nullopt;
 }
 
-StoreClient connect(const LaunchInfo& info) { return StoreClient(info.masterAddr, info.masterPort, Deadline(20s)); }
+StoreClient connect(const LaunchInfo& info) {
+  std::optional<std::string> secret = comm::bootstrap::findJobSecret(environment, false, Deadline(20s));
+  if (!secret) throw comm::Error(COMM_ERR_INVALID_ARGUMENT, "no job secret in the environment");
+  return StoreClient(info.masterAddr, info.masterPort, *secret, Deadline(20s));
+}
 
 int printEnv() {
   LaunchInfo info = launch();
@@ -91,6 +113,92 @@ int printCores() {
   return 0;
 }
 
+int guard() {
+  LaunchInfo info = launch();
+  StoreClient store = connect(info);
+  if (info.rank == 0) store.set("probe/private", "private-value", Deadline(20s));
+  fmt::print("ready port={}\n", info.masterPort);
+  std::fflush(stdout);
+  store.get("probe/release", Deadline(300s));
+  fmt::print("released; commrun/failed {}\n", store.check("commrun/failed", Deadline(20s)) ? "forged" : "absent");
+  return 0;
+}
+
+// Speaks the store's protocol without proving the secret, as a process of
+// another user would, and reports what it got: nothing is the right answer.
+int stranger(uint16_t port) {
+  using comm::bootstrap::FrameWriter;
+  using comm::bootstrap::StoreOp;
+  int fd = socket(AF_INET, SOCK_STREAM, 0);
+  sockaddr_in address{};
+  address.sin_family = AF_INET;
+  address.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+  address.sin_port = htons(port);
+  if (connect(fd, reinterpret_cast<sockaddr*>(&address), sizeof(address)) != 0) {
+    fmt::print("stranger: cannot connect to port {}\n", port);
+    return 1;
+  }
+  std::string requests = FrameWriter().u8(uint8_t(StoreOp::kGet)).u64(1).bytes("probe/private").finish();
+  requests += FrameWriter().u8(uint8_t(StoreOp::kSet)).u64(2).bytes("commrun/failed").bytes("forged").finish();
+  requests += FrameWriter().u8(uint8_t(StoreOp::kSet)).u64(3).bytes("probe/release").bytes("forged").finish();
+  send(fd, requests.data(), requests.size(), MSG_NOSIGNAL);
+  std::string got;
+  char buffer[4096];
+  const Deadline deadline(60s);
+  bool closed = false;
+  while (!closed && !deadline.expired() && got.find("private-value") == std::string::npos) {
+    pollfd entry{fd, POLLIN, 0};
+    if (poll(&entry, 1, 100) <= 0) continue;
+    const ssize_t n = recv(fd, buffer, sizeof(buffer), 0);
+    closed = n <= 0;
+    if (n > 0) got.append(buffer, static_cast<size_t>(n));
+  }
+  close(fd);
+  const bool leaked = got.find("private-value") != std::string::npos;
+  fmt::print("stranger: {}, {}\n", leaked ? "read probe/private" : "read nothing",
+             closed ? "connection closed" : "connection left open");
+  return leaked ? 1 : 0;
+}
+
+int release(uint16_t port) {
+  std::optional<std::string> secret = comm::bootstrap::findJobSecret(environment, false, Deadline(20s));
+  if (!secret) throw comm::Error(COMM_ERR_INVALID_ARGUMENT, "no job secret in the environment");
+  StoreClient("127.0.0.1", port, *secret, Deadline(20s)).set("probe/release", "1", Deadline(20s));
+  return 0;
+}
+
+int hold(uint16_t port, int count, const std::string& readyFile) {
+  rlimit limit{};
+  getrlimit(RLIMIT_NOFILE, &limit);
+  limit.rlim_cur = std::max<rlim_t>(limit.rlim_cur, static_cast<rlim_t>(count) + 64);
+  limit.rlim_max = std::max(limit.rlim_max, limit.rlim_cur);
+  if (setrlimit(RLIMIT_NOFILE, &limit) != 0) {
+    fmt::print(stderr, "hold: cannot allow {} descriptors\n", count + 64);
+    return 1;
+  }
+  sockaddr_in address{};
+  address.sin_family = AF_INET;
+  address.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+  address.sin_port = htons(port);
+  std::vector<int> held;
+  const Deadline deadline(120s);
+  while (static_cast<int>(held.size()) < count) {
+    int fd = socket(AF_INET, SOCK_STREAM, 0);
+    if (connect(fd, reinterpret_cast<sockaddr*>(&address), sizeof(address)) == 0) {
+      held.push_back(fd);
+      continue;
+    }
+    close(fd);
+    if (deadline.expired()) {
+      fmt::print(stderr, "hold: only {} of {} connections after 120 s\n", held.size(), count);
+      return 1;
+    }
+    std::this_thread::sleep_for(10ms);
+  }
+  std::ofstream(readyFile) << held.size() << "\n";
+  for (;;) pause();
+}
+
 int printFreePort() {
   int fd = socket(AF_INET, SOCK_STREAM, 0);
   sockaddr_in address{};
@@ -116,10 +224,17 @@ int main(int argc, char** argv) {
     if (mode == "await-failure" && argc > 2) return awaitFailure(std::atoi(argv[2]));
     if (mode == "cores") return printCores();
     if (mode == "free-port") return printFreePort();
+    if (mode == "guard") return guard();
+    if (mode == "stranger" && argc > 2) return stranger(static_cast<uint16_t>(std::atoi(argv[2])));
+    if (mode == "release" && argc > 2) return release(static_cast<uint16_t>(std::atoi(argv[2])));
+    if (mode == "hold" && argc > 4) return hold(static_cast<uint16_t>(std::atoi(argv[2])), std::atoi(argv[3]), argv[4]);
   } catch (const comm::Error& error) {
     fmt::print(stderr, "commrun_probe {}: {}\n", mode, error.what());
     return 1;
   }
-  fmt::print(stderr, "usage: commrun_probe env | rendezvous | await-failure <rank> | cores | free-port\n");
+  fmt::print(
+      stderr,
+      "usage: commrun_probe env | rendezvous | await-failure <rank> | cores | free-port | guard | stranger <port> "
+      "| release <port> | hold <port> <n> <file>\n");
   return 2;
 }

@@ -36,6 +36,15 @@ for rank in 0 1 2 3; do
   expect_line out "[$rank] rank=$rank size=4 local=$((rank % 2))/2 master=10.77.0.1:29500 met every rank"
 done
 
+# 1a. The user's secret reaches every host, but on the agent's stdin: a
+#     command line (ssh's, the remote shell's) is readable by every user.
+secret=commrun-hosts-test-secret-0123456789
+COMM_JOB_SECRET=$secret AGENT_LOG=$work/agent.log run -n 2 --hosts host0,host1 "${agent[@]}" \
+  --master-addr 10.77.0.1 --timeout 120 "$probe" rendezvous
+[ "$rc" -eq 0 ] || fail "commrun --hosts with COMM_JOB_SECRET exited $rc"
+[ "$(grep -c . "$work/agent.log")" -eq 2 ] || fail "the agent did not start two commruns"
+! grep -qF "$secret" "$work/agent.log" || fail "the job secret was on a launcher agent's command line"
+
 # 1b. Without --master-addr the store is on the first host by its name,
 #     which host0's /etc/hosts maps to 127.0.1.1 (as Debian does): its store
 #     must still be reachable from host1.

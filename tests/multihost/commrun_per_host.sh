@@ -32,6 +32,10 @@ shift 3
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 
+# The nodes of a job prove one secret (docs/security.md); one commrun per
+# host is handed it as a user would hand it.
+COMM_JOB_SECRET=$(od -An -tx1 -N32 /dev/urandom | tr -d ' \n')
+export COMM_JOB_SECRET
 pids=()
 for ((i = 0; i < hosts; i++)); do
   "$here/hosts.sh" exec "$i" "$commrun" -n "$ranks" --nnodes "$hosts" --node-rank "$i" \

@@ -3,8 +3,10 @@
 # hosts.sh the way srun starts tasks (2 per host, block distribution), with
 # only Slurm's variables: no COMM_* variable names the store. Rank 0 hosts it
 # on the step's first host (SLURM_STEP_NODELIST host[0-1]: host0, which
-# host1 resolves to 10.77.0.1), on the port SLURM_JOB_ID gives. Passes when
-# every rank exits 0; exits 77 where hosts.sh cannot make hosts.
+# host1 resolves to 10.77.0.1), on the port SLURM_JOB_ID gives; the job's
+# secret is a file rank 0 makes in the $HOME the hosts share, and removes
+# once every rank has it. Passes when every rank exits 0 and the file is
+# gone; exits 77 where hosts.sh cannot make hosts.
 set -u
 here=$(cd "$(dirname "$0")" && pwd)
 if [ "${1:-}" != --inside ]; then exec "$here/hosts.sh" run 2 -- "$0" --inside "$@"; fi
@@ -15,6 +17,8 @@ trap 'rm -rf "$work"' EXIT
 hosts_dir=$COMM_HOSTS_DIR
 unset $(compgen -v COMM_)
 export COMM_HOSTS_DIR=$hosts_dir
+export HOME=$work/home
+mkdir "$HOME"
 pids=()
 for rank in 0 1 2 3; do
   host=$((rank / 2))
@@ -31,4 +35,8 @@ for rank in 0 1 2 3; do
   cat "$work/out.$rank"
   [ "$rc" -eq 0 ] || failed=1
 done
+if [ -e "$HOME/.comm/slurm-4242.0.secret" ]; then
+  echo "FAIL: rank 0 left the job's secret file behind"
+  failed=1
+fi
 exit "$failed"

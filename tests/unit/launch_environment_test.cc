@@ -152,6 +152,10 @@ void slurmGivesTheStoreWithoutCommVariables(void**) {
   expectInvalid(with(srun, {{"SLURM_STEP_NODELIST", "node[07-08"}}),
                 {"SLURM_STEP_NODELIST='node[07-08' is not a Slurm host list", "set COMM_MASTER_ADDR"});
   expectInvalid(with(srun, {{"SLURM_JOB_ID", "x"}}), {"SLURM_JOB_ID='x' is not an integer"});
+  // Slurm hands no secret: a file per job step in the shared $HOME.
+  assert_string_equal(detect(with(srun, {{"HOME", "/home/u"}, {"SLURM_STEP_ID", "3"}})).secretFile.c_str(),
+                      "/home/u/.comm/slurm-123456.3.secret");
+  assert_true(detect(without(srun, "HOME")).secretFile.empty());
 }
 
 void slurmHostListsFirstHost(void**) {

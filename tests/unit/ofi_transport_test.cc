@@ -30,6 +30,8 @@
 
 #include "common/deadline.h"
 #include "common/error.h"
+#include "common/handshake.h"
+#include "common/unique_fd.h"
 #include "transport/hybrid_transport.h"
 #include "transport/ofi/ofi_address.h"
 #include "transport/ofi/ofi_transport.h"
@@ -66,6 +68,7 @@ Options withProvider(const char* provider) {
   Options options;
   options.provider = provider;
   options.singleNode = true;
+  options.secret = "transport test secret 0123456789";
   return options;
 }
 
@@ -250,6 +253,166 @@ void test_tcp_interface(void**) {
   });
 }
 
+// A process without the job's secret: connects to the tcp transport at
+// `address` (a localAddress() blob), sends `bytes` and then stays silent
+// until the connection is closed.
+comm::UniqueFd strangerConnection(const std::vector<uint8_t>& address, const std::string& bytes) {
+  sockaddr_in to{};
+  CHECK(address.size() == sizeof to, "address of {} bytes", address.size());
+  std::memcpy(&to, address.data(), sizeof to);
+  comm::UniqueFd fd(socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0));
+  CHECK(::connect(fd.get(), reinterpret_cast<const sockaddr*>(&to), sizeof to) == 0, "connect: {}", errno);
+  CHECK(::send(fd.get(), bytes.data(), bytes.size(), MSG_NOSIGNAL) == static_cast<ssize_t>(bytes.size()), "send");
+  return fd;
+}
+
+// Strangers that reach rank 0's listener before rank 1 does (garbage, an
+// introduction that claims to be rank 1, silence) are turned away: rank 1
+// still connects, and what it sends arrives intact.
+void test_tcp_strangers_first(void**) {
+  runRanks(2, [&](Rank& self) {
+    self.transport = comm::transport::createNetworkTransport(withProvider("tcp"));
+    std::vector<PeerInfo> peers = self.exchange(self.transport->localAddress());
+    std::vector<comm::UniqueFd> strangers;
+    if (self.rank == 1) {
+      const uint64_t claimRankOne[2] = {0x31706374'6d6d6f63, 1};  // comm's first tcp introduction
+      strangers.push_back(strangerConnection(peers[0].address, std::string(16, 'x')));
+      strangers.push_back(
+          strangerConnection(peers[0].address, std::string(reinterpret_cast<const char*>(claimRankOne), 16)));
+      strangers.push_back(strangerConnection(peers[0].address, ""));
+    }
+    self.barrier();
+    self.transport->connect(self.rank, peers);
+    std::vector<uint8_t> data = pattern(5000, 7);
+    Request request;
+    if (self.rank == 1) {
+      self.transport->send(0, 3, data.data(), data.size(), request);
+    } else {
+      std::fill(data.begin(), data.end(), 0);
+      self.transport->recv(1, 3, data.data(), data.size(), request);
+    }
+    waitOk(*self.transport, request);
+    checkPattern(data, data.size(), 7);
+  });
+}
+
+// A rank that cannot prove the job's secret is not connected: it learns the
+// peer refused it, and the peer, waiting for a rank that never proves it,
+// times out naming how many are missing.
+void test_tcp_wrong_secret_refused(void**) {
+  runRanks(2, [&](Rank& self) {
+    Options options = withProvider("tcp");
+    options.connectTimeout = 3s;
+    if (self.rank == 1) options.secret = "not the job's secret 0123456789";
+    self.transport = comm::transport::createNetworkTransport(options);
+    std::vector<PeerInfo> peers = self.exchange(self.transport->localAddress());
+    if (self.rank == 1) {
+      expectError(COMM_ERR_TRANSPORT, "refused this process's job secret",
+                  [&] { self.transport->connect(self.rank, peers); });
+    } else {
+      expectError(COMM_ERR_TIMEOUT, "1 higher rank(s) did not connect",
+                  [&] { self.transport->connect(self.rank, peers); });
+    }
+    self.transport.reset();
+  });
+}
+
+// A peer that proved the job's secret (a rank gone wrong) and then sends
+// what it likes: connects to the tcp transport at `address` as rank 1.
+class LyingPeer {
+ public:
+  LyingPeer(const std::vector<uint8_t>& address, const std::string& secret) : fd_(strangerConnection(address, "")) {
+    comm::Handshake handshake = comm::Handshake::connecting(secret, "comm tcp", 1);
+    comm::runHandshake(fd_.get(), handshake, Deadline(kPatience), COMM_ERR_TRANSPORT, "lying peer");
+  }
+  // A message header as comm's tcp transport frames it (tcp_wire.h).
+  void header(uint64_t tag, uint64_t size, uint32_t kind, uint32_t id = 0) {
+    const uint64_t words[4] = {tag, size, uint64_t{kind} | uint64_t{id} << 32, 0};
+    send(std::string(reinterpret_cast<const char*>(words), sizeof words));
+  }
+  void send(const std::string& bytes) {
+    CHECK(::send(fd_.get(), bytes.data(), bytes.size(), MSG_NOSIGNAL) == static_cast<ssize_t>(bytes.size()), "send");
+  }
+
+ private:
+  comm::UniqueFd fd_;
+};
+
+constexpr uint32_t kEagerKind = 0;
+constexpr uint32_t kReadyToSendKind = 1;
+
+// Rank 0 of two, with `lie` (run once the lying peer is connected as rank
+// 1) telling it things; returns its transport.
+std::unique_ptr<Transport> meetLyingPeer(Options options, const std::function<void(LyingPeer&)>& lie) {
+  auto transport = comm::transport::createNetworkTransport(options);
+  std::vector<PeerInfo> peers(2);
+  peers[0] = {transport->localAddress(), true};
+  peers[1] = {std::vector<uint8_t>(sizeof(sockaddr_in), 0), true};
+  std::unique_ptr<LyingPeer> peer;
+  std::thread connecting([&] { peer = std::make_unique<LyingPeer>(peers[0].address, options.secret); });
+  transport->connect(0, peers);
+  connecting.join();
+  lie(*peer);
+  // The peer stays connected while rank 0 reads what it said.
+  static std::vector<std::unique_ptr<LyingPeer>> kept;
+  kept.push_back(std::move(peer));
+  return transport;
+}
+
+// Waits for `request` and checks it failed with `status` saying `says`.
+void expectFailure(Transport& transport, const Request& request, comm_status_t status, const char* says) {
+  waitFor(transport, request);
+  CHECK(request.status == status, "status {}: {}", static_cast<int>(request.status), request.error);
+  CHECK(request.error.find(says) != std::string::npos, "error \"{}\" lacks \"{}\"", request.error, says);
+}
+
+// comm's tcp never believes a size a peer announces: a header claiming
+// 2^62 or 4 GiB bytes, or more early messages than the unexpected-message
+// limit, fail the peer's connection (COMM_ERR_TRANSPORT naming it) instead
+// of asking for that memory; a message larger than its receive fails that
+// receive (COMM_ERR_MISMATCH) and the connection goes on.
+void test_tcp_lying_sizes(void**) {
+  runRanks(1, [&](Rank&) {
+    Options options = withProvider("tcp");
+    options.singleNode = true;
+    for (uint64_t claim : {uint64_t{1} << 62, uint64_t{4} << 30}) {
+      auto transport = meetLyingPeer(options, [&](LyingPeer& peer) { peer.header(5, claim, kEagerKind); });
+      std::vector<uint8_t> buffer(16);
+      Request request;
+      transport->recv(1, 6, buffer.data(), buffer.size(), request);
+      expectFailure(*transport, request, COMM_ERR_TRANSPORT, "rank 1");
+    }
+    options.maxUnexpectedBytes = 1 << 20;
+    auto flooded = meetLyingPeer(options, [&](LyingPeer& peer) {
+      for (int i = 0; i < 20; ++i) {
+        peer.header(7, 64 * 1024, kEagerKind);
+        peer.send(std::string(64 * 1024, 'x'));
+      }
+    });
+    std::vector<uint8_t> buffer(16);
+    Request request;
+    flooded->recv(1, 8, buffer.data(), buffer.size(), request);
+    expectFailure(*flooded, request, COMM_ERR_TRANSPORT, "rank 1");
+
+    auto larger = meetLyingPeer(options, [&](LyingPeer& peer) {
+      peer.header(9, uint64_t{1} << 62, kReadyToSendKind, 0);
+      peer.header(10, 2048, kEagerKind);
+      peer.send(std::string(2048, 'y'));
+      peer.header(11, 4, kEagerKind);
+      peer.send("good");
+    });
+    Request announced, eager, good;
+    std::vector<uint8_t> small(1024);
+    larger->recv(1, 9, small.data(), small.size(), announced);
+    expectFailure(*larger, announced, COMM_ERR_MISMATCH, "rank 1");
+    larger->recv(1, 10, small.data(), small.size(), eager);
+    expectFailure(*larger, eager, COMM_ERR_MISMATCH, "rank 1");
+    larger->recv(1, 11, small.data(), 4, good);
+    waitOk(*larger, good);
+    CHECK(std::memcmp(small.data(), "good", 4) == 0, "the message after the mismatches arrived wrong");
+  });
+}
+
 }  // namespace
 
 // An optional argument selects tests by name pattern ("test_tcp_*").
@@ -257,6 +420,9 @@ int main(int argc, char** argv) {
   if (argc > 1) cmocka_set_test_filter(argv[1]);
   const CMUnitTest tests[] = {
       cmocka_unit_test(test_setup_errors),
+      cmocka_unit_test(test_tcp_strangers_first),
+      cmocka_unit_test(test_tcp_wrong_secret_refused),
+      cmocka_unit_test(test_tcp_lying_sizes),
       cmocka_unit_test(test_auto_all_to_all_local),
       cmocka_unit_test(test_auto_all_to_all_remote),
       cmocka_unit_test(test_auto_without_shm),

@@ -25,7 +25,7 @@ void printSettings() {
   auto settings = comm::Settings::load({});
   fmt::print("Settings (environment variable, default, current value):\n");
   for (const comm::SettingSpec& spec : comm::settingSpecs()) {
-    std::string current = settings.get(spec.key);
+    std::string current = spec.secret ? "(not shown)" : settings.get(spec.key);
     fmt::print("  {:<24} default '{}'{}\n      {}\n", comm::environmentName(spec.key), spec.defaultValue,
                settings.source(spec.key) == "default"
                    ? ""

@@ -2,12 +2,16 @@
 
 #include <unistd.h>
 
+#include <cstdlib>
+#include <optional>
+
 #include <filesystem>
 #include <sstream>
 #include <stdexcept>
 
 #include <fmt/format.h>
 
+#include "bootstrap/job_secret.h"
 #include "spawn.h"
 #include "supervisor.h"
 
@@ -27,11 +31,27 @@ std::string shellWord(std::string_view word) {
   return text + "'";
 }
 
-// comm's and libfabric's settings travel with the job: ssh passes on no
-// environment, and every rank must see the same ones.
-bool forwarded(std::string_view variable) { return variable.starts_with("COMM_") || variable.starts_with("FI_"); }
+constexpr std::string_view kSecretVariable = "COMM_JOB_SECRET";
 
-std::string remoteCommandLine(const Options& options, int node) {
+// comm's and libfabric's settings travel with the job: ssh passes on no
+// environment, and every rank must see the same ones. The secret does not
+// travel on a command line, which any local user can read in /proc: it
+// goes on the agent's stdin.
+bool forwarded(std::string_view variable) {
+  if (variable.starts_with(kSecretVariable) && variable.substr(kSecretVariable.size()).starts_with("=")) return false;
+  return variable.starts_with("COMM_") || variable.starts_with("FI_");
+}
+
+// The secret every host's commrun is handed: the user's COMM_JOB_SECRET, or
+// a new one; none when COMM_JOB_SECRET_FILE alone names where each host
+// finds it.
+std::optional<std::string> secretToHand() {
+  if (const char* secret = std::getenv(std::string(kSecretVariable).c_str())) return secret;
+  if (std::getenv("COMM_JOB_SECRET_FILE") != nullptr) return std::nullopt;
+  return comm::bootstrap::makeJobSecret();
+}
+
+std::string remoteCommandLine(const Options& options, int node, bool secretOnStdin) {
   std::vector<std::string> words = {std::filesystem::read_symlink("/proc/self/exe").string(),
                                     "-n",
                                     std::to_string(options.ranksPerNode),
@@ -53,7 +73,9 @@ std::string remoteCommandLine(const Options& options, int node) {
   words.emplace_back("--");
   words.insert(words.end(), options.command.begin(), options.command.end());
 
-  std::string line = "cd " + shellWord(std::filesystem::current_path().string()) + " && exec env";
+  std::string line = "cd " + shellWord(std::filesystem::current_path().string());
+  if (secretOnStdin) line += fmt::format(" && IFS= read -r {0} && export {0}", kSecretVariable);
+  line += " && exec env";
   for (char** entry = environ; *entry != nullptr; ++entry) {
     if (forwarded(*entry)) line += " " + shellWord(*entry);
   }
@@ -78,6 +100,8 @@ int runAcrossHosts(const Options& options, int signalFd, const sigset_t& signalM
   std::vector<std::string> environment;
   for (char** entry = environ; *entry != nullptr; ++entry) environment.emplace_back(*entry);
 
+  const std::optional<std::string> secret = secretToHand();
+
   std::vector<RankLaunch> launches;
   for (size_t node = 0; node < options.hosts.size(); ++node) {
     RankLaunch launch{.rank = static_cast<int>(node),
@@ -85,9 +109,10 @@ int runAcrossHosts(const Options& options, int signalFd, const sigset_t& signalM
                                .arguments = agent,
                                .environment = environment,
                                .cpus = std::nullopt,
-                               .signalMask = signalMask}};
+                               .signalMask = signalMask,
+                               .input = secret ? *secret + "\n" : ""}};
     launch.spec.arguments.push_back(options.hosts[node]);
-    launch.spec.arguments.push_back(remoteCommandLine(options, static_cast<int>(node)));
+    launch.spec.arguments.push_back(remoteCommandLine(options, static_cast<int>(node), secret.has_value()));
     launches.push_back(std::move(launch));
   }
 
@@ -98,6 +123,7 @@ int runAcrossHosts(const Options& options, int signalFd, const sigset_t& signalM
                                          .logDir = std::nullopt,
                                          .storeHost = {},
                                          .storePort = 0,
+                                         .secret = {},
                                          .multiNode = false,
                                          .agentHosts = options.hosts},
                         signalFd);

@@ -8,13 +8,16 @@
 
 #include <cerrno>
 #include <chrono>
+#include <cstdlib>
 #include <memory>
+#include <optional>
 #include <set>
 #include <system_error>
 
 #include <fmt/format.h>
 
 #include "across_hosts.h"
+#include "bootstrap/job_secret.h"
 #include "bootstrap/store.h"
 #include "common/error.h"
 #include "common/socket.h"
@@ -38,18 +41,25 @@ std::vector<std::string> inheritedEnvironment(const std::set<std::string>& repla
 }
 
 std::vector<RankLaunch> planRanks(const Options& options, const std::string& program, uint16_t storePort,
-                                  const sigset_t& signalMask) {
+                                  const std::string& secret, const sigset_t& signalMask) {
   const std::vector<std::pair<std::string, std::string>> shared = {
       {"COMMRUN", "1"},
+      // Only processes of this user (and root) can read another's
+      // environment: the secret reaches the ranks and nobody else.
+      {"COMM_JOB_SECRET", secret},
       {"COMM_WORLD_SIZE", std::to_string(options.worldSize())},
       {"COMM_LOCAL_WORLD_SIZE", std::to_string(options.ranksPerNode)},
       {"COMM_MASTER_ADDR", options.masterAddr},
       {"COMM_MASTER_PORT", std::to_string(storePort)},
   };
-  std::set<std::string> replaced = {"COMM_RANK", "COMM_LOCAL_RANK"};
+  std::set<std::string> replaced = {"COMM_RANK", "COMM_LOCAL_RANK", "COMM_JOB_SECRET_FILE"};
   for (const auto& [name, value] : shared) replaced.insert(name);
   std::vector<std::string> base = inheritedEnvironment(replaced);
   for (const auto& [name, value] : shared) base.push_back(name + "=" + value);
+  // libfabric's PSM provider (libinfinipath) would turn a rank's crash into
+  // "exited with status 1" and a .btr file (transport/ofi/crash_signals.h);
+  // set before the rank loads it, the user's own choice kept.
+  if (std::getenv("IPATH_NO_BACKTRACE") == nullptr) base.push_back("IPATH_NO_BACKTRACE=1");
 
   const std::vector<cpu_set_t> cores = options.bindCore ? coreCpuSets() : std::vector<cpu_set_t>{};
   std::vector<RankLaunch> launches;
@@ -60,7 +70,8 @@ std::vector<RankLaunch> planRanks(const Options& options, const std::string& pro
                                .arguments = options.command,
                                .environment = base,
                                .cpus = std::nullopt,
-                               .signalMask = signalMask}};
+                               .signalMask = signalMask,
+                               .input = {}}};
     launch.spec.environment.push_back("COMM_RANK=" + std::to_string(rank));
     launch.spec.environment.push_back("COMM_LOCAL_RANK=" + std::to_string(local));
     if (!cores.empty()) launch.spec.cpus = cores[local % cores.size()];
@@ -89,11 +100,11 @@ bool interrupted(int signalFd) {
   return false;
 }
 
-void leaveStore(const Options& options, uint16_t storePort, int signalFd, bool succeeded) {
+void leaveStore(const Options& options, uint16_t storePort, const std::string& secret, int signalFd, bool succeeded) {
   if (options.nodes <= 1) return;
   try {
     const comm::Deadline deadline(kLeaveTimeout);
-    comm::bootstrap::StoreClient client(options.masterAddr, storePort, deadline);
+    comm::bootstrap::StoreClient client(options.masterAddr, storePort, secret, deadline);
     if (client.add(kNodesDone, 1, deadline) == options.nodes) client.set(kAllNodesDone, "1", deadline);
     if (!options.hostsStore() || !succeeded) return;
     const std::chrono::duration<double> wait =
@@ -132,6 +143,26 @@ void noteLoopbackMaster(const Options& options) {
   }
 }
 
+// The secret this job's processes prove to each other: the one the
+// environment gives (COMM_JOB_SECRET, or COMM_JOB_SECRET_FILE, which node 0
+// creates when it is missing and the other nodes wait for), else on a single
+// node a new one. Nodes cannot agree on a new one by themselves.
+std::optional<std::string> jobSecret(const Options& options) {
+  const comm::Deadline deadline(options.timeoutSeconds ? std::chrono::duration_cast<std::chrono::milliseconds>(
+                                                             std::chrono::duration<double>(*options.timeoutSeconds))
+                                                       : std::chrono::milliseconds(kNodesDoneWait));
+  auto environment = [](std::string_view name) -> std::optional<std::string> {
+    const char* value = std::getenv(std::string(name).c_str());
+    return value != nullptr ? std::optional<std::string>(value) : std::nullopt;
+  };
+  if (auto secret = comm::bootstrap::findJobSecret(environment, options.hostsStore(), deadline)) return secret;
+  if (options.nodes == 1) return comm::bootstrap::makeJobSecret();
+  fmt::print(stderr,
+             "commrun: the nodes of a job need one secret: set COMM_JOB_SECRET to the same value on every node, or "
+             "COMM_JOB_SECRET_FILE to a file every node can read (node 0 creates it); see docs/security.md\n");
+  return std::nullopt;
+}
+
 int run(const Options& options) {
   // Blocked before the store's thread starts, so that these signals reach
   // only the signalfd; the ranks get the original mask back.
@@ -151,13 +182,15 @@ int run(const Options& options) {
     fmt::print(stderr, "commrun: {}: command not found or not executable\n", options.command.front());
     return 127;
   }
+  const std::optional<std::string> secret = jobSecret(options);
+  if (!secret) return 2;
 
   // The store lives until every rank of this node is gone.
   noteLoopbackMaster(options);
   std::unique_ptr<comm::bootstrap::StoreServer> store;
   uint16_t storePort = options.masterPort;
   if (options.hostsStore()) {
-    store = std::make_unique<comm::bootstrap::StoreServer>(storeListenHost(options), options.masterPort);
+    store = std::make_unique<comm::bootstrap::StoreServer>(storeListenHost(options), options.masterPort, *secret);
     storePort = store->port();
   }
   if (options.logDir) std::filesystem::create_directories(*options.logDir);
@@ -170,11 +203,12 @@ int run(const Options& options) {
                        .logDir = options.logDir,
                        .storeHost = options.masterAddr,
                        .storePort = storePort,
+                       .secret = *secret,
                        .multiNode = options.nodes > 1,
                        .agentHosts = {}},
       signals.get());
-  const int status = supervisor.run(planRanks(options, *program, storePort, original));
-  leaveStore(options, storePort, signals.get(), status == 0);
+  const int status = supervisor.run(planRanks(options, *program, storePort, *secret, original));
+  leaveStore(options, storePort, *secret, signals.get(), status == 0);
   return status;
 }
 

@@ -224,7 +224,7 @@ bool Supervisor::settle(Outcome outcome) {
 void Supervisor::recordFailure(const std::string& description) {
   try {
     const comm::Deadline deadline(kStoreTimeout);
-    comm::bootstrap::StoreClient store(config_.storeHost, config_.storePort, deadline);
+    comm::bootstrap::StoreClient store(config_.storeHost, config_.storePort, config_.secret, deadline);
     if (store.add(kFailureCount, 1, deadline) == 1) store.set(kFailure, description, deadline);
   } catch (const comm::Error& error) {
     writeAll(STDERR_FILENO, fmt::format("commrun: could not record the failure in the store: {}\n", error.what()));
@@ -234,7 +234,7 @@ void Supervisor::recordFailure(const std::string& description) {
 std::optional<std::string> Supervisor::firstFailureInJob() {
   try {
     const comm::Deadline deadline(kStoreTimeout);
-    comm::bootstrap::StoreClient store(config_.storeHost, config_.storePort, deadline);
+    comm::bootstrap::StoreClient store(config_.storeHost, config_.storePort, config_.secret, deadline);
     // The first failure's node counts it before it writes it.
     if (!store.check(kFailureCount, deadline)) return std::nullopt;
     return store.get(kFailure, deadline);

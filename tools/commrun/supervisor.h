@@ -26,6 +26,7 @@ struct SupervisorConfig {
   std::optional<std::filesystem::path> logDir;
   std::string storeHost;  // where the first failure is recorded
   uint16_t storePort;
+  std::string secret;  // the job's, proven to the store
   // One commrun of several (--nnodes): the job's first failure may have
   // happened on another node, and the last line names it.
   bool multiNode = false;

@@ -9,7 +9,15 @@ Run a script on N ranks with ``commrun -n N python3 script.py`` (torchrun,
 msrun, srun and mpirun work too).
 """
 
-from . import _comm_swig as _c
+import os as _os
+
+# libfabric's PSM provider (libinfinipath) installs, from its constructor as
+# _comm_swig loads libcomm, handlers that turn a crash into "exit 1" and take
+# SIGINT from Python; unless the user decided, it is told not to
+# (src/transport/ofi/crash_signals.h).
+_os.environ.setdefault("IPATH_NO_BACKTRACE", "1")
+
+from . import _comm_swig as _c  # noqa: E402
 from .arrays import bfloat16, from_dlpack
 from .comm_func import *  # noqa: F401,F403
 from .comm_func import __all__ as _comm_func_all

@@ -270,7 +270,9 @@ void ShmTransport::connect(int selfRank, const std::vector<PeerInfo>& peers) {
     ShmSegment* theirs = &own_;
     if (index != self) {
       theirs = &mapped_.emplace_back(
-          ShmSegment::open(address.segment, bytes, address.pid, fmt::format("rank {}", rank), options_.connectTimeout));
+          // The world publishes each rank's address under the store key addr/<rank>.
+          ShmSegment::open(address.segment, bytes, address.pid, fmt::format("rank {}", rank),
+                           fmt::format("store key addr/{}", rank), options_.connectTimeout));
     }
     auto* header = static_cast<SegmentHeader*>(theirs->data());
     if (header->mapped.fetch_add(1, std::memory_order_acq_rel) + 1 == count) theirs->unlink();

@@ -13,6 +13,7 @@
 #include <sys/uio.h>
 
 #include <algorithm>
+#include <climits>
 #include <cstdlib>
 #include <cstring>
 #include <deque>
@@ -25,57 +26,41 @@
 
 #include "common/deadline.h"
 #include "common/error.h"
+#include "common/handshake.h"
 #include "common/log.h"
 #include "common/socket.h"
 #include "common/unique_fd.h"
 #include "transport/network_interface.h"
+#include "transport/tcp/tcp_wire.h"
 
 namespace comm::transport {
 namespace {
 
-// Messages up to kEagerBytes go whole (kEager). A larger one is announced
-// (kReadyToSend) and its payload follows (kPayload) only once the receiver
-// has a receive for it and says so (kClearToSend): it then lands straight in
-// that receive's buffer, never in a buffer of ours, and a sender can never
-// fill the receiver's memory with messages nobody has asked for yet.
-// kGoodbye, the last thing a rank sends before it closes its connections at
-// a clean shutdown, lets the peer tell that end from a crash and stay quiet.
-enum class Kind : uint32_t { kEager = 0, kReadyToSend = 1, kClearToSend = 2, kPayload = 3, kGoodbye = 4 };
+using tcp::checkHeader;
+using tcp::decodeHeader;
+using tcp::Header;
+using tcp::kEagerBytes;
+using tcp::kInboxBytes;
+using tcp::Kind;
+using tcp::payloadBytes;
 
-// What precedes every message on a connection.
-struct Header {
-  uint64_t tag;
-  uint64_t size;  // the message's bytes (kClearToSend: 0)
-  Kind kind;
-  uint32_t id;      // kReadyToSend, kClearToSend: the sender's number for the message; kPayload: the receiver's
-  uint32_t answer;  // kClearToSend: the receiver's number for it
-  uint32_t unused;
-};
+// What a connection's proof of the job's secret is bound to (see
+// common/handshake.h); the connecting rank's claim is its rank.
+constexpr std::string_view kTcpContext = "comm tcp";
 
-// The bytes that follow a header.
-size_t payloadBytes(const Header& header) {
-  return header.kind == Kind::kEager || header.kind == Kind::kPayload ? header.size : 0;
-}
-
-// The first bytes a connecting rank sends: who it is.
-struct Hello {
-  uint64_t magic;
-  int64_t rank;
-};
-constexpr uint64_t kHelloMagic = 0x31706374'6d6d6f63;  // "commtcp1"
-
-// Reads land here first, so one recv() brings a small message with its
-// header (and often the next ones); the rest of a payload at least this big
-// goes straight from the kernel into the receiver's buffer.
-constexpr size_t kInboxBytes = 64 * 1024;
-// Larger messages wait for their receive (see Kind).
-constexpr size_t kEagerBytes = kInboxBytes;
 // The most queued messages one sendmsg gathers.
 constexpr size_t kSendsPerCall = 16;
 // Up to this many peers progress() tries a recv() on each instead of asking
 // epoll which are readable: one system call per peer when idle, and when a
 // message is there, one fewer than epoll_wait plus the recv().
 constexpr size_t kDirectReadPeers = 3;
+// How long connect() waits for every peer's connection when
+// Options::connectTimeout does not say.
+constexpr auto kConnectTimeout = std::chrono::milliseconds(120'000);
+// Connections accepted and not yet proven: a stranger can open many and
+// say nothing; beyond this many the oldest is closed, so that neither
+// memory nor descriptors run out before the peers come.
+constexpr size_t kMaxArrivals = 64;
 
 void complete(Request& request, comm_status_t status, std::string_view error = {}) {
   if (status != COMM_OK) request.fail(status, "{}", error);
@@ -100,6 +85,16 @@ struct Unexpected {
   bool announced = false;  // a kReadyToSend: no bytes here
   uint32_t sendId = 0;     // ... and the sender's number for it
 };
+
+// What an early message costs beyond its bytes, counted against the
+// unexpected-message limit so that a flood of announcements, which carry no
+// bytes, is bounded too.
+constexpr size_t kUnexpectedOverhead = sizeof(Unexpected);
+
+// What `message` counts against the limit.
+size_t unexpectedCost(const Unexpected& message) {
+  return kUnexpectedOverhead + (message.announced ? 0 : message.size);
+}
 
 struct QueuedSend {
   Header header;
@@ -129,10 +124,12 @@ struct Incoming {
 struct Connection {
   int peer = -1;
   UniqueFd fd;
-  std::string deadWhy;  // non-empty once the connection is gone
+  std::string deadWhy;                         // non-empty once the connection is gone
+  comm_status_t deadStatus = COMM_ERR_REMOTE;  // what requests to it fail with then
   std::deque<QueuedSend> sends;
   std::deque<PostedRecv> posted;
   std::list<Unexpected> unexpected;                       // a list: Incoming and claims point into it
+  size_t unexpectedBytes = 0;                             // what those count against the limit
   std::unordered_map<uint32_t, AnnouncedSend> announced;  // by the sender's number
   uint32_t nextSendId = 0;
   std::unordered_map<uint32_t, PostedRecv> cleared;  // receives told to come, by the receiver's number;
@@ -172,6 +169,7 @@ void fill(const PostedRecv& receive, int peer, uint64_t tag, const char* data, s
 }
 
 void forget(Connection& c, const Unexpected& message) {
+  c.unexpectedBytes -= unexpectedCost(message);
   c.unexpected.remove_if([&](const Unexpected& m) { return &m == &message; });
 }
 
@@ -184,37 +182,29 @@ in_addr listenAddress(const Options& options) {
   return chosen.address;
 }
 
-// Reads or writes all of `bytes` on a blocking-mode setup socket, polling
-// so that a silent peer ends at `deadline`.
-template <typename Io>
-void transferAll(int fd, char* data, size_t bytes, short event, Deadline deadline, const char* what, Io io) {
-  size_t done = 0;
-  while (done < bytes) {
-    pollfd p{fd, event, 0};
-    int ready = poll(&p, 1, 100);
-    if (ready < 0 && errno != EINTR) fail(COMM_ERR_TRANSPORT, "tcp: {}: {}", what, errnoText(errno));
-    if (ready <= 0) {
-      if (deadline.expired()) fail(COMM_ERR_TIMEOUT, "tcp: {}: timed out", what);
-      continue;
-    }
-    ssize_t n = io(fd, data + done, bytes - done);
-    if (n == 0) fail(COMM_ERR_REMOTE, "tcp: {}: the peer closed the connection", what);
-    if (n < 0) {
-      if (errno == EINTR || errno == EAGAIN) continue;
-      fail(COMM_ERR_TRANSPORT, "tcp: {}: {}", what, errnoText(errno));
-    }
-    done += static_cast<size_t>(n);
+// A connection accepted during connect() whose peer has not yet proven
+// the job's secret.
+struct Arrival {
+  UniqueFd fd;
+  std::string from;  // its address, for the log
+  Handshake handshake;
+  std::string out;  // handshake bytes not yet sent
+  size_t sent = 0;
+};
+
+std::string remoteName(int fd) {
+  sockaddr_in address{};
+  socklen_t length = sizeof address;
+  char text[INET_ADDRSTRLEN] = "?";
+  if (getpeername(fd, reinterpret_cast<sockaddr*>(&address), &length) == 0) {
+    inet_ntop(AF_INET, &address.sin_addr, text, sizeof text);
   }
+  return fmt::format("{}:{}", text, ntohs(address.sin_port));
 }
 
-void sendAll(int fd, const void* data, size_t bytes, Deadline deadline, const char* what) {
-  transferAll(fd, static_cast<char*>(const_cast<void*>(data)), bytes, POLLOUT, deadline, what,
-              [](int f, char* d, size_t n) { return ::send(f, d, n, MSG_NOSIGNAL); });
-}
-
-void recvAll(int fd, void* data, size_t bytes, Deadline deadline, const char* what) {
-  transferAll(fd, static_cast<char*>(data), bytes, POLLIN, deadline, what,
-              [](int f, char* d, size_t n) { return ::recv(f, d, n, 0); });
+int pollTimeout(Deadline deadline) {
+  const auto left = std::chrono::ceil<std::chrono::milliseconds>(deadline.at() - Clock::now()).count();
+  return static_cast<int>(std::clamp<int64_t>(left, 0, INT_MAX));
 }
 
 class TcpTransport final : public Transport {
@@ -241,6 +231,11 @@ class TcpTransport final : public Transport {
   Connection& connection(int peer);
   // Makes `fd` the non-blocking connection to `peer`.
   void adopt(int peer, UniqueFd fd);
+  // Accepts connections until `awaited` higher ranks have proven the secret.
+  void acceptPeers(int awaited, Deadline deadline);
+  // Moves an arrival's handshake on; returns false when it is over (the
+  // peer adopted or turned away).
+  bool advance(Arrival& arrival, int& awaited);
   // Each returns true when a request completed.
   bool readFrom(Connection& c);
   bool writeTo(Connection& c);
@@ -254,13 +249,20 @@ class TcpTransport final : public Transport {
   void queue(Connection& c, const Header& header, const char* data, Request* request);
   // A message to this rank: delivered (or kept as unexpected) at once.
   void sendToSelf(Connection& c, uint64_t tag, const char* data, size_t size, Request& request);
-  // `quiet`: an expected end (the peer said goodbye), logged at debug level only.
-  void markDead(Connection& c, std::string why, bool quiet = false);
+  // Fails everything pending with the peer: COMM_ERR_REMOTE when it went
+  // away, COMM_ERR_TRANSPORT when it broke the protocol. `quiet`: an expected
+  // end (the peer said goodbye), logged at debug level only.
+  void markDead(Connection& c, std::string why, comm_status_t status = COMM_ERR_REMOTE, bool quiet = false);
+  // Accounts for an early message of `cost` from `c`'s peer; past the
+  // limit, fails the connection and returns false.
+  bool holdUnexpected(Connection& c, size_t cost);
   void updateBusy();
 
-  const std::chrono::milliseconds connectTimeout_;
   std::mutex mutex_;  // guards everything below but address_
   sockaddr_in address_{};
+  std::string secret_;
+  std::chrono::milliseconds connectTimeout_;
+  size_t maxUnexpected_;
   UniqueFd listener_;
   UniqueFd epoll_;
   // By rank; this rank's has no socket (sendToSelf), ranks not reached have none.
@@ -271,10 +273,13 @@ class TcpTransport final : public Transport {
   std::atomic<bool> busy_{false};
 };
 
-TcpTransport::TcpTransport(const Options& options) : connectTimeout_(options.connectTimeout) {
+TcpTransport::TcpTransport(const Options& options)
+    : secret_(options.secret),
+      connectTimeout_(options.connectTimeout.count() > 0 ? options.connectTimeout : kConnectTimeout),
+      maxUnexpected_(options.maxUnexpectedBytes > 0 ? options.maxUnexpectedBytes : kDefaultUnexpectedBytes) {
   address_.sin_family = AF_INET;
   address_.sin_addr = listenAddress(options);
-  listener_.reset(::socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0));
+  listener_.reset(::socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0));
   if (!listener_.valid()) fail(COMM_ERR_TRANSPORT, "tcp: cannot make a socket: {}", errnoText(errno));
   if (::bind(listener_.get(), reinterpret_cast<const sockaddr*>(&address_), sizeof address_) != 0 ||
       ::listen(listener_.get(), SOMAXCONN) != 0) {
@@ -297,8 +302,9 @@ void TcpTransport::connect(int selfRank, const std::vector<PeerInfo>& peers) {
   self_ = selfRank;
   const Deadline deadline(connectTimeout_);
   // Each pair gets one connection: the higher rank calls, the lower one
-  // accepts. Calling never waits for the accept (the listen backlog holds
-  // it), so every rank makes its calls first and then accepts.
+  // accepts. A call completes once the callee accepts it and both have
+  // proven the secret; the callee accepts once its own calls are done, and
+  // rank 0 makes none, so the calls complete from the lowest rank up.
   int awaited = 0;
   for (int rank = 0; rank < static_cast<int>(peers.size()); ++rank) {
     const std::vector<uint8_t>& blob = peers[rank].address;
@@ -312,44 +318,99 @@ void TcpTransport::connect(int selfRank, const std::vector<PeerInfo>& peers) {
     }
     sockaddr_in to{};
     std::memcpy(&to, blob.data(), sizeof to);
+    char text[INET_ADDRSTRLEN] = "?";
+    inet_ntop(AF_INET, &to.sin_addr, text, sizeof text);
+    const std::string where = fmt::format("{}:{}", text, ntohs(to.sin_port));
     UniqueFd fd(::socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0));
     if (!fd.valid()) fail(COMM_ERR_TRANSPORT, "tcp: cannot make a socket: {}", errnoText(errno));
     while (::connect(fd.get(), reinterpret_cast<const sockaddr*>(&to), sizeof to) != 0) {
       if (errno == EINTR) continue;
-      char text[INET_ADDRSTRLEN] = "?";
-      inet_ntop(AF_INET, &to.sin_addr, text, sizeof text);
-      fail(COMM_ERR_TRANSPORT, "tcp: cannot connect to rank {} at {}:{}: {}", rank, text, ntohs(to.sin_port),
-           errnoText(errno));
+      fail(COMM_ERR_TRANSPORT, "tcp: cannot connect to rank {} at {}: {}", rank, where, errnoText(errno));
     }
-    Hello hello{kHelloMagic, selfRank};
-    sendAll(fd.get(), &hello, sizeof hello, deadline, "introducing this rank");
+    Handshake handshake = Handshake::connecting(secret_, kTcpContext, static_cast<uint64_t>(selfRank));
+    runHandshake(fd.get(), handshake, deadline, COMM_ERR_TRANSPORT, fmt::format("tcp: rank {} at {}", rank, where));
     adopt(rank, std::move(fd));
   }
-  while (awaited > 0) {
-    pollfd p{listener_.get(), POLLIN, 0};
-    if (poll(&p, 1, 100) <= 0) {
-      if (deadline.expired()) {
-        fail(COMM_ERR_TIMEOUT, "tcp: {} higher rank(s) did not connect within {} s (COMM_TIMEOUT)", awaited,
-             std::chrono::duration_cast<std::chrono::seconds>(connectTimeout_).count());
-      }
-      continue;
-    }
-    UniqueFd fd(::accept4(listener_.get(), nullptr, nullptr, SOCK_CLOEXEC));
-    if (!fd.valid()) {
-      if (errno == EINTR || errno == EAGAIN || errno == ECONNABORTED) continue;
-      fail(COMM_ERR_TRANSPORT, "tcp: accept: {}", errnoText(errno));
-    }
-    Hello hello{};
-    recvAll(fd.get(), &hello, sizeof hello, deadline, "learning who connected");
-    if (hello.magic != kHelloMagic || hello.rank <= selfRank || hello.rank >= static_cast<int64_t>(peers.size()) ||
-        connections_[hello.rank]) {
-      fail(COMM_ERR_TRANSPORT, "tcp: a connection introduced itself as rank {} (magic {:#x}), which is not awaited",
-           hello.rank, hello.magic);
-    }
-    adopt(static_cast<int>(hello.rank), std::move(fd));
-    --awaited;
-  }
+  if (awaited > 0) acceptPeers(awaited, deadline);
   listener_.reset();
+}
+
+void TcpTransport::acceptPeers(int awaited, Deadline deadline) {
+  std::deque<Arrival> arrivals;  // oldest first
+  std::vector<pollfd> fds;
+  while (awaited > 0) {
+    fds.assign(1, pollfd{listener_.get(), POLLIN, 0});
+    for (const Arrival& arrival : arrivals) {
+      fds.push_back(
+          {arrival.fd.get(), static_cast<short>(POLLIN | (arrival.sent < arrival.out.size() ? POLLOUT : 0)), 0});
+    }
+    if (poll(fds.data(), fds.size(), pollTimeout(deadline)) < 0 && errno != EINTR) {
+      fail(COMM_ERR_TRANSPORT, "tcp: poll: {}", errnoText(errno));
+    }
+    // Backwards, so that erasing one leaves the indexes of the rest.
+    for (size_t i = arrivals.size(); i-- > 0;) {
+      if (fds[i + 1].revents != 0 && !advance(arrivals[i], awaited)) arrivals.erase(arrivals.begin() + i);
+    }
+    while (awaited > 0 && (fds[0].revents & POLLIN) != 0) {
+      UniqueFd fd(::accept4(listener_.get(), nullptr, nullptr, SOCK_CLOEXEC | SOCK_NONBLOCK));
+      if (!fd.valid()) {
+        if (errno == EINTR || errno == ECONNABORTED) continue;
+        if (errno == EAGAIN || errno == EWOULDBLOCK) break;
+        fail(COMM_ERR_TRANSPORT, "tcp: accept: {}", errnoText(errno));
+      }
+      if (arrivals.size() == kMaxArrivals) {
+        log::warn("tcp: closed the connection from {}: it did not prove the job's secret while {} others came",
+                  arrivals.front().from, kMaxArrivals);
+        arrivals.pop_front();
+      }
+      std::string from = remoteName(fd.get());
+      Arrival& arrival = arrivals.emplace_back(
+          Arrival{std::move(fd), std::move(from), Handshake::accepting(secret_, kTcpContext), {}, 0});
+      if (!advance(arrival, awaited)) arrivals.pop_back();
+    }
+    if (awaited > 0 && deadline.expired()) {
+      fail(COMM_ERR_TIMEOUT, "tcp: {} higher rank(s) did not connect within {} ms", awaited, connectTimeout_.count());
+    }
+  }
+}
+
+bool TcpTransport::advance(Arrival& arrival, int& awaited) {
+  auto turnAway = [&](std::string_view why) {
+    log::warn("tcp: turned away the connection from {}: {}", arrival.from, why);
+    return false;
+  };
+  for (;;) {
+    arrival.out += arrival.handshake.takeOutput();
+    while (arrival.sent < arrival.out.size()) {
+      const ssize_t n = ::send(arrival.fd.get(), arrival.out.data() + arrival.sent, arrival.out.size() - arrival.sent,
+                               MSG_NOSIGNAL | MSG_DONTWAIT);
+      if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK)) return true;
+      if (n < 0 && errno == EINTR) continue;
+      if (n < 0) return turnAway(fmt::format("sending failed: {}", errnoText(errno)));
+      arrival.sent += static_cast<size_t>(n);
+    }
+    switch (arrival.handshake.state()) {
+      case Handshake::State::kRefused: return turnAway(arrival.handshake.refusal());
+      case Handshake::State::kDone: {
+        const uint64_t rank = arrival.handshake.claim();
+        if (rank <= static_cast<uint64_t>(self_) || rank >= connections_.size() || connections_[rank]) {
+          return turnAway(fmt::format("it proved the job's secret but says it is rank {}, which is not awaited", rank));
+        }
+        adopt(static_cast<int>(rank), std::move(arrival.fd));
+        --awaited;
+        return false;
+      }
+      case Handshake::State::kRunning: break;
+    }
+    char buffer[Handshake::kAnswerBytes];
+    const ssize_t n =
+        ::recv(arrival.fd.get(), buffer, std::min(sizeof buffer, arrival.handshake.wanted()), MSG_DONTWAIT);
+    if (n == 0) return turnAway("it closed the connection during the handshake");
+    if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK)) return true;
+    if (n < 0 && errno == EINTR) continue;
+    if (n < 0) return turnAway(fmt::format("receiving failed: {}", errnoText(errno)));
+    arrival.handshake.feed(std::string_view(buffer, static_cast<size_t>(n)));
+  }
 }
 
 void TcpTransport::adopt(int peer, UniqueFd fd) {
@@ -379,7 +440,7 @@ void TcpTransport::send(int peer, uint64_t tag, const void* data, size_t size, R
   std::lock_guard lock(mutex_);
   request.restart();
   Connection& c = connection(peer);
-  if (c.dead()) return complete(request, COMM_ERR_REMOTE, c.deadWhy);
+  if (c.dead()) return complete(request, c.deadStatus, c.deadWhy);
   if (peer == self_) return sendToSelf(c, tag, static_cast<const char*>(data), size, request);
   if (size <= kEagerBytes) {
     queue(c, {tag, size, Kind::kEager, 0, 0, 0}, static_cast<const char*>(data), &request);
@@ -400,6 +461,8 @@ void TcpTransport::sendToSelf(Connection& c, uint64_t tag, const char* data, siz
     message.data = std::make_unique_for_overwrite<char[]>(size);
     if (size > 0) std::memcpy(message.data.get(), data, size);
     message.complete = true;
+    // A rank's messages to itself are its own to bound: counted, never refused.
+    c.unexpectedBytes += unexpectedCost(message);
   }
   complete(request, COMM_OK);
 }
@@ -429,7 +492,7 @@ void TcpTransport::recv(int peer, uint64_t tag, void* data, size_t size, Request
     }
     return;
   }
-  if (c.dead()) return complete(request, COMM_ERR_REMOTE, c.deadWhy);
+  if (c.dead()) return complete(request, c.deadStatus, c.deadWhy);
   c.posted.push_back(receive);
 }
 
@@ -554,10 +617,10 @@ bool TcpTransport::readFrom(Connection& c) {
         continue;
       }
       if (c.inEnd - c.inStart < sizeof(Header)) break;
-      Header header;
-      std::memcpy(&header, c.inbox.get() + c.inStart, sizeof header);
+      const Header header = decodeHeader(std::string_view(c.inbox.get() + c.inStart, sizeof(Header)));
       c.inStart += sizeof header;
       completed = startMessage(c, header) || completed;
+      if (c.dead()) return true;
     }
     if (drained) return completed;
     ssize_t got;
@@ -598,12 +661,17 @@ bool TcpTransport::readFrom(Connection& c) {
 }
 
 bool TcpTransport::startMessage(Connection& c, const Header& header) {
+  if (std::string problem = checkHeader(header); !problem.empty()) {
+    markDead(c, fmt::format("rank {} sent {}", c.peer, problem), COMM_ERR_TRANSPORT);
+    return true;
+  }
   switch (header.kind) {
     case Kind::kEager: break;
     case Kind::kReadyToSend: {
       if (std::optional<PostedRecv> receive = takePosted(c, header.tag)) {
         return clearToSend(c, header.tag, header.size, header.id, *receive);
       }
+      if (!holdUnexpected(c, kUnexpectedOverhead)) return true;
       Unexpected& message = c.unexpected.emplace_back();
       message.tag = header.tag;
       message.size = header.size;
@@ -615,7 +683,8 @@ bool TcpTransport::startMessage(Connection& c, const Header& header) {
     case Kind::kClearToSend: {
       auto it = c.announced.find(header.id);
       if (it == c.announced.end()) {
-        markDead(c, fmt::format("rank {} cleared message {}, which this rank never announced", c.peer, header.id));
+        markDead(c, fmt::format("rank {} cleared message {}, which this rank never announced", c.peer, header.id),
+                 COMM_ERR_TRANSPORT);
         return true;
       }
       queue(c, {header.tag, it->second.size, Kind::kPayload, header.answer, 0, 0}, it->second.data, it->second.request);
@@ -623,22 +692,21 @@ bool TcpTransport::startMessage(Connection& c, const Header& header) {
       return false;
     }
     case Kind::kGoodbye:
-      markDead(c, fmt::format("rank {} has shut down its transport (comm_destroy)", c.peer), true);
+      markDead(c, fmt::format("rank {} has shut down its transport (comm_destroy)", c.peer), COMM_ERR_REMOTE, true);
       return true;
     case Kind::kPayload: {
       auto it = c.cleared.find(header.id);
       if (it == c.cleared.end() || it->second.size != header.size) {
-        markDead(c, fmt::format("rank {} sent {} bytes for receive {}, which this rank did not clear for that size",
-                                c.peer, header.size, header.id));
+        markDead(c,
+                 fmt::format("rank {} sent {} bytes for receive {}, which this rank did not clear for that size",
+                             c.peer, header.size, header.id),
+                 COMM_ERR_TRANSPORT);
         return true;
       }
       c.incoming = {true, it->second.data, header.size, 0, it->second.request, nullptr};
       c.cleared.erase(it);
       return header.size == 0 && finishIncoming(c);
     }
-    default:
-      markDead(c, fmt::format("rank {} sent a message of unknown kind {}", c.peer, static_cast<uint32_t>(header.kind)));
-      return true;
   }
   bool completed = false;
   if (std::optional<PostedRecv> receive = takePosted(c, header.tag)) {
@@ -650,6 +718,8 @@ bool TcpTransport::startMessage(Connection& c, const Header& header) {
       c.incoming = {true, nullptr, header.size, 0, nullptr, nullptr};
     }
   } else {
+    // checkHeader() bounded the size by kEagerBytes; this bounds how many.
+    if (!holdUnexpected(c, kUnexpectedOverhead + header.size)) return true;
     Unexpected& message = c.unexpected.emplace_back();
     message.tag = header.tag;
     message.size = header.size;
@@ -702,7 +772,20 @@ TcpTransport::~TcpTransport() {
   }
 }
 
-void TcpTransport::markDead(Connection& c, std::string why, bool quiet) {
+bool TcpTransport::holdUnexpected(Connection& c, size_t cost) {
+  if (c.unexpectedBytes + cost <= maxUnexpected_) {
+    c.unexpectedBytes += cost;
+    return true;
+  }
+  markDead(c,
+           fmt::format("rank {} sent more messages before their receives than this rank holds for one peer ({} bytes, "
+                       "COMM_TCP_UNEXPECTED_BYTES)",
+                       c.peer, maxUnexpected_),
+           COMM_ERR_TRANSPORT);
+  return false;
+}
+
+void TcpTransport::markDead(Connection& c, std::string why, comm_status_t status, bool quiet) {
   if (c.dead()) return;
   if (quiet) {
     log::debug("tcp: {}", why);
@@ -710,28 +793,30 @@ void TcpTransport::markDead(Connection& c, std::string why, bool quiet) {
     log::warn("tcp: {}", why);
   }
   c.deadWhy = std::move(why);
+  c.deadStatus = status;
   --live_;
   epoll_ctl(epoll_.get(), EPOLL_CTL_DEL, c.fd.get(), nullptr);
   c.fd.reset();
   for (QueuedSend& s : c.sends) {
-    if (s.request != nullptr) complete(*s.request, COMM_ERR_REMOTE, c.deadWhy);
+    if (s.request != nullptr) complete(*s.request, c.deadStatus, c.deadWhy);
   }
-  for (auto& [id, send] : c.announced) complete(*send.request, COMM_ERR_REMOTE, c.deadWhy);
+  for (auto& [id, send] : c.announced) complete(*send.request, c.deadStatus, c.deadWhy);
   c.announced.clear();
   for (auto& [id, receive] : c.cleared) {
-    if (receive.request != nullptr) complete(*receive.request, COMM_ERR_REMOTE, c.deadWhy);
+    if (receive.request != nullptr) complete(*receive.request, c.deadStatus, c.deadWhy);
   }
   c.cleared.clear();
   queuedSends_ -= c.sends.size();
   c.sends.clear();
-  for (PostedRecv& p : c.posted) complete(*p.request, COMM_ERR_REMOTE, c.deadWhy);
+  for (PostedRecv& p : c.posted) complete(*p.request, c.deadStatus, c.deadWhy);
   c.posted.clear();
-  if (c.incoming.request != nullptr) complete(*c.incoming.request, COMM_ERR_REMOTE, c.deadWhy);
+  if (c.incoming.request != nullptr) complete(*c.incoming.request, c.deadStatus, c.deadWhy);
   c.incoming = {};
   // Messages that arrived whole can still be received; the rest never will.
   c.unexpected.remove_if([&](const Unexpected& m) {
     if (m.complete && !m.announced) return false;
-    if (m.claim.request != nullptr) complete(*m.claim.request, COMM_ERR_REMOTE, c.deadWhy);
+    if (m.claim.request != nullptr) complete(*m.claim.request, c.deadStatus, c.deadWhy);
+    c.unexpectedBytes -= unexpectedCost(m);
     return true;
   });
 }

@@ -19,6 +19,10 @@ namespace comm::transport {
 // What providerFor() says for peers reached this way.
 inline constexpr const char* kTcpProvider = "tcp";
 
+// Bytes of early messages (arrived before their receive) held for one peer
+// when Options::maxUnexpectedBytes does not say.
+inline constexpr size_t kDefaultUnexpectedBytes = size_t{256} << 20;
+
 // Listens at once (on loopback when options.singleNode, else on the
 // interface options.tcpInterface names or the first one that is up); connect()
 // then opens one connection per peer. Throws comm::Error (COMM_ERR_TRANSPORT)
