@@ -30,7 +30,7 @@ char* duplicate(const std::string& text) {
 }
 
 OfiInfo allocateHints(const EndpointConfig& config) {
-  OfiInfo hints(fi_allocinfo());
+  OfiInfo hints(fabricLibrary().dupinfo(nullptr));  // fi_allocinfo
   if (!hints) fail(COMM_ERR_NO_MEMORY, "fi_allocinfo: out of memory");
   hints->ep_attr->type = FI_EP_RDM;
   hints->caps = kCaps;
@@ -48,7 +48,7 @@ OfiInfo selectDomain(OfiInfo list, const EndpointConfig& config) {
   std::string available;
   for (const fi_info* info = list.get(); info != nullptr; info = info->next) {
     if (config.domain == info->domain_attr->name) {
-      OfiInfo chosen(fi_dupinfo(info));
+      OfiInfo chosen(fabricLibrary().dupinfo(info));
       if (!chosen) fail(COMM_ERR_NO_MEMORY, "fi_dupinfo: out of memory");
       return chosen;
     }
@@ -76,7 +76,7 @@ void configureProviders() {
 int callGetInfo(const EndpointConfig& config, const fi_info* hints, fi_info** info) {
   configureProviders();
   const char* node = config.node.empty() ? nullptr : config.node.c_str();
-  return fi_getinfo(kOfiApiVersion, node, nullptr, node != nullptr ? FI_SOURCE : 0, hints, info);
+  return fabricLibrary().getinfo(kOfiApiVersion, node, nullptr, node != nullptr ? FI_SOURCE : 0, hints, info);
 }
 
 std::string describeConfig(const EndpointConfig& config) {
@@ -119,7 +119,7 @@ std::vector<std::string> usableOfiProviders() {
   fi_info* found = nullptr;
   int rc = callGetInfo({}, hints.get(), &found);
   if (rc == -FI_ENODATA) return {};
-  if (rc != 0) fail(COMM_ERR_TRANSPORT, "fi_getinfo for any provider failed: {} ({})", fi_strerror(-rc), rc);
+  if (rc != 0) fail(COMM_ERR_TRANSPORT, "fi_getinfo for any provider failed: {} ({})", fabricError(-rc), rc);
   OfiInfo list(found);
   std::vector<std::string> names;
   for (const fi_info* info = list.get(); info != nullptr; info = info->next) {
@@ -137,7 +137,7 @@ OfiInfo OfiEndpoint::getInfo(const EndpointConfig& config) const {
   int rc = callGetInfo(config, hints.get(), &found);
   if (rc == 0) return selectDomain(OfiInfo(found), config);
   if (rc != -FI_ENODATA) {
-    fail(COMM_ERR_TRANSPORT, "fi_getinfo for {} failed: {} ({})", describeConfig(config), fi_strerror(-rc), rc);
+    fail(COMM_ERR_TRANSPORT, "fi_getinfo for {} failed: {} ({})", describeConfig(config), fabricError(-rc), rc);
   }
   // Ask again without the ordering, threading and registration constraints,
   // so the error can say whether the provider is missing or lacks one of them.
@@ -148,7 +148,7 @@ OfiInfo OfiEndpoint::getInfo(const EndpointConfig& config) const {
   if (callGetInfo(config, loose.get(), &found) != 0) {
     fail(COMM_ERR_TRANSPORT,
          "fabric: {} offers no reliable endpoint with tagged messages and directed receives (fi_getinfo: {})",
-         describeConfig(config), fi_strerror(FI_ENODATA));
+         describeConfig(config), fabricError(FI_ENODATA));
   }
   OfiInfo offered(found);
   std::string lacks;
@@ -171,10 +171,10 @@ OfiEndpoint::OfiEndpoint(const EndpointConfig& config) : info_(getInfo(config)) 
 
   auto require = [&](int rc, const char* call) {
     if (rc != 0) {
-      fail(COMM_ERR_TRANSPORT, "{} on provider {} failed: {} ({})", call, provider_, fi_strerror(-rc), rc);
+      fail(COMM_ERR_TRANSPORT, "{} on provider {} failed: {} ({})", call, provider_, fabricError(-rc), rc);
     }
   };
-  require(fi_fabric(info_->fabric_attr, fabric_.out(), nullptr), "fi_fabric");
+  require(fabricLibrary().fabric(info_->fabric_attr, fabric_.out(), nullptr), "fi_fabric");
   require(fi_domain(fabric_.get(), info_.get(), domain_.out(), nullptr), "fi_domain");
 
   fi_cq_attr cqAttr{};
@@ -212,7 +212,7 @@ fi_addr_t OfiEndpoint::insert(const std::vector<uint8_t>& address, int rank) {
   int rc = fi_av_insert(av_.get(), address.data(), 1, &result, 0, nullptr);
   if (rc != 1) {
     fail(COMM_ERR_TRANSPORT, "fi_av_insert of rank {}'s {} address failed: {} ({})", rank, provider_,
-         rc < 0 ? fi_strerror(-rc) : "address rejected", rc);
+         rc < 0 ? fabricError(-rc) : "address rejected", rc);
   }
   return result;
 }
@@ -225,7 +225,7 @@ bool OfiEndpoint::readError(fi_cq_err_entry& entry) {
 std::string OfiEndpoint::describe(const fi_cq_err_entry& entry) const {
   char text[256] = {};
   const char* words = fi_cq_strerror(cq_.get(), entry.prov_errno, entry.err_data, text, sizeof text);
-  const char* generic = fi_strerror(std::abs(entry.err));
+  const char* generic = fabricError(std::abs(entry.err));
   if (words == nullptr || std::strcmp(words, generic) == 0) return generic;
   return fmt::format("{} ({})", words, generic);
 }

@@ -17,7 +17,10 @@ namespace comm::transport {
 class OfiEndpoint;
 
 enum class OpKind : uint8_t { kSend, kRecv };
-enum class OpState : uint8_t { kFree, kQueued, kPosted };
+// kCancelling: posted, and comm asked the provider to cancel it; a
+// cancellation comm did not ask for is the provider ending the operation
+// because the peer's connection went away.
+enum class OpState : uint8_t { kFree, kQueued, kPosted, kCancelling };
 
 // One libfabric send or receive: a whole message or one chunk of it.
 struct OfiOp {

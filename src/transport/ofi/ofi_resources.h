@@ -7,6 +7,8 @@
 
 #include <rdma/fabric.h>
 
+#include "transport/ofi/fabric_library.h"
+
 namespace comm::transport {
 
 // The libfabric API version whose semantics this transport is written against
@@ -14,9 +16,10 @@ namespace comm::transport {
 inline constexpr uint32_t kOfiApiVersion = FI_VERSION(1, 17);
 
 struct OfiInfoDeleter {
-  void operator()(fi_info* info) const noexcept { fi_freeinfo(info); }
+  // Only what the loaded library made exists to be freed.
+  void operator()(fi_info* info) const noexcept { fabricLibrary().freeinfo(info); }
 };
-// fi_allocinfo / fi_getinfo / fi_dupinfo results.
+// fi_getinfo / fi_dupinfo results.
 using OfiInfo = std::unique_ptr<fi_info, OfiInfoDeleter>;
 
 // Owns one fid_* object (fid_fabric, fid_domain, fid_cq, fid_av, fid_ep,

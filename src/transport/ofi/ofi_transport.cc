@@ -369,7 +369,7 @@ void OfiTransport::start(OpKind kind, int peer, uint64_t tag, void* buffer, size
       releaseOp(op);
       request.fail(COMM_ERR_TRANSPORT, "fabric: {} rank {} (tag {:#x}, {} bytes) over {}: {} ({})",
                    kind == OpKind::kSend ? "fi_tsend to" : "fi_trecv from", peer, tag, size, slot.endpoint->provider(),
-                   fi_strerror(static_cast<int>(-rc)), rc);
+                   fabricError(static_cast<int>(-rc)), rc);
       if (piece == 0) {
         request.parts = 0;
         complete(request);
@@ -412,7 +412,7 @@ void OfiTransport::drain(Slot& slot) {
       return;
     } else {
       fail(COMM_ERR_TRANSPORT, "fabric: fi_cq_read on {} failed: {} ({})", slot.endpoint->provider(),
-           fi_strerror(static_cast<int>(-count)), count);
+           fabricError(static_cast<int>(-count)), count);
     }
   }
 }
@@ -429,7 +429,7 @@ void OfiTransport::flush(OfiOpQueue& backlog) {
     }
     Request& request = *op->request;
     request.fail(COMM_ERR_TRANSPORT, "fabric: {} rank {} (tag {:#x}, {} bytes) over {}: {} ({})", direction(*op),
-                 op->peer, op->tag, op->total, op->endpoint->provider(), fi_strerror(static_cast<int>(-rc)), rc);
+                 op->peer, op->tag, op->total, op->endpoint->provider(), fabricError(static_cast<int>(-rc)), rc);
     OpKind kind = op->kind;
     finish(op);
     if (kind == OpKind::kRecv && !request.done.load(std::memory_order_relaxed)) cancelPieces(request);
@@ -466,9 +466,14 @@ void OfiTransport::onError(const OfiEndpoint& endpoint, const fi_cq_err_entry& e
   Request& request = *op->request;
   // shm (1.17) reports negated codes.
   const int code = std::abs(entry.err);
-  if (code == FI_ECANCELED) {
+  const bool cancelledByComm = code == FI_ECANCELED && op->state == OpState::kCancelling;
+  if (cancelledByComm) {
     request.fail(COMM_ERR_ABORTED, "fabric: {} rank {} with tag {:#x} was cancelled", direction(*op), op->peer,
                  op->tag);
+  } else if (code == FI_ECANCELED) {
+    // rxm cancels the receives posted for a peer whose connection closed.
+    request.fail(COMM_ERR_REMOTE, "fabric: {} rank {} (tag {:#x}) was ended by {}: the connection to rank {} is gone",
+                 direction(*op), op->peer, op->tag, endpoint.provider(), op->peer);
   } else if (code == FI_ETRUNC && op->kind == OpKind::kRecv) {
     // Providers disagree on what olen counts (the bytes cut off, or the
     // whole message), so a truncated message's size is not known: only that
@@ -481,7 +486,7 @@ void OfiTransport::onError(const OfiEndpoint& endpoint, const fi_cq_err_entry& e
   }
   OpKind kind = op->kind;
   finish(op);
-  if (kind == OpKind::kRecv && code != FI_ECANCELED && !request.done.load(std::memory_order_relaxed)) {
+  if (kind == OpKind::kRecv && !cancelledByComm && !request.done.load(std::memory_order_relaxed)) {
     cancelPieces(request);
   }
 }
@@ -500,9 +505,10 @@ void OfiTransport::reportLonger(const OfiOp& op) {
 void OfiTransport::cancelPieces(Request& request) {
   pool_.forEachBusy([&](OfiOp& op) {
     if (op.request != &request) return;
-    if (op.state == OpState::kPosted) {
+    if (op.state == OpState::kPosted || op.state == OpState::kCancelling) {
       // Failure means the piece already completed or is past cancelling; its
       // completion arrives either way.
+      op.state = OpState::kCancelling;
       op.endpoint->cancel(&op.context);
       return;
     }
