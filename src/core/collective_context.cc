@@ -253,6 +253,10 @@ void CollectiveContext::waitFor(std::span<const Pending> pending) {
   try {
     try {
       comm_.waitAll(pending, comm_.deadline(), what, &check);
+    } catch (const AwaitTimeout& e) {
+      checkSignature();
+      notifyPeers(COMM_ERR_TIMEOUT, e.peer(), Signature{});
+      throw;
     } catch (const Error& e) {
       // A size or tag confusion usually means the ranks disagree: say so if the signature shows it.
       checkSignature();
@@ -369,6 +373,13 @@ void CollectiveContext::watchNotices() {
       fail(COMM_ERR_MISMATCH, "comm_{} (#{} on {}): rank {} found rank {} {} vs rank {} {}", name, sequence_,
            comm_.name(), notice.rank, notice.rank, describe(notice.signature), notice.otherRank,
            describe(notice.other));
+    }
+    if (notice.status == COMM_ERR_TIMEOUT && notice.otherRank >= 0) {
+      // Its peer is likely this rank's too: name it, not just the messenger.
+      fail(COMM_ERR_REMOTE,
+           "comm_{} (#{} on {}): rank {} gave up on it (it timed out waiting for rank {}) while this "
+           "rank ran {}",
+           name, sequence_, comm_.name(), notice.rank, notice.otherRank, describe(signature_));
     }
     fail(notice.status == COMM_ERR_MISMATCH ? COMM_ERR_MISMATCH : COMM_ERR_REMOTE,
          "comm_{} (#{} on {}): rank {} gave up on it ({}) while this rank ran {}", name, sequence_, comm_.name(),

@@ -159,7 +159,7 @@ class CollectiveContext {
     uint32_t sequence = 0;  // the full number; the tag holds only its low bits
     int32_t status = 0;
     int32_t rank = -1;
-    int32_t otherRank = -1;  // the rank whose signature disagreed, if that was the failure
+    int32_t otherRank = -1;  // the rank whose signature disagreed, or the one waited for at a timeout
     Signature signature;
     Signature other;
   };

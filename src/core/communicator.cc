@@ -124,13 +124,15 @@ void Communicator::waitAll(std::span<const Pending> pending, Deadline deadline,
                            const std::function<std::string()>& what, const std::function<void()>* check) {
   if (progressUntil(pending, deadline, what, check)) return;
   std::string peers;
+  int first = -1;
   for (const Pending& p : pending) {
     if (p.request->done.load(std::memory_order_acquire)) continue;
     if (!peers.empty()) peers += ", ";
     peers += fmt::format("{} rank {}", p.isRecv ? "a message from" : "delivery to", p.peer);
+    if (first < 0) first = p.peer;
   }
-  failAwaited(pending, COMM_ERR_TIMEOUT, fmt::format("timed out after {} ms waiting for {}", timeout().count(), peers),
-              what);
+  cancel(pending);
+  throw AwaitTimeout(first, fmt::format("{}: timed out after {} ms waiting for {}", what(), timeout().count(), peers));
 }
 
 std::shared_ptr<Operation> Communicator::queueCollective(std::function<void(uint32_t sequence)> body, uint32_t sequence,

@@ -15,6 +15,7 @@
 #include <vector>
 
 #include "common/deadline.h"
+#include "common/error.h"
 #include "core/collective_buffers.h"
 #include "core/executor.h"
 #include "core/node_board.h"
@@ -24,6 +25,17 @@
 namespace comm::core {
 
 class Operation;
+
+// What waitAll throws when time runs out (COMM_ERR_TIMEOUT): also the first
+// peer it was still waiting for, which the ranks it tells learn too.
+class AwaitTimeout : public Error {
+ public:
+  AwaitTimeout(int peer, const std::string& message) : Error(COMM_ERR_TIMEOUT, message), peer_(peer) {}
+  int peer() const { return peer_; }
+
+ private:
+  int peer_;
+};
 
 class Communicator : public std::enable_shared_from_this<Communicator> {
  public:
@@ -64,7 +76,7 @@ class Communicator : public std::enable_shared_from_this<Communicator> {
   // (the mismatch check of a collective).
   bool progressUntil(std::span<const Pending> pending, Deadline deadline, const std::function<std::string()>& what,
                      const std::function<void()>* check = nullptr);
-  // progressUntil, but running out of time is a COMM_ERR_TIMEOUT naming the peers awaited.
+  // progressUntil, but running out of time is an AwaitTimeout naming the peers awaited.
   void waitAll(std::span<const Pending> pending, Deadline deadline, const std::function<std::string()>& what,
                const std::function<void()>* check = nullptr);
   // Withdraw every unfinished receive.

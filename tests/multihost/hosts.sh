@@ -5,6 +5,8 @@
 #   hosts.sh up N [--rate RATE] [--docker-bridge]
 #                                 build hosts 0..N-1 (state in $COMM_HOSTS_DIR)
 #   hosts.sh exec I CMD [ARG...]  run CMD on host I, in the current directory
+#   hosts.sh link I up|down       bring host I's link to the bridge up or down
+#                                 (as a pulled cable: its eth0 stays up)
 #   hosts.sh down                 remove every namespace and process made by up
 #   hosts.sh run N [up's options] -- CMD [ARG...]
 #                                 up, run CMD here (COMM_HOSTS_DIR exported,
@@ -163,6 +165,12 @@ cmd_exec() {
   exec nsenter -t "$pid" --net --uts --ipc --mount --pid --wd="$PWD" -- "$@"
 }
 
+cmd_link() {
+  [ $# -eq 2 ] && [[ $1 =~ ^[0-9]+$ ]] && [[ $2 =~ ^(up|down)$ ]] || usage
+  init_pid "host$1" >/dev/null
+  in_ns "$(init_pid switch)" ip link set "port$1" "$2"
+}
+
 cmd_down() {
   [ -d "$state" ] || return 0
   local file pid waited
@@ -218,6 +226,7 @@ shift
 case $command in
   up) cmd_up "$@" ;;
   exec) cmd_exec "$@" ;;
+  link) cmd_link "$@" ;;
   down) cmd_down ;;
   run) cmd_run "$@" ;;
   *) usage ;;
