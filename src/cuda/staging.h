@@ -37,8 +37,8 @@ class Staging {
   void add(const void* data, size_t bytes, uint8_t use);
   // Host memory for every buffer; after the last add().
   void prepare();
-  // The host address that stands for `data` (inside a buffer added); null
-  // stays null. After prepare().
+  // The host address that stands for `data`, the start of a buffer added
+  // or an address inside one; null stays null. After prepare().
   void* host(const void* data) const;
   // On the caller's thread, when the call is issued, in issue order: marks
   // the point on `stream` (the caller's cudaStream_t; null for calls that
