@@ -56,26 +56,37 @@ struct Prod {
     else return a * b;
   }
 };
-// NaN wins (quiet, as a + b makes it); -0 orders below +0, so the result
-// does not depend on the operand order.
+// Floats as their bits, for min/max's ties.
+__device__ uint32_t toBits(float f) { return __float_as_uint(f); }
+__device__ uint64_t toBits(double d) { return static_cast<uint64_t>(__double_as_longlong(d)); }
+__device__ float fromBits(uint32_t b) { return __uint_as_float(b); }
+__device__ double fromBits(uint64_t b) { return __longlong_as_double(static_cast<long long>(b)); }
+
+// As reduce/ops.h: on a tie (equal or unordered) the encodings merge, OR
+// for min (-0 from {+0, -0}; a quiet NaN when either is one), AND for max
+// on equal values (+0), so the result never depends on the operand order
+// and is the host's bit for bit.
+template <class T>
+__device__ T tie(T a, T b, bool equalMergesWithAnd) {
+  auto x = toBits(a), y = toBits(b);
+  using Bits = decltype(x);
+  constexpr Bits quiet = Bits{1} << (sizeof(T) == 4 ? 22 : 51);
+  if (a == b) return fromBits(equalMergesWithAnd ? Bits(x & y) : Bits(x | y));
+  return fromBits(Bits(x | y | quiet));
+}
+
 struct Min {
   template <class T>
   __device__ static T apply(T a, T b) {
-    if constexpr (std::is_floating_point_v<T>) {
-      if (isnan(a) || isnan(b)) return a + b;
-      if (a == b) return signbit(a) ? a : b;
-    }
-    return b < a ? b : a;
+    if constexpr (std::is_floating_point_v<T>) return a < b ? a : (b < a ? b : tie(a, b, false));
+    else return b < a ? b : a;
   }
 };
 struct Max {
   template <class T>
   __device__ static T apply(T a, T b) {
-    if constexpr (std::is_floating_point_v<T>) {
-      if (isnan(a) || isnan(b)) return a + b;
-      if (a == b) return signbit(a) ? b : a;
-    }
-    return a < b ? b : a;
+    if constexpr (std::is_floating_point_v<T>) return a > b ? a : (b > a ? b : tie(a, b, true));
+    else return a < b ? b : a;
   }
 };
 struct BitAnd {

@@ -2,7 +2,10 @@
 // of reduce/reduce.h, with the same results for every dtype and op (float16
 // and bfloat16 computed in float32 and rounded to nearest-even, canonical
 // NaNs, wrapping integers, NaN-propagating min/max with -0 below +0, bool as
-// logic), run on a CUDA stream. No host round trip.
+// logic), run on a CUDA stream. No host round trip. Bit for bit the host's
+// results, except which NaN a float32/float64 sum, product or average
+// gives (the GPU's arithmetic makes its own canonical NaN, as x86's makes
+// its own).
 #pragma once
 
 #include <cstddef>

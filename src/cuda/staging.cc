@@ -9,6 +9,7 @@
 
 #include "common/backoff.h"
 #include "common/error.h"
+#include "common/log.h"
 #include "cuda/check.h"
 #include "cuda/chunk_plan.h"
 #include "cuda/device.h"
@@ -92,7 +93,16 @@ Staging::Staging(int device) : device_(device) {}
 
 Staging::~Staging() {
   openGate();
-  if (resources_ != nullptr) release(resources_);
+  if (resources_ == nullptr) return;
+  // After a failure (a timeout) copies may still be under way into the
+  // pinned buffers; the next call must not get them. They are left to the
+  // device, and to the process.
+  if (cudaStreamQuery(resources_->stream) != cudaSuccess) {
+    cudaGetLastError();
+    log::warn("CUDA staging buffers of device {} still in use after a failed call; set aside", device_);
+    return;
+  }
+  release(resources_);
 }
 
 void Staging::add(const void* data, size_t bytes, uint8_t use) {
