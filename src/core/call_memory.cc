@@ -14,7 +14,7 @@ std::string where(comm_memory_type_t memory, int device) {
 }  // namespace
 
 void CallMemory::add(const comm_tensor& t, const char* name, uint8_t use) {
-  if (first_ == nullptr) {
+  if (first_.empty()) {
     first_ = name;
     memory_ = t.memory;
     if (t.memory == COMM_MEMORY_CUDA) {

@@ -5,6 +5,7 @@
 
 #include <cstdint>
 #include <memory>
+#include <string>
 
 #include "core/tensor.h"
 #include "cuda/staging.h"
@@ -39,7 +40,7 @@ class CallMemory {
   std::shared_ptr<cuda::Staging> staging() const { return staging_; }
 
  private:
-  const char* first_ = nullptr;  // the name of the first tensor added
+  std::string first_;  // the name of the first tensor added ("" before): names may be temporaries
   comm_memory_type_t memory_ = COMM_MEMORY_HOST;
   int device_ = -1;  // >= 0: every tensor is memory of this CUDA device
   std::shared_ptr<cuda::Staging> staging_;

@@ -20,4 +20,14 @@ void check(cudaError_t error, const char* what) {
 
 void raise(comm_status_t status, const std::string& message) { throw Error(status, message); }
 
+void* driverFunction(const char* symbol) {
+  void* fn = nullptr;
+  cudaDriverEntryPointQueryResult found{};
+  if (cudaGetDriverEntryPointByVersion(symbol, &fn, 12000, cudaEnableDefault, &found) != cudaSuccess) {
+    cudaGetLastError();
+    return nullptr;
+  }
+  return found == cudaDriverEntryPointSuccess ? fn : nullptr;
+}
+
 }  // namespace comm::cuda

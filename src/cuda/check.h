@@ -23,4 +23,10 @@ void check(cudaError_t error, const char* what);
 // that common/error.h brings.
 [[noreturn]] void raise(comm_status_t status, const std::string& message);
 
+// A CUDA driver API function (`symbol`, e.g. "cuMemGetAddressRange"),
+// reached through the runtime's entry-point table so that comm links no
+// libcuda (which a machine without a driver lacks); null when the driver
+// has none.
+void* driverFunction(const char* symbol);
+
 }  // namespace comm::cuda

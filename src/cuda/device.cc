@@ -1,5 +1,9 @@
 #include "cuda/device.h"
 
+#include <cuda.h>
+
+#include <atomic>
+
 #include "common/error.h"
 #include "cuda/check.h"
 
@@ -60,10 +64,40 @@ void checkDeviceBuffer(const void* data, size_t bytes, int device, const char* n
   }
 }
 
+namespace {
+
+// Whether this process has a CUDA context on some device. Device memory
+// needs one, so without one every pointer is host memory; and asking the
+// runtime about a pointer would make a context (hundreds of MiB of device
+// memory, and time) in every process that only ever uses host memory.
+// Primary contexts only (the runtime's, and so CuPy's and PyTorch's).
+// Once one is seen it is taken to stay.
+bool contextExists() {
+  static std::atomic<bool> seen{false};
+  if (seen.load(std::memory_order_relaxed)) return true;
+  using GetDevice = CUresult (*)(CUdevice*, int);
+  using GetState = CUresult (*)(CUdevice, unsigned*, int*);
+  static const auto getDevice = reinterpret_cast<GetDevice>(driverFunction("cuDeviceGet"));
+  static const auto getState = reinterpret_cast<GetState>(driverFunction("cuDevicePrimaryCtxGetState"));
+  if (getDevice == nullptr || getState == nullptr) return true;  // cannot tell: ask about the pointer
+  for (int ordinal = 0; ordinal < deviceCount().count; ++ordinal) {
+    CUdevice device = 0;
+    unsigned flags = 0;
+    int active = 0;
+    if (getDevice(&device, ordinal) == CUDA_SUCCESS && getState(device, &flags, &active) == CUDA_SUCCESS && active) {
+      seen.store(true, std::memory_order_relaxed);
+      return true;
+    }
+  }
+  return false;
+}
+
+}  // namespace
+
 void checkHostBuffer(const void* data, const char* name) {
-  // Without a device nothing can be device memory, and the runtime must not
-  // be asked: every host call would pay its failed start-up.
-  if (data == nullptr || deviceCount().count == 0) return;
+  // Without a device, or before this process made a CUDA context, nothing
+  // can be device memory.
+  if (data == nullptr || deviceCount().count == 0 || !contextExists()) return;
   cudaPointerAttributes a = attributesOf(data, name);
   if (a.type == cudaMemoryTypeDevice) {
     fail(COMM_ERR_INVALID_ARGUMENT,

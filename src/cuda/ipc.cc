@@ -15,20 +15,11 @@ namespace {
 
 // The start of the allocation that holds `data`: an IPC handle names a whole
 // allocation, so the peer needs the buffer's offset in it. The runtime API
-// has no such query; the driver's cuMemGetAddressRange is reached through
-// the runtime's entry-point table, so comm links no libcuda (which a machine
-// without a driver lacks).
+// has no such query; the driver's cuMemGetAddressRange has.
 const char* allocationBase(const void* data) {
   using GetRange = CUresult (*)(CUdeviceptr*, size_t*, CUdeviceptr);
-  static GetRange getRange = [] {
-    void* fn = nullptr;
-    cudaDriverEntryPointQueryResult found{};
-    check(cudaGetDriverEntryPointByVersion("cuMemGetAddressRange", &fn, 12000, cudaEnableDefault, &found),
-          "cudaGetDriverEntryPointByVersion(cuMemGetAddressRange)");
-    if (found != cudaDriverEntryPointSuccess || fn == nullptr)
-      fail(COMM_ERR_NOT_SUPPORTED, "the CUDA driver has no cuMemGetAddressRange");
-    return reinterpret_cast<GetRange>(fn);
-  }();
+  static const auto getRange = reinterpret_cast<GetRange>(driverFunction("cuMemGetAddressRange"));
+  if (getRange == nullptr) fail(COMM_ERR_NOT_SUPPORTED, "the CUDA driver has no cuMemGetAddressRange");
   CUdeviceptr base = 0;
   size_t size = 0;
   CUresult result = getRange(&base, &size, reinterpret_cast<CUdeviceptr>(data));
