@@ -1,3 +1,4 @@
+#include <cuda.h>
 #include <cuda_runtime_api.h>
 
 #include "cuda/check.h"
@@ -27,6 +28,16 @@ uint64_t StreamGate::close(void* stream) {
   void* onDevice = nullptr;
   check(cudaHostGetDevicePointer(&onDevice, word_, 0), "cudaHostGetDevicePointer (the stream gate's word)");
   uint64_t ticket = ++next_;
+  // A stream memory operation where the driver and device offer one: the
+  // stream's front end waits, and no kernel holds an SM (or, on a GPU that
+  // several processes share without MPS, their time slices) while the gate
+  // is closed. The kernel otherwise.
+  using WaitValue = CUresult (*)(CUstream, CUdeviceptr, cuuint64_t, unsigned);
+  static const auto waitValue = reinterpret_cast<WaitValue>(driverFunction("cuStreamWaitValue64"));
+  if (waitValue != nullptr && waitValue(static_cast<CUstream>(stream), reinterpret_cast<CUdeviceptr>(onDevice), ticket,
+                                        CU_STREAM_WAIT_VALUE_GEQ) == CUDA_SUCCESS) {
+    return ticket;
+  }
   waitForTicket<<<1, 1, 0, static_cast<cudaStream_t>(stream)>>>(static_cast<const unsigned long long*>(onDevice),
                                                                 ticket);
   check(cudaGetLastError(), "launching the stream gate");

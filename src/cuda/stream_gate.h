@@ -1,6 +1,8 @@
 // Holds a CUDA stream at a point until the host says go, without a host
-// thread waiting: a tiny kernel of comm's own, enqueued on the stream,
-// sleeps until a word of pinned host memory reaches its ticket. Tickets of
+// thread waiting: the stream waits until a word of pinned host memory
+// reaches its ticket, by a stream memory operation (cuStreamWaitValue64)
+// where the device has them, else by a one-thread kernel of comm's own
+// that sleeps between looks at the word. Tickets of
 // one gate open in the order they were taken, which is the order of a
 // communicator's collectives.
 #pragma once
