@@ -382,7 +382,10 @@ COMM_API comm_status_t comm_set_timeout(comm_t *comm, int64_t timeout_ms);
  * failure through the log (its outputs are then undefined; the stream goes
  * on). Collectives on host tensors, sends and receives ignore the stream.
  * Every rank chooses its own stream. Not collective. The stream must stay
- * valid while collectives ordered on it are outstanding.
+ * valid while collectives ordered on it are outstanding. comm asks the CUDA
+ * runtime for the stream's device (cudaStreamGetDevice), which cannot
+ * safely tell every pointer that is not a live stream: pass live streams
+ * only.
  * Errors: COMM_ERR_INVALID_ARGUMENT (comm NULL, a stream the CUDA runtime
  * does not know), COMM_ERR_NOT_SUPPORTED (a non-NULL stream in a build
  * without CUDA or with no device visible), COMM_ERR_INVALID_USAGE (a

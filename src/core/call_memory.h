@@ -12,8 +12,6 @@
 
 namespace comm::core {
 
-class Communicator;
-
 class CallMemory {
  public:
   static constexpr uint8_t kIn = cuda::Staging::kIn;
@@ -26,7 +24,7 @@ class CallMemory {
   // (kIn, kOut or both).
   void add(const comm_tensor& t, const char* name, uint8_t use);
 
-  bool onDevice() const { return device_ >= 0; }
+  // The CUDA device of every tensor, or -1 for a host call.
   int device() const { return device_; }
 
   // After the last add(): host memory for the device buffers. Nothing for a

@@ -77,12 +77,13 @@ static void streams_need_a_device(void **state) {
   assert_int_equal(comm_stream(&stream, world), COMM_OK);
   assert_null(stream);
   assert_int_equal(comm_set_stream(world, NULL), COMM_OK);
-  int notAStream = 0;
-  comm_status_t status = comm_set_stream(world, &notAStream);
+  /* Where a device is visible the runtime is handed the pointer, and it
+   * cannot tell every pointer that is no stream without crashing: only the
+   * refusal without a device is checked here. */
   if (devices == 0) {
-    expect_named_failure(status, COMM_ERR_NOT_SUPPORTED, "comm_set_stream", "no CUDA device is visible");
-  } else {
-    expect_named_failure(status, COMM_ERR_INVALID_ARGUMENT, "comm_set_stream", "not a CUDA stream");
+    int notAStream = 0;
+    expect_named_failure(comm_set_stream(world, &notAStream), COMM_ERR_NOT_SUPPORTED, "comm_set_stream",
+                         "no CUDA device is visible");
   }
   assert_int_equal(comm_stream(&stream, world), COMM_OK);
   assert_null(stream);
