@@ -18,7 +18,7 @@
  *    communication call returns them; an asynchronous one returns COMM_OK
  *    once started and comm_handle_wait/test return them.
  *  - On failure, a pointer out-parameter (the `**out` of a create call,
- *    comm_init, comm_split, comm_name, comm_tensor_data and comm_providers,
+ *    comm_init, comm_split, comm_name, comm_tensor_data, comm_providers and comm_stream,
  *    and the `**handle` of a communication call) is set to NULL when it is
  *    not NULL itself; a scalar out-parameter (an int, size or enum) is left
  *    unchanged.
@@ -134,6 +134,18 @@ typedef enum comm_feature {
 COMM_API comm_status_t comm_has_feature(int *out, comm_feature_t feature);
 
 /**
+ * *out_count = the number of CUDA devices this process sees: 0 in a build
+ * without CUDA (comm_has_feature(COMM_FEATURE_CUDA) is 0) and on a machine
+ * without a GPU or driver. When it is 0 and `out_reason` is not NULL,
+ * *out_reason says why in words ("cudaGetDeviceCount returned 35
+ * (cudaErrorInsufficientDriver: ...)"), else "". The string belongs to the
+ * library and stays valid until the process ends. The first call asks the
+ * CUDA runtime. Errors: COMM_ERR_INVALID_ARGUMENT (out_count NULL).
+ * Not collective; thread-safe.
+ */
+COMM_API comm_status_t comm_cuda_device_count(int *out_count, const char **out_reason);
+
+/**
  * *out = the values of the "provider" setting (COMM_PROVIDER) that work on
  * this machine, comma-separated: "tcp" (comm's own TCP transport) first,
  * then every libfabric provider that offers what comm needs, in libfabric's
@@ -233,11 +245,14 @@ COMM_API comm_status_t comm_tensor_set_data(comm_tensor_t *tensor, void *data);
  * Say where the data lives: host memory, or the memory of CUDA device
  * `device` (>= 0; comm_tensor_memory reports it back). CUDA memory needs a
  * build of comm with CUDA (comm_has_feature(COMM_FEATURE_CUDA)) and a
- * device that exists.
- * Errors: COMM_ERR_NOT_SUPPORTED (CUDA memory in a build without CUDA),
- * COMM_ERR_INVALID_ARGUMENT (unknown type, negative device, no such CUDA
- * device), COMM_ERR_INVALID_USAGE (a destroyed tensor). The descriptor is
- * unchanged after a failure.
+ * device that exists (comm_cuda_device_count). Whether the data really is
+ * memory of that device (or host memory, for COMM_MEMORY_HOST) is checked
+ * by the calls that use the tensor, since the data may be re-pointed.
+ * Errors: COMM_ERR_NOT_SUPPORTED (CUDA memory in a build without CUDA, or
+ * with no CUDA device visible: the message gives the CUDA runtime's
+ * reason), COMM_ERR_INVALID_ARGUMENT (unknown type, negative device, no such
+ * CUDA device), COMM_ERR_INVALID_USAGE (a destroyed tensor). The descriptor
+ * is unchanged after a failure.
  */
 COMM_API comm_status_t comm_tensor_set_memory(comm_tensor_t *tensor, comm_memory_type_t type,
                                               int device);
@@ -351,6 +366,38 @@ COMM_API comm_status_t comm_timeout(int64_t *out_ms, const comm_t *comm);
  * COMM_ERR_INVALID_USAGE (a destroyed communicator).
  */
 COMM_API comm_status_t comm_set_timeout(comm_t *comm, int64_t timeout_ms);
+
+/**
+ * Order the collectives of `comm` on CUDA tensors on `stream` (a
+ * cudaStream_t of the device of those tensors, passed as void* so that this
+ * header needs no CUDA header; NULL goes back to no stream). docs/cuda.md
+ * explains the semantics; in short, a collective on CUDA tensors called
+ * while a stream is set:
+ *  - returns at once, without the host waiting for the stream;
+ *  - starts after the work already enqueued on `stream`;
+ *  - holds the work enqueued on `stream` after the call until its result is
+ *    in the output tensors;
+ *  - still completes its handle, when one was asked for, on the host.
+ * A stream-ordered call made without a handle reports a communication
+ * failure through the log (its outputs are then undefined; the stream goes
+ * on). Collectives on host tensors, sends and receives ignore the stream.
+ * Every rank chooses its own stream. Not collective. The stream must stay
+ * valid while collectives ordered on it are outstanding. comm asks the CUDA
+ * runtime for the stream's device (cudaStreamGetDevice), which cannot
+ * safely tell every pointer that is not a live stream: pass live streams
+ * only.
+ * Errors: COMM_ERR_INVALID_ARGUMENT (comm NULL, a stream the CUDA runtime
+ * does not know), COMM_ERR_NOT_SUPPORTED (a non-NULL stream in a build
+ * without CUDA or with no device visible), COMM_ERR_INVALID_USAGE (a
+ * destroyed communicator).
+ */
+COMM_API comm_status_t comm_set_stream(comm_t *comm, void *stream);
+/**
+ * *out = the stream comm_set_stream set on `comm`, or NULL.
+ * Errors: COMM_ERR_INVALID_ARGUMENT (out or comm NULL), COMM_ERR_INVALID_USAGE
+ * (a destroyed communicator).
+ */
+COMM_API comm_status_t comm_stream(void **out, const comm_t *comm);
 
 /* ------------------------------------------------------------------ */
 /* Groups                                                              */

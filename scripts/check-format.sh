@@ -16,7 +16,7 @@ if ! command -v "$clang_format" >/dev/null 2>&1; then
 fi
 cd "$root"
 dirs=(src tools bench tests bindings include)
-pattern='\.(c|cc|cpp|cxx|h|hh|hpp)$'
+pattern='\.(c|cc|cpp|cxx|cu|cuh|h|hh|hpp)$'
 # SWIG's generated wrappers (*_wrap.c*) are not ours to format.
 generated='_wrap\.c(xx|pp)?$'
 if git rev-parse --is-inside-work-tree >/dev/null 2>&1; then

@@ -117,7 +117,24 @@ static int64_t *jcomm_longs(JNIEnv *jenv, jlongArray array, jsize *length, int *
 %}
 %typemap(freearg) const char *name, const char *key, const char *value %{ free((char *)$1); %}
 
-/* Java's Tensor knows its dtype, shape and size; CUDA memory has no Java view. */
+/* Tensor.ofDevice: a descriptor of `shape` elements of `dtype` at `address`
+   in the memory of CUDA device `device` (comm_tensor_set_memory refuses it
+   where no device is visible, naming the cause). */
+%inline %{
+static comm_status_t comm_java_tensor_create_cuda(comm_tensor_t **out, int64_t address, comm_dtype_t dtype,
+                                                  int ndim, const int64_t *shape, int device) {
+  comm_status_t status = comm_tensor_create(out, (void *)(intptr_t)address, dtype, ndim, shape);
+  if (status != COMM_OK) return status;
+  status = comm_tensor_set_memory(*out, COMM_MEMORY_CUDA, device);
+  if (status != COMM_OK) {
+    comm_tensor_destroy(*out);
+    *out = NULL;
+  }
+  return status;
+}
+%}
+
+/* Java's Tensor knows its dtype, shape, size and memory; CUDA memory has no Java view. */
 %ignore comm_tensor_set_data;
 %ignore comm_tensor_set_memory;
 %ignore comm_tensor_data;

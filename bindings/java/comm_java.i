@@ -40,6 +40,15 @@ static int comm_java_timeout_default(void) { return COMM_TIMEOUT_DEFAULT; }
 static int comm_java_tag_max(void) { return COMM_TAG_MAX; }
 %}
 
+/* A CUDA stream travels as its address (a long, as JCuda and the like give
+   it); Communicator keeps the current one itself. */
+%typemap(jni) void *stream "jlong"
+%typemap(jtype) void *stream "long"
+%typemap(jstype) void *stream "long"
+%typemap(javain) void *stream "$javainput"
+%typemap(in) void *stream %{ $1 = (void *)(intptr_t)$input; %}
+%ignore comm_stream;
+
 /* Load libcomm_jni before the first native call. */
 %pragma(java) jniclasscode=%{
   static {

@@ -36,4 +36,14 @@
 %nothread comm_batch_add_send;
 %nothread comm_batch_add_recv;
 
+/* A CUDA stream travels as its address (an int, as CuPy's and PyTorch's
+   stream.ptr / cuda_stream give it); Python keeps the current one itself. */
+%typemap(in) void *stream {
+  $1 = PyLong_AsVoidPtr($input);
+  if (PyErr_Occurred()) SWIG_fail;
+}
+%ignore comm_stream;
+%nothread comm_set_stream;
+%nothread comm_cuda_device_count;
+
 %include "comm.i"

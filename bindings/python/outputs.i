@@ -27,6 +27,16 @@
   $result = PyUnicode_DecodeUTF8(temp$argnum, (Py_ssize_t)strlen(temp$argnum), "replace");
 }
 
+/* comm_cuda_device_count(): (devices, why none or ""). */
+%typemap(in, numinputs=0) (int *out_count, const char **out_reason) (int count = 0, const char *reason = NULL) {
+  $1 = &count;
+  $2 = &reason;
+}
+%typemap(argout) (int *out_count, const char **out_reason) {
+  Py_DECREF($result);
+  $result = Py_BuildValue("(is)", count$argnum, reason$argnum != NULL ? reason$argnum : "");
+}
+
 /* comm_split hands a NULL communicator to ranks that join no group: None. */
 %typemap(argout) comm_t **out, comm_batch_t **out, comm_config_t **out {
   Py_DECREF($result);

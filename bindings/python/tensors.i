@@ -1,7 +1,8 @@
 /*
  * Arrays in place of tensor descriptors. Python passes each tensor argument
  * as None (NULL) or as a pair (object, comm_dtype_t) where the object has the
- * buffer protocol and is C-contiguous (libcomm hands over numpy arrays). The
+ * buffer protocol and is C-contiguous (libcomm hands over numpy arrays), or
+ * is a libcomm CudaArray (device memory: its _comm_cuda says where). The
  * wrapper borrows the object's memory for the call, with no copy, and
  * describes it with a descriptor that lives for the call only: the C API
  * copies descriptors, and for asynchronous calls libcomm keeps the objects
@@ -33,6 +34,32 @@ typedef struct {
 /* Initial value of typemap locals: the fail path closes every argument. */
 static const PyCommTensor pycomm_tensor_none;
 
+/* A CUDA array (libcomm.arrays.CudaArray's _comm_cuda: (address, shape,
+   device)) as a descriptor of device memory; 0 with an exception set on
+   failure (comm_tensor_set_memory's, where no device is visible). */
+static int pycomm_cuda_tensor_open(PyObject *cuda, comm_dtype_t dtype, PyCommTensor *t) {
+  unsigned long long address = 0;
+  PyObject *shapeTuple = NULL;
+  int device = 0;
+  if (!PyArg_ParseTuple(cuda, "KO!i", &address, &PyTuple_Type, &shapeTuple, &device)) return 0;
+  int64_t shape[COMM_MAX_DIMS];
+  Py_ssize_t given = PyTuple_GET_SIZE(shapeTuple);
+  int ndim = given < COMM_MAX_DIMS ? (int)given : COMM_MAX_DIMS;
+  for (Py_ssize_t d = 0; d < given; ++d) {
+    int64_t extent = (int64_t)PyLong_AsLongLong(PyTuple_GET_ITEM(shapeTuple, d));
+    if (extent == -1 && PyErr_Occurred()) return 0;
+    if (d < ndim) shape[d] = extent;
+    else shape[ndim - 1] *= extent;
+  }
+  comm_status_t status = comm_tensor_create(&t->tensor, (void *)(uintptr_t)address, dtype, ndim, shape);
+  if (status == COMM_OK) status = comm_tensor_set_memory(t->tensor, COMM_MEMORY_CUDA, device);
+  if (status != COMM_OK) {
+    pycomm_raise(status);
+    return 0;
+  }
+  return 1;
+}
+
 /* Describe `spec` (None or (object, dtype)) in `t`; 0 with an exception set on failure. */
 static int pycomm_tensor_open(PyObject *spec, PyCommTensor *t) {
   if (spec == Py_None) return 1;
@@ -47,6 +74,13 @@ static int pycomm_tensor_open(PyObject *spec, PyCommTensor *t) {
     PyErr_Format(PyExc_ValueError, "%ld is not a comm_dtype_t", dtype);
     return 0;
   }
+  PyObject *cuda = PyObject_GetAttrString(PyTuple_GET_ITEM(spec, 0), "_comm_cuda");
+  if (cuda != NULL) {
+    int ok = pycomm_cuda_tensor_open(cuda, (comm_dtype_t)dtype, t);
+    Py_DECREF(cuda);
+    return ok;
+  }
+  PyErr_Clear();
   if (PyObject_GetBuffer(PyTuple_GET_ITEM(spec, 0), &t->view, PyBUF_C_CONTIGUOUS) != 0) return 0;
   t->viewHeld = 1;
   if ((size_t)t->view.itemsize != elementSize) {

@@ -10,6 +10,8 @@
 #include "api/guard.h"
 #include "api/objects.h"
 #include "common/dtype.h"
+#include "common/log.h"
+#include "core/call_memory.h"
 #include "core/collective_context.h"
 #include "core/small_buffer.h"
 #include "reduce/reduce.h"
@@ -17,6 +19,7 @@
 using comm::fail;
 using comm::api::guardOut;
 using comm::api::require;
+using comm::core::CallMemory;
 using comm::core::CollectiveContext;
 using comm::core::CollectiveKind;
 using comm::core::Signature;
@@ -24,19 +27,44 @@ using comm::core::Signature;
 namespace {
 
 // Run `body` (void(CollectiveContext&)) as collective `signature` on `comm`,
-// blocking or through `handle`.
+// blocking or through `handle`. `memory` knows where the tensors are: for
+// device tensors the body runs on the host memory that stands for them,
+// between the copies in and out, and ordered on the communicator's CUDA
+// stream when it has one (docs/cuda.md).
 template <typename Body>
-void launch(comm_communicator* comm, comm_handle_t** handle, Signature signature, Body body) {
+void launch(const char* call, comm_communicator* comm, comm_handle_t** handle, Signature signature,
+            const CallMemory& memory, Body body) {
   // A plain pointer: a communicator drains its queued collectives before it
   // goes away, so it outlives every body it runs.
   comm::core::Communicator* c = comm->impl.get();
+  std::shared_ptr<comm::cuda::Staging> staging = memory.staging();
+  void* stream = staging ? c->stream() : nullptr;
+  if (stream != nullptr && c->streamDevice() != memory.device()) {
+    fail(COMM_ERR_INVALID_ARGUMENT,
+         "the communicator's stream (comm_set_stream) belongs to CUDA device {} but the tensors are in the memory of "
+         "device {}",
+         c->streamDevice(), memory.device());
+  }
+  // Stream-ordered calls never block the host; one without a handle has
+  // nobody to tell of a failure but the log.
+  const bool unobserved = stream != nullptr && handle == nullptr;
   auto op = c->runCollective(
-      [c, signature, body = std::move(body)](uint32_t sequence) {
-        CollectiveContext ctx(*c, sequence, signature);
-        body(ctx);
-        ctx.finish();
+      [c, signature, body = std::move(body), staging, unobserved, call](uint32_t sequence) {
+        try {
+          if (staging) staging->toHost(c->deadline());
+          CollectiveContext ctx(*c, sequence, signature);
+          body(ctx);
+          ctx.finish();
+          if (staging) staging->toDevice(c->deadline());
+        } catch (const comm::Error& e) {
+          if (unobserved) comm::log::error("{} (stream-ordered, no handle) on '{}': {}", call, c->name(), e.what());
+          throw;
+        }
       },
-      handle != nullptr);
+      handle != nullptr || stream != nullptr,
+      [&] {
+        if (staging) staging->enqueue(stream, stream != nullptr ? &c->streamGate() : nullptr);
+      });
   comm::api::handOut(handle, std::move(op));
 }
 
@@ -191,7 +219,7 @@ COMM_API comm_status_t comm_barrier(comm_t* comm, comm_handle_t** handle) {
     comm::api::communicator(comm);
     Signature s;
     s.kind = static_cast<uint32_t>(CollectiveKind::kBarrier);
-    launch(comm, handle, s, [](CollectiveContext& ctx) { comm::algo::barrier(ctx); });
+    launch("comm_barrier", comm, handle, s, CallMemory(), [](CollectiveContext& ctx) { comm::algo::barrier(ctx); });
   });
 }
 
@@ -205,13 +233,18 @@ COMM_API comm_status_t comm_all_reduce(comm_t* comm, const comm_tensor_t* in, co
     checkNumel(o, "out", i.numel, "as many as in");
     checkOp(op, i.dtype);
     checkAliasing(i, o, 0);
+    CallMemory memory;
+    memory.add(i, "in", CallMemory::kIn);
+    memory.add(o, "out", CallMemory::kOut);
+    memory.prepare();
     Signature s = signatureOf(CollectiveKind::kAllReduce, i.dtype, i.numel);
     s.op = op;
     size_t count = i.numel;
     comm_dtype_t dtype = i.dtype;
-    const void* src = i.data;
-    void* dst = o.data;
-    launch(comm, handle, s, [=](CollectiveContext& ctx) { comm::algo::allReduce(ctx, src, dst, count, dtype, op); });
+    const void* src = memory.at(i.data);
+    void* dst = memory.at(o.data);
+    launch("comm_all_reduce", comm, handle, s, memory,
+           [=](CollectiveContext& ctx) { comm::algo::allReduce(ctx, src, dst, count, dtype, op); });
   });
 }
 
@@ -222,21 +255,27 @@ COMM_API comm_status_t comm_reduce(comm_t* comm, const comm_tensor_t* in, comm_t
     comm::api::checkRank(c, root, "root");
     const comm_tensor& i = comm::api::tensor(in, "in");
     checkOp(op, i.dtype);
+    CallMemory memory;
+    memory.add(i, "in", CallMemory::kIn);
     void* dst = nullptr;
     if (c.rank() == root) {
       const comm_tensor& o = comm::api::tensor(out, "out (on the root)");
       checkSameDtype(i, "in", o, "out");
       checkNumel(o, "out", i.numel, "as many as in");
       checkAliasing(i, o, 0);
+      memory.add(o, "out", CallMemory::kOut);
       dst = o.data;
     }
+    memory.prepare();
+    dst = memory.at(dst);
     Signature s = signatureOf(CollectiveKind::kReduce, i.dtype, i.numel);
     s.op = op;
     s.root = root;
     size_t count = i.numel;
     comm_dtype_t dtype = i.dtype;
-    const void* src = i.data;
-    launch(comm, handle, s, [=](CollectiveContext& ctx) { comm::algo::reduce(ctx, src, dst, count, dtype, op, root); });
+    const void* src = memory.at(i.data);
+    launch("comm_reduce", comm, handle, s, memory,
+           [=](CollectiveContext& ctx) { comm::algo::reduce(ctx, src, dst, count, dtype, op, root); });
   });
 }
 
@@ -248,6 +287,7 @@ COMM_API comm_status_t comm_broadcast(comm_t* comm, const comm_tensor_t* in, com
     const comm_tensor* described;
     void* buffer;
     const void* source = nullptr;
+    CallMemory memory;
     if (c.rank() == root) {
       const comm_tensor& i = comm::api::tensor(in, "in (on the root)");
       described = &i;
@@ -257,18 +297,26 @@ COMM_API comm_status_t comm_broadcast(comm_t* comm, const comm_tensor_t* in, com
         checkSameDtype(i, "in", o, "out");
         checkNumel(o, "out", i.numel, "as many as in");
         checkAliasing(i, o, 0);
+        memory.add(i, "in", CallMemory::kIn);
+        memory.add(o, "out", CallMemory::kOut);
         buffer = o.data;
         source = i.data;
+      } else {
+        memory.add(i, "in", CallMemory::kIn);
       }
     } else {
       const comm_tensor& o = comm::api::tensor(out, "out");
+      memory.add(o, "out", CallMemory::kOut);
       described = &o;
       buffer = o.data;
     }
+    memory.prepare();
+    buffer = memory.at(buffer);
+    source = memory.at(source);
     Signature s = signatureOf(CollectiveKind::kBroadcast, described->dtype, described->numel);
     s.root = root;
     size_t bytes = described->nbytes();
-    launch(comm, handle, s, [=](CollectiveContext& ctx) {
+    launch("comm_broadcast", comm, handle, s, memory, [=](CollectiveContext& ctx) {
       if (source != nullptr && source != buffer) std::memcpy(buffer, source, bytes);
       comm::algo::broadcast(ctx, buffer, bytes, root);
     });
@@ -285,9 +333,13 @@ COMM_API comm_status_t comm_all_gather(comm_t* comm, const comm_tensor_t* in, co
     checkRowShape(i, "in", o, "out");
     checkRows(o, "out", i.rows() * c.size(), "size x in's rows");
     checkAliasing(i, o, i.nbytes() * c.rank());
-    launch(comm, handle, signatureOf(CollectiveKind::kAllGather, i.dtype, i.numel),
-           [size = c.size(), numel = i.numel, elementSize = i.elementSize, src = i.data,
-            dst = o.data](CollectiveContext& ctx) {
+    CallMemory memory;
+    memory.add(i, "in", CallMemory::kIn);
+    memory.add(o, "out", CallMemory::kOut);
+    memory.prepare();
+    launch("comm_all_gather", comm, handle, signatureOf(CollectiveKind::kAllGather, i.dtype, i.numel), memory,
+           [size = c.size(), numel = i.numel, elementSize = i.elementSize, src = memory.at(i.data),
+            dst = memory.at(o.data)](CollectiveContext& ctx) {
              const Layout l = Layout::even(size, 1, numel, elementSize);
              comm::algo::allGatherV(ctx, src, dst, l.bytes(), l.offsets());
            });
@@ -305,12 +357,16 @@ COMM_API comm_status_t comm_reduce_scatter(comm_t* comm, const comm_tensor_t* in
     checkRows(i, "in", o.rows() * c.size(), "size x out's rows");
     checkOp(op, i.dtype);
     checkAliasing(o, i, o.nbytes() * c.rank());
+    CallMemory memory;
+    memory.add(i, "in", CallMemory::kIn);
+    memory.add(o, "out", CallMemory::kOut);
+    memory.prepare();
     Signature s = signatureOf(CollectiveKind::kReduceScatter, i.dtype, o.numel);
     s.op = op;
     int size = c.size();
-    launch(comm, handle, s,
-           [op, size, dtype = i.dtype, elementSize = o.elementSize, count = o.numel, src = i.data,
-            dst = o.data](CollectiveContext& ctx) {
+    launch("comm_reduce_scatter", comm, handle, s, memory,
+           [op, size, dtype = i.dtype, elementSize = o.elementSize, count = o.numel, src = memory.at(i.data),
+            dst = memory.at(o.data)](CollectiveContext& ctx) {
              const Layout l = Layout::even(size, 1, count, elementSize);
              comm::algo::reduceScatterV(ctx, src, dst, l.elements(), l.elementOffsets(), dtype, op);
            });
@@ -323,6 +379,8 @@ COMM_API comm_status_t comm_gather(comm_t* comm, const comm_tensor_t* in, comm_t
     comm::core::Communicator& c = comm::api::communicator(comm);
     comm::api::checkRank(c, root, "root");
     const comm_tensor& i = comm::api::tensor(in, "in");
+    CallMemory memory;
+    memory.add(i, "in", CallMemory::kIn);
     void* dst = nullptr;
     if (c.rank() == root) {
       const comm_tensor& o = comm::api::tensor(out, "out (on the root)");
@@ -330,13 +388,15 @@ COMM_API comm_status_t comm_gather(comm_t* comm, const comm_tensor_t* in, comm_t
       checkRowShape(i, "in", o, "out");
       checkRows(o, "out", i.rows() * c.size(), "size x in's rows");
       checkAliasing(i, o, i.nbytes() * c.rank());
+      memory.add(o, "out", CallMemory::kOut);
       dst = o.data;
     }
+    memory.prepare();
     Signature s = signatureOf(CollectiveKind::kGather, i.dtype, i.numel);
     s.root = root;
-    launch(comm, handle, s,
-           [size = c.size(), numel = i.numel, elementSize = i.elementSize, root, src = i.data,
-            dst](CollectiveContext& ctx) {
+    launch("comm_gather", comm, handle, s, memory,
+           [size = c.size(), numel = i.numel, elementSize = i.elementSize, root, src = memory.at(i.data),
+            dst = memory.at(dst)](CollectiveContext& ctx) {
              const Layout l = Layout::even(size, 1, numel, elementSize);
              comm::algo::gatherV(ctx, src, dst, l.bytes(), l.offsets(), root);
            });
@@ -349,6 +409,7 @@ COMM_API comm_status_t comm_scatter(comm_t* comm, const comm_tensor_t* in, comm_
     comm::core::Communicator& c = comm::api::communicator(comm);
     comm::api::checkRank(c, root, "root");
     const comm_tensor& o = comm::api::tensor(out, "out");
+    CallMemory memory;
     const void* src = nullptr;
     if (c.rank() == root) {
       const comm_tensor& i = comm::api::tensor(in, "in (on the root)");
@@ -356,13 +417,16 @@ COMM_API comm_status_t comm_scatter(comm_t* comm, const comm_tensor_t* in, comm_
       checkRowShape(o, "out", i, "in");
       checkRows(i, "in", o.rows() * c.size(), "size x out's rows");
       checkAliasing(o, i, o.nbytes() * c.rank());
+      memory.add(i, "in", CallMemory::kIn);
       src = i.data;
     }
+    memory.add(o, "out", CallMemory::kOut);
+    memory.prepare();
     Signature s = signatureOf(CollectiveKind::kScatter, o.dtype, o.numel);
     s.root = root;
-    launch(comm, handle, s,
-           [size = c.size(), numel = o.numel, elementSize = o.elementSize, root, src,
-            dst = o.data](CollectiveContext& ctx) {
+    launch("comm_scatter", comm, handle, s, memory,
+           [size = c.size(), numel = o.numel, elementSize = o.elementSize, root, src = memory.at(src),
+            dst = memory.at(o.data)](CollectiveContext& ctx) {
              const Layout l = Layout::even(size, 1, numel, elementSize);
              comm::algo::scatterV(ctx, src, dst, l.bytes(), l.offsets(), root);
            });
@@ -398,9 +462,14 @@ COMM_API comm_status_t comm_all_to_all_single(comm_t* comm, const comm_tensor_t*
     };
     Layout send = layout(i, in_splits, "in", "in_splits");
     Layout recv = layout(o, out_splits, "out", "out_splits");
-    launch(comm, handle, signatureOf(CollectiveKind::kAllToAllSingle, i.dtype, rowElements),
-           [send = std::move(send), recv = std::move(recv), size, src = static_cast<const char*>(i.data),
-            dst = static_cast<char*>(o.data)](CollectiveContext& ctx) {
+    CallMemory memory;
+    memory.add(i, "in", CallMemory::kIn);
+    memory.add(o, "out", CallMemory::kOut);
+    memory.prepare();
+    launch("comm_all_to_all_single", comm, handle, signatureOf(CollectiveKind::kAllToAllSingle, i.dtype, rowElements),
+           memory,
+           [send = std::move(send), recv = std::move(recv), size, src = static_cast<const char*>(memory.at(i.data)),
+            dst = static_cast<char*>(memory.at(o.data))](CollectiveContext& ctx) {
              PerRank<const void*> sendPtrs(size);
              PerRank<void*> recvPtrs(size);
              for (int p = 0; p < size; ++p) {
@@ -425,6 +494,7 @@ COMM_API comm_status_t comm_all_to_all(comm_t* comm, int nins, const comm_tensor
     PerRank<void*> recvPtrs(size);
     PerRank<size_t> sendBytes(size), recvBytes(size);
     comm_dtype_t dtype = comm::api::tensor(ins[0], "ins[0]").dtype;
+    CallMemory memory;
     for (int p = 0; p < size; ++p) {
       std::string inName = fmt::format("ins[{}]", p), outName = fmt::format("outs[{}]", p);
       const comm_tensor& i = comm::api::tensor(ins[p], inName.c_str());
@@ -434,6 +504,8 @@ COMM_API comm_status_t comm_all_to_all(comm_t* comm, int nins, const comm_tensor
              comm::dtypeName(i.dtype), comm::dtypeName(dtype));
       }
       checkSameDtype(i, inName.c_str(), o, outName.c_str());
+      memory.add(i, inName.c_str(), CallMemory::kIn);
+      memory.add(o, outName.c_str(), CallMemory::kOut);
       sendPtrs[p] = i.data;
       sendBytes[p] = i.nbytes();
       recvPtrs[p] = o.data;
@@ -444,7 +516,12 @@ COMM_API comm_status_t comm_all_to_all(comm_t* comm, int nins, const comm_tensor
            "ins[{0}] has {1} bytes but outs[{0}] has {2}; a rank's message to itself must fit", c.rank(),
            sendBytes[c.rank()], recvBytes[c.rank()]);
     }
-    launch(comm, handle, signatureOf(CollectiveKind::kAllToAll, dtype, -1),
+    memory.prepare();
+    for (int p = 0; p < size; ++p) {
+      sendPtrs[p] = memory.at(sendPtrs[p]);
+      recvPtrs[p] = memory.at(recvPtrs[p]);
+    }
+    launch("comm_all_to_all", comm, handle, signatureOf(CollectiveKind::kAllToAll, dtype, -1), memory,
            [sendPtrs, recvPtrs, sendBytes, recvBytes](CollectiveContext& ctx) {
              comm::algo::allToAll(ctx, sendPtrs.data(), sendBytes.data(), recvPtrs.data(), recvBytes.data());
            });
@@ -464,11 +541,16 @@ COMM_API comm_status_t comm_all_gather_v(comm_t* comm, const comm_tensor_t* in, 
     checkRows(i, "in", counts[c.rank()], "counts[rank]");
     checkRows(o, "out", l.totalRows(), "sum(counts)");
     checkAliasing(i, o, l.offsets()[c.rank()]);
+    CallMemory memory;
+    memory.add(i, "in", CallMemory::kIn);
+    memory.add(o, "out", CallMemory::kOut);
+    memory.prepare();
     Signature s = signatureOf(CollectiveKind::kAllGatherV, i.dtype, l.totalRows() * rowElements);
     s.extra = l.hash();
-    launch(comm, handle, s, [l = std::move(l), src = i.data, dst = o.data](CollectiveContext& ctx) {
-      comm::algo::allGatherV(ctx, src, dst, l.bytes(), l.offsets());
-    });
+    launch("comm_all_gather_v", comm, handle, s, memory,
+           [l = std::move(l), src = memory.at(i.data), dst = memory.at(o.data)](CollectiveContext& ctx) {
+             comm::algo::allGatherV(ctx, src, dst, l.bytes(), l.offsets());
+           });
   });
 }
 
@@ -486,11 +568,16 @@ COMM_API comm_status_t comm_reduce_scatter_v(comm_t* comm, const comm_tensor_t* 
     checkRows(i, "in", l.totalRows(), "sum(counts)");
     checkRows(o, "out", counts[c.rank()], "counts[rank]");
     checkAliasing(o, i, l.offsets()[c.rank()]);
+    CallMemory memory;
+    memory.add(i, "in", CallMemory::kIn);
+    memory.add(o, "out", CallMemory::kOut);
+    memory.prepare();
     Signature s = signatureOf(CollectiveKind::kReduceScatterV, i.dtype, l.totalRows() * rowElements);
     s.op = op;
     s.extra = l.hash();
-    launch(comm, handle, s,
-           [l = std::move(l), op, dtype = i.dtype, src = i.data, dst = o.data](CollectiveContext& ctx) {
+    launch("comm_reduce_scatter_v", comm, handle, s, memory,
+           [l = std::move(l), op, dtype = i.dtype, src = memory.at(i.data),
+            dst = memory.at(o.data)](CollectiveContext& ctx) {
              comm::algo::reduceScatterV(ctx, src, dst, l.elements(), l.elementOffsets(), dtype, op);
            });
   });
@@ -505,6 +592,8 @@ COMM_API comm_status_t comm_gather_v(comm_t* comm, const comm_tensor_t* in, comm
     int64_t rowElements = i.rowElements();
     Layout l = layoutOf(counts, "counts", c.size(), rowElements, i.elementSize);
     checkRows(i, "in", counts[c.rank()], "counts[rank]");
+    CallMemory memory;
+    memory.add(i, "in", CallMemory::kIn);
     void* dst = nullptr;
     if (c.rank() == root) {
       const comm_tensor& o = comm::api::tensor(out, "out (on the root)");
@@ -512,14 +601,17 @@ COMM_API comm_status_t comm_gather_v(comm_t* comm, const comm_tensor_t* in, comm
       checkRowShape(i, "in", o, "out");
       checkRows(o, "out", l.totalRows(), "sum(counts)");
       checkAliasing(i, o, l.offsets()[c.rank()]);
+      memory.add(o, "out", CallMemory::kOut);
       dst = o.data;
     }
+    memory.prepare();
     Signature s = signatureOf(CollectiveKind::kGatherV, i.dtype, l.totalRows() * rowElements);
     s.root = root;
     s.extra = l.hash();
-    launch(comm, handle, s, [l = std::move(l), root, src = i.data, dst](CollectiveContext& ctx) {
-      comm::algo::gatherV(ctx, src, dst, l.bytes(), l.offsets(), root);
-    });
+    launch("comm_gather_v", comm, handle, s, memory,
+           [l = std::move(l), root, src = memory.at(i.data), dst = memory.at(dst)](CollectiveContext& ctx) {
+             comm::algo::gatherV(ctx, src, dst, l.bytes(), l.offsets(), root);
+           });
   });
 }
 
@@ -532,6 +624,7 @@ COMM_API comm_status_t comm_scatter_v(comm_t* comm, const comm_tensor_t* in, com
     int64_t rowElements = o.rowElements();
     Layout l = layoutOf(counts, "counts", c.size(), rowElements, o.elementSize);
     checkRows(o, "out", counts[c.rank()], "counts[rank]");
+    CallMemory memory;
     const void* src = nullptr;
     if (c.rank() == root) {
       const comm_tensor& i = comm::api::tensor(in, "in (on the root)");
@@ -539,14 +632,18 @@ COMM_API comm_status_t comm_scatter_v(comm_t* comm, const comm_tensor_t* in, com
       checkRowShape(o, "out", i, "in");
       checkRows(i, "in", l.totalRows(), "sum(counts)");
       checkAliasing(o, i, l.offsets()[c.rank()]);
+      memory.add(i, "in", CallMemory::kIn);
       src = i.data;
     }
+    memory.add(o, "out", CallMemory::kOut);
+    memory.prepare();
     Signature s = signatureOf(CollectiveKind::kScatterV, o.dtype, l.totalRows() * rowElements);
     s.root = root;
     s.extra = l.hash();
-    launch(comm, handle, s, [l = std::move(l), root, src, dst = o.data](CollectiveContext& ctx) {
-      comm::algo::scatterV(ctx, src, dst, l.bytes(), l.offsets(), root);
-    });
+    launch("comm_scatter_v", comm, handle, s, memory,
+           [l = std::move(l), root, src = memory.at(src), dst = memory.at(o.data)](CollectiveContext& ctx) {
+             comm::algo::scatterV(ctx, src, dst, l.bytes(), l.offsets(), root);
+           });
   });
 }
 

@@ -7,6 +7,7 @@
 #include "core/groups.h"
 #include "core/settings.h"
 #include "core/world.h"
+#include "cuda/device.h"
 
 using comm::fail;
 using comm::api::guard;
@@ -108,6 +109,24 @@ COMM_API comm_status_t comm_set_timeout(comm_t* comm, int64_t timeout_ms) {
 
 COMM_API comm_status_t comm_timeout(int64_t* out_ms, const comm_t* comm) {
   return guard("comm_timeout", [&] { *require(out_ms, "out_ms") = comm::api::communicator(comm).timeout().count(); });
+}
+
+COMM_API comm_status_t comm_set_stream(comm_t* comm, void* stream) {
+  return guard("comm_set_stream", [&] {
+    comm::core::Communicator& c = comm::api::communicator(comm);
+    if (stream == nullptr) {
+      c.setStream(nullptr, -1);
+      return;
+    }
+    const comm::cuda::DeviceCount& devices = comm::cuda::deviceCount();
+    if (devices.count == 0)
+      fail(COMM_ERR_NOT_SUPPORTED, "a CUDA stream, but no CUDA device is visible: {}", devices.reason);
+    c.setStream(stream, comm::cuda::streamDevice(stream));
+  });
+}
+
+COMM_API comm_status_t comm_stream(void** out, const comm_t* comm) {
+  return guardOut("comm_stream", out, [&] { *require(out, "out") = comm::api::communicator(comm).stream(); });
 }
 
 }  // extern "C"

@@ -7,6 +7,7 @@
 
 #include "api/guard.h"
 #include "comm.h"
+#include "cuda/device.h"
 #include "transport/hybrid_transport.h"
 
 using comm::fail;
@@ -20,11 +21,19 @@ COMM_API comm_status_t comm_has_feature(int* out, comm_feature_t feature) {
   return guard("comm_has_feature", [&] {
     require(out, "out");
     switch (feature) {
-      // No CUDA path is built yet (see CMakeLists.txt).
-      case COMM_FEATURE_CUDA: *out = 0; return;
+      case COMM_FEATURE_CUDA: *out = comm::cuda::built() ? 1 : 0; return;
     }
     fail(COMM_ERR_INVALID_ARGUMENT, "feature {} is not a comm_feature_t this library knows (it is {})",
          static_cast<int>(feature), comm_version_string());
+  });
+}
+
+COMM_API comm_status_t comm_cuda_device_count(int* out_count, const char** out_reason) {
+  return guard("comm_cuda_device_count", [&] {
+    require(out_count, "out_count");
+    const comm::cuda::DeviceCount& devices = comm::cuda::deviceCount();
+    *out_count = devices.count;
+    if (out_reason != nullptr) *out_reason = devices.reason.c_str();
   });
 }
 

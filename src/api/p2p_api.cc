@@ -2,7 +2,9 @@
 // core/point_to_point.h.
 #include "api/guard.h"
 #include "api/objects.h"
+#include "core/call_memory.h"
 #include "core/point_to_point.h"
+#include "core/small_buffer.h"
 
 using comm::fail;
 using comm::api::guard;
@@ -15,15 +17,32 @@ void checkTag(int tag) {
   if (tag < 0) fail(COMM_ERR_INVALID_ARGUMENT, "tag {} is negative (tags are 0..COMM_TAG_MAX)", tag);
 }
 
-comm::core::UserMessage message(const comm_batch::Entry& e) {
-  return {e.isSend, e.peer, e.tag, e.tensor.data, e.tensor.nbytes()};
-}
-
-// Posts `messages` in order and either waits (handle NULL) or hands out a handle.
-void start(comm_communicator* comm, std::span<const comm::core::UserMessage> messages, comm_handle_t** handle,
+// Posts the messages of `entries` in order and either waits (handle NULL)
+// or hands out a handle. Device tensors travel through host memory (not
+// ordered on a stream: docs/cuda.md): what is sent is copied to the host
+// before the call posts it, what is received copied on to the device when
+// the operation completes.
+void start(comm_communicator* comm, std::span<const comm_batch::Entry> entries, comm_handle_t** handle,
            std::function<std::string()> what) {
-  comm::api::communicator(comm);
-  auto op = comm::core::postUserMessages(comm->impl, messages, std::move(what));
+  comm::core::Communicator& c = comm::api::communicator(comm);
+  comm::core::CallMemory memory;
+  for (const comm_batch::Entry& e : entries) {
+    const char* name = entries.size() == 1 ? "tensor" : e.isSend ? "a send's tensor" : "a receive's tensor";
+    memory.add(e.tensor, name, e.isSend ? comm::core::CallMemory::kIn : comm::core::CallMemory::kOut);
+  }
+  memory.prepare();
+  std::shared_ptr<comm::cuda::Staging> staging = memory.staging();
+  if (staging) {
+    staging->enqueue(nullptr, nullptr);
+    staging->toHost(c.deadline());
+  }
+  comm::core::SmallBuffer<comm::core::UserMessage, 4> messages(entries.size(), comm::core::kForOverwrite);
+  for (size_t m = 0; m < entries.size(); ++m) {
+    const comm_batch::Entry& e = entries[m];
+    messages[m] = {e.isSend, e.peer, e.tag, memory.at(e.tensor.data), e.tensor.nbytes()};
+  }
+  auto op = comm::core::postUserMessages(comm->impl, {messages.data(), entries.size()}, std::move(what));
+  if (staging) op->onSuccess([staging, impl = comm->impl] { staging->toDevice(impl->deadline()); });
   if (handle == nullptr) {
     comm_status_t status = op->wait(comm::Deadline::never());
     if (status != COMM_OK) throw comm::Error(status, op->message());
@@ -55,16 +74,14 @@ extern "C" {
 COMM_API comm_status_t comm_send(comm_t* comm, const comm_tensor_t* tensor, int peer, int tag, comm_handle_t** handle) {
   return guardOut("comm_send", handle, [&] {
     auto e = entry(comm, true, tensor, peer, tag);
-    const comm::core::UserMessage m = message(e);
-    start(comm, {&m, 1}, handle, describe(e));
+    start(comm, {&e, 1}, handle, describe(e));
   });
 }
 
 COMM_API comm_status_t comm_recv(comm_t* comm, comm_tensor_t* tensor, int peer, int tag, comm_handle_t** handle) {
   return guardOut("comm_recv", handle, [&] {
     auto e = entry(comm, false, tensor, peer, tag);
-    const comm::core::UserMessage m = message(e);
-    start(comm, {&m, 1}, handle, describe(e));
+    start(comm, {&e, 1}, handle, describe(e));
   });
 }
 
@@ -108,9 +125,7 @@ COMM_API comm_status_t comm_batch_start(comm_t* comm, const comm_batch_t* batch,
     comm::core::Communicator& c = comm::api::communicator(comm);
     comm::api::liveBatches().check(batch, "batch", "batch");
     for (const comm_batch::Entry& e : batch->entries) comm::api::checkRank(c, e.peer, "peer of a batch entry");
-    std::vector<comm::core::UserMessage> messages;
-    for (const comm_batch::Entry& e : batch->entries) messages.push_back(message(e));
-    start(comm, messages, handle,
+    start(comm, batch->entries, handle,
           [entries = batch->entries.size()] { return fmt::format("comm_batch_start ({} entries)", entries); });
   });
 }

@@ -8,6 +8,7 @@
 #include "api/objects.h"
 #include "common/dtype.h"
 #include "core/tensor.h"
+#include "cuda/device.h"
 
 using comm::fail;
 using comm::api::guard;
@@ -98,12 +99,10 @@ COMM_API comm_status_t comm_tensor_set_memory(comm_tensor_t* tensor, comm_memory
     if (type != COMM_MEMORY_HOST && type != COMM_MEMORY_CUDA)
       fail(COMM_ERR_INVALID_ARGUMENT, "memory type {} is unknown", static_cast<int>(type));
     if (device < 0) fail(COMM_ERR_INVALID_ARGUMENT, "device {} is negative", device);
-    // No CUDA path is built yet (see CMakeLists.txt): refuse here, where the
-    // caller can tell which call was wrong, not in a later collective.
-    if (type == COMM_MEMORY_CUDA) {
-      fail(COMM_ERR_NOT_SUPPORTED, "CUDA memory (device {}) needs a build of comm with CUDA, and this one has none",
-           device);
-    }
+    // Refused here, where the caller can tell which call was wrong, not in
+    // a later collective. The data itself is checked by the calls that use
+    // it: comm_tensor_set_data may re-point the descriptor.
+    if (type == COMM_MEMORY_CUDA) comm::cuda::checkDevice(device, "CUDA memory");
     t.memory = type;
     t.device = device;
   });

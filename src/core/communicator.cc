@@ -161,6 +161,17 @@ std::shared_ptr<Operation> Communicator::queueCollective(std::function<void(uint
 
 namespace comm::core {
 
+void Communicator::setStream(void* stream, int device) {
+  // Device first: a reader that sees the stream sees its device.
+  streamDevice_.store(device, std::memory_order_release);
+  stream_.store(stream, std::memory_order_release);
+}
+
+cuda::StreamGate& Communicator::streamGate() {
+  if (!gate_) gate_ = std::make_unique<cuda::StreamGate>();
+  return *gate_;
+}
+
 int Communicator::nextChildIndex(const std::string& key) {
   std::lock_guard lock(issueMutex_);
   return childCounts_[key]++;

@@ -21,6 +21,7 @@
 #include "core/node_board.h"
 #include "core/pending.h"
 #include "core/world.h"
+#include "cuda/stream_gate.h"
 
 namespace comm::core {
 
@@ -88,12 +89,16 @@ class Communicator : public std::enable_shared_from_this<Communicator> {
 
   // Run a collective: at once on this thread when `async` is false and
   // nothing is queued, else after every earlier asynchronous collective.
-  // The sequence number it gets is fixed here, in issue order.
+  // The sequence number it gets is fixed here, in issue order; `onIssue`
+  // runs first, in that same order (it may throw: the call is then not
+  // issued).
   // A template so that the blocking path calls `body` without wrapping it
   // in a std::function (an allocation per call).
-  template <typename Body>
-  std::shared_ptr<Operation> runCollective(Body&& body, bool async) {
+  template <typename Body, typename OnIssue = void (*)()>
+  std::shared_ptr<Operation> runCollective(
+      Body&& body, bool async, OnIssue&& onIssue = [] {}) {
     std::unique_lock lock(issueMutex_);
+    onIssue();
     uint32_t sequence = nextSequence_++;
     if (!async && executor_.idle()) {
       body(sequence);  // throws on failure, straight to the caller
@@ -101,6 +106,15 @@ class Communicator : public std::enable_shared_from_this<Communicator> {
     }
     return queueCollective(std::function<void(uint32_t)>(std::forward<Body>(body)), sequence, async, lock);
   }
+
+  // The CUDA stream collectives on device memory are ordered on
+  // (comm_set_stream), or null; and its device.
+  void setStream(void* stream, int device);
+  void* stream() const { return stream_.load(std::memory_order_acquire); }
+  int streamDevice() const { return streamDevice_.load(std::memory_order_acquire); }
+  // What holds the stream while a stream-ordered collective runs; made on
+  // first use. Only under the issue lock (runCollective's onIssue).
+  cuda::StreamGate& streamGate();
 
   CollectiveBuffers& collectiveBuffers() { return collectiveBuffers_; }
   // Where small collectives and every collective's signature go when all
@@ -135,6 +149,9 @@ class Communicator : public std::enable_shared_from_this<Communicator> {
   std::map<std::string, int> childCounts_;  // guarded by issueMutex_
   CollectiveBuffers collectiveBuffers_;     // used by the collective that runs
   std::unique_ptr<NodeBoard> board_;
+  std::atomic<void*> stream_{nullptr};
+  std::atomic<int> streamDevice_{-1};
+  std::unique_ptr<cuda::StreamGate> gate_;  // guarded by issueMutex_
   Executor executor_;
 };
 

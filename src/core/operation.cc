@@ -35,6 +35,15 @@ void MessageOperation::detach() {
 }
 
 comm_status_t MessageOperation::finish(comm_status_t status, std::string message) {
+  if (status == COMM_OK && onSuccess_) {
+    try {
+      onSuccess_();
+    } catch (const Error& e) {
+      status = e.status();
+      message = fmt::format("{}: {}", what_(), e.what());
+    }
+  }
+  onSuccess_ = nullptr;  // and what it holds
   if (detached_) comm_->world().progressThread().operationFinished();
   finished_ = true;
   status_ = status;

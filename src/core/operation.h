@@ -49,6 +49,10 @@ class MessageOperation : public Operation {
   void postRecv(int peer, uint64_t tag, void* data, size_t size);
   // Hand the operation to the progress thread (asynchronous use).
   void detach();
+  // Run `step` when every message has arrived, on the thread that finds the
+  // operation complete, before it reports success (copying received data
+  // on to the device); a step that throws fails the operation.
+  void onSuccess(std::function<void()> step) { onSuccess_ = std::move(step); }
 
   comm_status_t wait(Deadline deadline) override;
   comm_status_t test() override;
@@ -58,6 +62,7 @@ class MessageOperation : public Operation {
 
   std::shared_ptr<Communicator> comm_;
   std::function<std::string()> what_;
+  std::function<void()> onSuccess_;
   std::deque<transport::Request> requests_;
   std::vector<Pending> pending_;
   Deadline ownDeadline_;

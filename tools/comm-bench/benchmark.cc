@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <chrono>
 #include <cstring>
+#include <stdexcept>
+#include <string>
 #include <vector>
 
 #include "api.h"
@@ -10,11 +12,13 @@
 namespace commbench {
 namespace {
 
-Owned<comm_tensor_t> makeTensor(void* data, comm_dtype_t dtype, size_t elements) {
+Owned<comm_tensor_t> makeTensor(void* data, comm_dtype_t dtype, size_t elements, int device = -1) {
   comm_tensor_t* tensor = nullptr;
   auto shape = static_cast<int64_t>(elements);
   check(comm_tensor_create(&tensor, data, dtype, 1, &shape), "comm_tensor_create");
-  return Owned<comm_tensor_t>(tensor);
+  Owned<comm_tensor_t> owned(tensor);
+  if (device >= 0) check(comm_tensor_set_memory(tensor, COMM_MEMORY_CUDA, device), "comm_tensor_set_memory");
+  return owned;
 }
 
 double median(std::vector<double> values) {
@@ -40,6 +44,17 @@ Benchmark::Benchmark(comm_t* world, const Collective& collective, const Options&
       recv_(options.sizes.back()) {
   check(comm_rank(&rank_, world), "comm_rank");
   check(comm_size(&ranks_, world), "comm_size");
+  if (options.memory == COMM_MEMORY_CUDA) {
+    // Ranks of a node share its devices round-robin.
+    int devices = 0, local = 0;
+    const char* reason = "";
+    check(comm_cuda_device_count(&devices, &reason), "comm_cuda_device_count");
+    if (devices == 0) throw std::runtime_error(std::string("--memory cuda: no CUDA device visible: ") + reason);
+    check(comm_local_rank(&local, world), "comm_local_rank");
+    device_ = local % devices;
+    deviceSend_ = std::make_unique<DeviceBuffer>(options.sizes.back(), device_);
+    deviceRecv_ = std::make_unique<DeviceBuffer>(options.sizes.back(), device_);
+  }
 }
 
 Row Benchmark::measure(size_t bytes, comm_dtype_t dtype, std::optional<comm_op_t> op) {
@@ -63,8 +78,9 @@ std::optional<Measurement> Benchmark::measurePlacement(const Geometry& geometry,
   if (placement == Placement::kInPlace && !collective_.hasInPlace) return std::nullopt;
   Views views = collective_.views(geometry, placement);
   Owned<comm_tensor_t> in, out;
-  if (views.in) in = makeTensor(address(*views.in, workload.dtype), workload.dtype, views.in->elements);
-  if (views.out) out = makeTensor(address(*views.out, workload.dtype), workload.dtype, views.out->elements);
+  if (views.in) in = makeTensor(tensorAddress(*views.in, workload.dtype), workload.dtype, views.in->elements, device_);
+  if (views.out)
+    out = makeTensor(tensorAddress(*views.out, workload.dtype), workload.dtype, views.out->elements, device_);
   Owned<comm_batch_t> batch;
   if (collective_.makeBatch != nullptr) {
     comm_batch_t* made = nullptr;
@@ -108,6 +124,22 @@ void* Benchmark::address(const View& view, comm_dtype_t dtype) const {
   return base + view.offset * comm_dtype_size(dtype);
 }
 
+void* Benchmark::tensorAddress(const View& view, comm_dtype_t dtype) const {
+  if (device_ < 0) return address(view, dtype);
+  const DeviceBuffer& buffer = view.buffer == Buffer::kSend ? *deviceSend_ : *deviceRecv_;
+  return buffer.data() + view.offset * comm_dtype_size(dtype);
+}
+
+void Benchmark::upload(const View& view, comm_dtype_t dtype) {
+  DeviceBuffer& buffer = view.buffer == Buffer::kSend ? *deviceSend_ : *deviceRecv_;
+  buffer.upload(view.offset * comm_dtype_size(dtype), address(view, dtype), view.elements * comm_dtype_size(dtype));
+}
+
+void Benchmark::download(const View& view, comm_dtype_t dtype) {
+  const DeviceBuffer& buffer = view.buffer == Buffer::kSend ? *deviceSend_ : *deviceRecv_;
+  buffer.download(address(view, dtype), view.offset * comm_dtype_size(dtype), view.elements * comm_dtype_size(dtype));
+}
+
 // Outputs first, then inputs: in place the input lies inside the output.
 void Benchmark::prepareData(const Views& views, const Geometry& geometry, const Workload& workload) {
   size_t elementSize = comm_dtype_size(workload.dtype);
@@ -116,10 +148,14 @@ void Benchmark::prepareData(const Views& views, const Geometry& geometry, const 
     fill(address(*views.in, workload.dtype), views.in->elements, workload.dtype,
          [&](size_t i) { return inputValue(workload, geometry.rank, i); });
   }
+  if (device_ < 0) return;
+  if (views.out) upload(*views.out, workload.dtype);
+  if (views.in) upload(*views.in, workload.dtype);
 }
 
 int64_t Benchmark::countWrongOutput(const Views& views, const Geometry& geometry, const Workload& workload) {
   if (!views.out) return 0;
+  if (device_ >= 0) download(*views.out, workload.dtype);
   return countWrong(address(*views.out, workload.dtype), views.out->elements, workload.dtype, [&](size_t i) {
     Source source = collective_.source(geometry, i);
     return source.rank == kEveryRank ? reducedValue(workload, source.index)

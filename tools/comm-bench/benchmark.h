@@ -3,10 +3,12 @@
 // run, and the aggregation over ranks. Every rank runs the same sequence.
 #pragma once
 
+#include <memory>
 #include <optional>
 
 #include "buffer.h"
 #include "collectives.h"
+#include "device_buffer.h"
 #include "options.h"
 #include "result.h"
 #include "values.h"
@@ -25,7 +27,13 @@ class Benchmark {
   void prepareData(const Views& views, const Geometry& geometry, const Workload& workload);
   int64_t countWrongOutput(const Views& views, const Geometry& geometry, const Workload& workload);
   Measurement aggregate(double medianUs, std::optional<int64_t> wrong);
+  // Where comm-bench writes and reads `view`'s data (host memory).
   void* address(const View& view, comm_dtype_t dtype) const;
+  // Where the tensor of `view` points: address(), or its device copy.
+  void* tensorAddress(const View& view, comm_dtype_t dtype) const;
+  // --memory cuda: copies `view` between host and device.
+  void upload(const View& view, comm_dtype_t dtype);
+  void download(const View& view, comm_dtype_t dtype);
 
   comm_t* world_;
   const Collective& collective_;
@@ -34,6 +42,9 @@ class Benchmark {
   int ranks_ = 1;
   AlignedBuffer send_;
   AlignedBuffer recv_;
+  int device_ = -1;  // --memory cuda: the CUDA device of the tensors
+  std::unique_ptr<DeviceBuffer> deviceSend_;
+  std::unique_ptr<DeviceBuffer> deviceRecv_;
 };
 
 }  // namespace commbench

@@ -133,6 +133,10 @@ Options parseOptions(int argc, char** argv) {
   bool blockingCalls = false;
   auto* blocking = app.add_flag("--blocking", blockingCalls, "blocking calls (the default)");
   app.add_flag("--async", options.async, "start each call with a handle, then wait for it")->excludes(blocking);
+  std::string memory = "host";
+  app.add_option("--memory", memory, "where the tensors live: host, or cuda (device memory; docs/cuda.md)")
+      ->check(CLI::IsMember({"host", "cuda"}))
+      ->capture_default_str();
   app.add_option("--provider", options.provider,
                  "network transport for the peers direct shared memory does not serve (tcp, tcp;ofi_rxm, shm...; with "
                  "COMM_SHM=0 every peer); default: COMM_PROVIDER or comm's choice");
@@ -185,6 +189,7 @@ Options parseOptions(int argc, char** argv) {
       options.iterations = count;
     }
     options.check = check == 1;
+    options.memory = memory == "cuda" ? COMM_MEMORY_CUDA : COMM_MEMORY_HOST;
     options.aggregate = parseAggregate(aggregate);
   } catch (const CLI::ParseError& error) {
     int code = app.exit(error);

@@ -27,6 +27,9 @@ struct Options {
   bool check = true;
   Aggregate aggregate = Aggregate::kRank0;
   bool async = false;
+  // Where the tensors live: host memory, or (--memory cuda) the memory of
+  // CUDA device local rank % devices.
+  comm_memory_type_t memory = COMM_MEMORY_HOST;
   std::string provider;  // empty: COMM_PROVIDER or comm's default
   std::string jsonPath;
   std::string csvPath;

@@ -91,6 +91,7 @@ void writeJson(const std::string& path, const RunInfo& run, const std::vector<Ro
       {"collective", run.collective.name},
       {"ranks", run.ranks},
       {"provider", run.provider},
+      {"memory", o.memory == COMM_MEMORY_CUDA ? "cuda" : "host"},
       {"calls", o.async ? "async" : "blocking"},
       {"iterations", o.iterations ? nlohmann::json(*o.iterations) : nlohmann::json("auto")},
       {"warmup", o.warmup},

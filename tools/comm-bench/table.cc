@@ -29,8 +29,8 @@ const char* opColumn(const Row& row) { return row.op ? comm_op_name(*row.op) : "
 
 void Table::printHeader() const {
   const Options& o = run_.options;
-  fmt::print("# comm-bench {}: {} ranks, comm {}, provider {}\n", run_.collective.name, run_.ranks,
-             comm_version_string(), run_.provider);
+  fmt::print("# comm-bench {}: {} ranks, comm {}, provider {}, {} memory\n", run_.collective.name, run_.ranks,
+             comm_version_string(), run_.provider, o.memory == COMM_MEMORY_CUDA ? "CUDA device" : "host");
   std::string iterations = o.iterations ? fmt::format("{} timed iterations", *o.iterations)
                                         : std::string("auto timed iterations (256 MiB per size, 10..1000)");
   fmt::print("# {} calls; sizes {}; {} after {} warm-up, per size and placement; check {}\n",

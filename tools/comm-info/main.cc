@@ -66,7 +66,14 @@ void printSelection() {
 void printFeatures() {
   int cuda = 0;
   comm_has_feature(&cuda, COMM_FEATURE_CUDA);
-  fmt::print("CUDA device memory: {}\n\n", cuda ? "yes" : "no (not built)");
+  if (!cuda) {
+    fmt::print("CUDA device memory: no (not built)\n\n");
+    return;
+  }
+  int devices = 0;
+  const char* reason = "";
+  comm_cuda_device_count(&devices, &reason);
+  fmt::print("CUDA device memory: yes (built in); devices visible: {}{}{}\n\n", devices, *reason ? ": " : "", reason);
 }
 
 void printProviders() {

@@ -17,7 +17,8 @@ import numpy.typing as npt
 
 from . import _comm_swig as _c
 
-__all__ = ["bfloat16", "as_tensor", "as_output", "from_dlpack", "Array", "DTypeLike", "SupportsDLPack", "TensorLike"]
+__all__ = ["bfloat16", "as_tensor", "as_output", "from_dlpack", "cuda_array", "new_like", "user_array", "Array",
+           "CudaArray", "DTypeLike", "SupportsDLPack", "TensorLike"]
 
 #: Pass as ``dtype=`` to read 2-byte elements as bfloat16.
 bfloat16 = "bfloat16"
@@ -29,8 +30,9 @@ class SupportsDLPack(Protocol):
     def __dlpack__(self) -> Any: ...
 
 
-#: What a call takes as an array: a numpy array, a buffer-protocol object or
-#: a ``__dlpack__`` producer.
+#: What a call takes as an array: a numpy array, a buffer-protocol object, a
+#: ``__dlpack__`` producer, or a CUDA array (``__cuda_array_interface__`` or
+#: DLPack kDLCUDA: CuPy, PyTorch CUDA tensors, Numba).
 TensorLike: TypeAlias = np.ndarray | SupportsDLPack | bytes | bytearray | memoryview
 #: A numpy array, as the calls return them.
 Array: TypeAlias = npt.NDArray[Any]
@@ -67,7 +69,134 @@ for _dtype in _CODES:
     if _kind is not None:
         _DLPACK_TYPES[(_kind, _dtype.itemsize * 8)] = (_dtype, _CODES[_dtype])
 
-_DL_CPU, _DL_CUDA_HOST = 1, 3
+_DL_CPU, _DL_CUDA, _DL_CUDA_HOST = 1, 2, 3
+# __cuda_array_interface__'s stream values that name no stream of their own:
+# none given, and the legacy default stream.
+_NO_STREAM = (None, 1)
+
+
+class CudaArray:
+    """A C-contiguous array in CUDA device memory (CuPy, PyTorch, Numba...),
+    seen through DLPack or ``__cuda_array_interface__`` without a copy: what
+    libcomm hands the C wrapper for it, and what it returns to the caller
+    (``owner``, the array itself). ``code`` is its comm dtype where the
+    protocol says (DLPack), ``device`` its CUDA device ordinal (0 where the
+    protocol does not say: comm checks the pointer and names the right one),
+    ``stream`` the CUDA stream ``__cuda_array_interface__`` names (an int
+    address), or None."""
+
+    __slots__ = ("owner", "address", "shape", "dtype", "code", "device", "stream", "_comm_cuda", "_capsule")
+
+    def __init__(self, owner, address: int, shape: tuple[int, ...], dtype: np.dtype, code: int | None, device: int,
+                 stream, capsule=None):
+        self.owner, self.address, self.shape, self.dtype, self.code = owner, address, tuple(shape), dtype, code
+        self.device, self.stream, self._capsule = device, stream, capsule
+        # What tensors.i reads: where the data is, and on which device.
+        self._comm_cuda = (address, self.shape, device)
+
+    @property
+    def ndim(self) -> int:
+        return len(self.shape)
+
+    @property
+    def size(self) -> int:
+        return int(np.prod(self.shape, dtype=np.int64))
+
+    @property
+    def nbytes(self) -> int:
+        return self.size * self.dtype.itemsize
+
+
+def _contiguous(shape, strides, itemsize: int) -> bool:
+    """Whether ``strides`` (bytes, or None) are C-contiguous for ``shape``."""
+    if strides is None:
+        return True
+    expected = itemsize
+    for extent, stride in zip(reversed(shape), reversed(strides)):
+        if extent > 1 and stride != expected:
+            return False
+        expected *= extent
+    return True
+
+
+def _device_of(obj, default: int) -> int:
+    """The CUDA device ordinal ``obj`` says it is on (``__dlpack_device__``),
+    else ``default``; comm checks the pointer against it either way."""
+    if hasattr(obj, "__dlpack_device__"):
+        kind, ordinal = obj.__dlpack_device__()
+        if int(kind) == _DL_CUDA:
+            return int(ordinal)
+    return default
+
+
+def cuda_array(obj) -> "CudaArray | None":
+    """``obj`` as a CudaArray when it is in CUDA device memory, else None:
+    through DLPack where its ``__dlpack_device__`` says kDLCUDA (CuPy,
+    PyTorch; bfloat16 too; the producer makes the data ready for the legacy
+    default stream, which comm's calls without a stream follow), else
+    through ``__cuda_array_interface__`` (Numba; its ``stream``, when it
+    names one, orders the call). Arrays that are not C-contiguous are a
+    TypeError: comm never copies device memory behind the caller's back."""
+    if hasattr(obj, "__dlpack_device__") and int(obj.__dlpack_device__()[0]) == _DL_CUDA:
+        capsule = obj.__dlpack__()
+        address, shape, strides, code, bits, lanes, _, ordinal = _c.dlpack_describe(capsule)
+        try:
+            dtype, comm_dtype = _DLPACK_TYPES[(code, bits)]
+        except KeyError:
+            raise TypeError(f"DLPack dtype (code {code}, {bits} bits) has no comm dtype") from None
+        byte_strides = None if strides is None else [x * dtype.itemsize for x in strides]
+        if lanes != 1 or not _contiguous(shape, byte_strides, dtype.itemsize):
+            raise TypeError("a CUDA array that is not C-contiguous, or has vector lanes")
+        return CudaArray(obj, address, shape, dtype, comm_dtype, ordinal, None, capsule)
+    interface = getattr(obj, "__cuda_array_interface__", None)
+    if interface is None:
+        return None
+    dtype = np.dtype(interface["typestr"])
+    shape = tuple(interface["shape"])
+    if not _contiguous(shape, interface.get("strides"), dtype.itemsize):
+        raise TypeError("a CUDA array that is not C-contiguous; make it contiguous first")
+    if interface["data"][1] is True:
+        raise TypeError("a read-only CUDA array")
+    stream = interface.get("stream")
+    return CudaArray(obj, int(interface["data"][0]), shape, dtype, None, 0, None if stream in _NO_STREAM else stream)
+
+
+def _cuda_tensor(array: CudaArray, dtype: DTypeLike | None) -> Tensor:
+    """(array, comm dtype) for a CUDA array, read as ``dtype`` when given
+    (bfloat16 for 2-byte elements, or the array's own dtype: device memory
+    is not reinterpreted here)."""
+    if dtype is not None and str(dtype).rsplit(".", 1)[-1] == bfloat16 and array.dtype.itemsize == 2:
+        return array, _c.COMM_BFLOAT16
+    if dtype is not None and np.dtype(dtype) != array.dtype:
+        raise TypeError(f"dtype {dtype} differs from the CUDA array's {array.dtype}")
+    return array, _code(array.dtype) if array.code is None else array.code
+
+
+def new_like(shape, like: Tensor) -> Tensor:
+    """A new tensor of ``shape`` with the dtype, memory and device of
+    ``like``: a numpy array, or for a CUDA array one of the same library
+    (CuPy or PyTorch) on the same device."""
+    array, code = like
+    if not isinstance(array, CudaArray):
+        return np.empty(shape, array.dtype), code
+    owner = array.owner
+    module = type(owner).__module__.split(".")[0]
+    if module == "cupy":
+        import cupy
+        with cupy.cuda.Device(array.device):
+            made = cupy.empty(shape, array.dtype)
+    elif module == "torch":
+        import torch
+        made = torch.empty(shape, dtype=owner.dtype, device=owner.device)
+    else:
+        raise TypeError(f"libcomm allocates results of CUDA arrays with CuPy or PyTorch, not {module}; pass out=")
+    return cuda_array(made), code
+
+
+def user_array(array):
+    """What a call returns for one of its tensors' arrays: the caller's own
+    CUDA array object for a CudaArray, the numpy array otherwise."""
+    return array.owner if isinstance(array, CudaArray) else array
 
 
 class _DLPackView:
@@ -152,6 +281,9 @@ def as_tensor(obj: TensorLike, dtype: DTypeLike | None = None) -> Tensor:
         code = _CODES.get(obj.dtype)
         if code is not None and obj.flags.c_contiguous:
             return obj, code
+    device = cuda_array(obj)
+    if device is not None:
+        return _cuda_tensor(device, dtype)
     array, code = _numpy_view(obj)
     if not array.flags.c_contiguous:
         array = np.ascontiguousarray(array)
@@ -166,6 +298,9 @@ def as_output(obj: TensorLike, dtype: DTypeLike | None = None) -> Tensor:
     """The pair (ndarray over ``obj``'s own memory, comm dtype) for a caller's
     output buffer: unlike an input, it is never copied, so a buffer the C
     library could not write in place is a ValueError."""
+    device = cuda_array(obj)
+    if device is not None:
+        return _cuda_tensor(device, dtype)
     array, code = _numpy_view(obj)
     if not array.flags.c_contiguous:
         raise ValueError("it is not C-contiguous (results are written in place, never through a copy)")

@@ -27,7 +27,7 @@ from typing import Any
 import numpy as np
 
 from . import _comm_swig as _c
-from .arrays import Array, DTypeLike, Tensor, TensorLike, as_output, as_tensor
+from .arrays import Array, CudaArray, DTypeLike, Tensor, TensorLike, as_output, as_tensor, new_like, user_array
 from .handle import CommHandle
 from .management import WORLD_COMM_GROUP, Group, group_of
 from .ops import ReduceOp, op_code
@@ -73,8 +73,9 @@ def _input(obj: TensorLike, dtype: DTypeLike | None, call: str) -> Tensor:
 
 
 def _new(shape: Shape, like: Tensor) -> Tensor:
-    """A new tensor of ``shape`` with the dtype of tensor ``like``."""
-    return np.empty(shape, like[0].dtype), like[1]
+    """A new tensor of ``shape`` with the dtype of tensor ``like``, in its
+    memory (a CUDA input gets a CUDA result of its own library)."""
+    return new_like(shape, like)
 
 
 def _output(out: TensorLike | None, shape: Shape, like: Tensor, dtype: DTypeLike | None, call: str) -> Tensor:
@@ -98,17 +99,45 @@ def _output(out: TensorLike | None, shape: Shape, like: Tensor, dtype: DTypeLike
     return tensor
 
 
+def _stream_of(args: tuple[Any, ...]) -> int | None:
+    """The CUDA stream a CUDA array of the call names, if any."""
+    for arg in args:
+        for item in arg if isinstance(arg, list) else (arg,):
+            if isinstance(item, tuple) and len(item) == 2 and isinstance(item[0], CudaArray):
+                if item[0].stream is not None:
+                    return item[0].stream
+    return None
+
+
+def _returned(result: Any) -> Any:
+    """What the caller gets for ``result``: its own CUDA arrays, numpy arrays."""
+    if isinstance(result, tuple):
+        return tuple(user_array(r) for r in result)
+    return user_array(result)
+
+
 def _start(function: Callable[..., Any], args: tuple[Any, ...], async_op: bool,
            result: Any) -> tuple[Any, CommHandle | None]:
     """Call ``function(*args, handle)``: (result, CommHandle or None).
 
     The handle keeps ``args`` (and so every array of the call) alive until
-    the operation completes.
+    the operation completes. A CUDA array that names a stream orders the
+    call on it (comm_set_stream around the call, on its communicator
+    ``args[0]``): it then returns at once, and later work on that stream
+    sees the result.
     """
-    if async_op:
-        return result, CommHandle(function(*args, True), args)
-    function(*args, False)
-    return result, None
+    result = _returned(result)
+    stream = _stream_of(args)
+    if stream is not None:
+        _c.comm_set_stream(args[0], stream)
+    try:
+        if async_op:
+            return result, CommHandle(function(*args, True), args)
+        function(*args, False)
+        return result, None
+    finally:
+        if stream is not None:
+            _c.comm_set_stream(args[0], 0)
 
 
 def _rows(shape: Shape) -> int:

@@ -90,6 +90,7 @@ extern swig_type_4 _wrap_comm_last_error_capi_a297df38d1b50be8(void);
 extern swig_intgo _wrap_comm_check_version_capi_a297df38d1b50be8(swig_intgo arg1, swig_intgo arg2);
 extern swig_intgo _wrap_COMM_FEATURE_CUDA_capi_a297df38d1b50be8(void);
 extern swig_intgo _wrap_comm_has_feature_capi_a297df38d1b50be8(swig_voidp arg1, swig_intgo arg2);
+extern swig_intgo _wrap_comm_cuda_device_count_capi_a297df38d1b50be8(swig_voidp arg1, swig_voidp arg2);
 extern swig_intgo _wrap_COMM_INT8_capi_a297df38d1b50be8(void);
 extern swig_intgo _wrap_COMM_UINT8_capi_a297df38d1b50be8(void);
 extern swig_intgo _wrap_COMM_INT16_capi_a297df38d1b50be8(void);
@@ -130,6 +131,8 @@ extern swig_intgo _wrap_comm_local_rank_capi_a297df38d1b50be8(swig_voidp arg1, u
 extern swig_intgo _wrap_comm_local_size_capi_a297df38d1b50be8(swig_voidp arg1, uintptr_t arg2);
 extern swig_intgo _wrap_comm_timeout_capi_a297df38d1b50be8(swig_voidp arg1, uintptr_t arg2);
 extern swig_intgo _wrap_comm_set_timeout_capi_a297df38d1b50be8(uintptr_t arg1, swig_type_10 arg2);
+extern swig_intgo _wrap_comm_set_stream_capi_a297df38d1b50be8(uintptr_t arg1, uintptr_t arg2);
+extern swig_intgo _wrap_comm_stream_capi_a297df38d1b50be8(swig_voidp arg1, uintptr_t arg2);
 extern swig_intgo _wrap_COMM_UNDEFINED_capi_a297df38d1b50be8(void);
 extern swig_intgo _wrap_comm_group_create_capi_a297df38d1b50be8(swig_voidp arg1, uintptr_t arg2, swig_intgo arg3, swig_voidp arg4, swig_type_11 arg5);
 extern swig_intgo _wrap_comm_split_capi_a297df38d1b50be8(swig_voidp arg1, uintptr_t arg2, swig_intgo arg3, swig_intgo arg4, swig_type_12 arg5);
@@ -393,6 +396,14 @@ func Comm_has_feature(arg1 *int32, arg2 Enum_SS_comm_feature) (_swig_ret Enum_SS
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
 	swig_r = (Enum_SS_comm_status)(C._wrap_comm_has_feature_capi_a297df38d1b50be8(C.swig_voidp(_swig_i_0), C.swig_intgo(_swig_i_1)))
+	return swig_r
+}
+
+func Comm_cuda_device_count(arg1 *int, arg2 *string) (_swig_ret Enum_SS_comm_status) {
+	var swig_r Enum_SS_comm_status
+	_swig_i_0 := arg1
+	_swig_i_1 := arg2
+	swig_r = (Enum_SS_comm_status)(C._wrap_comm_cuda_device_count_capi_a297df38d1b50be8(C.swig_voidp(_swig_i_0), C.swig_voidp(_swig_i_1)))
 	return swig_r
 }
 
@@ -702,6 +713,22 @@ func Comm_set_timeout(arg1 uintptr, arg2 int64) (_swig_ret Enum_SS_comm_status) 
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
 	swig_r = (Enum_SS_comm_status)(C._wrap_comm_set_timeout_capi_a297df38d1b50be8(C.uintptr_t(_swig_i_0), C.swig_type_10(_swig_i_1)))
+	return swig_r
+}
+
+func Comm_set_stream(arg1 uintptr, arg2 uintptr) (_swig_ret Enum_SS_comm_status) {
+	var swig_r Enum_SS_comm_status
+	_swig_i_0 := arg1
+	_swig_i_1 := arg2
+	swig_r = (Enum_SS_comm_status)(C._wrap_comm_set_stream_capi_a297df38d1b50be8(C.uintptr_t(_swig_i_0), C.uintptr_t(_swig_i_1)))
+	return swig_r
+}
+
+func Comm_stream(arg1 *uintptr, arg2 uintptr) (_swig_ret Enum_SS_comm_status) {
+	var swig_r Enum_SS_comm_status
+	_swig_i_0 := arg1
+	_swig_i_1 := arg2
+	swig_r = (Enum_SS_comm_status)(C._wrap_comm_stream_capi_a297df38d1b50be8(C.swig_voidp(_swig_i_0), C.uintptr_t(_swig_i_1)))
 	return swig_r
 }
 

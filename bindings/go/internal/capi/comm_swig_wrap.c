@@ -682,6 +682,21 @@ intgo _wrap_comm_has_feature_capi_a297df38d1b50be8(int *_swig_go_0, intgo _swig_
 }
 
 
+intgo _wrap_comm_cuda_device_count_capi_a297df38d1b50be8(intgo *_swig_go_0, _gostring_* _swig_go_1) {
+  int *arg1 = (int *) 0 ;
+  char **arg2 = (char **) 0 ;
+  comm_status_t result;
+  intgo _swig_go_result;
+  
+  arg1 = *(int **)&_swig_go_0; 
+  arg2 = *(char ***)&_swig_go_1; 
+  
+  result = (comm_status_t)comm_cuda_device_count(arg1,(char const **)arg2);
+  _swig_go_result = (intgo)result; 
+  return _swig_go_result;
+}
+
+
 intgo _wrap_COMM_INT8_capi_a297df38d1b50be8() {
   enum comm_dtype result;
   intgo _swig_go_result;
@@ -1210,6 +1225,36 @@ intgo _wrap_comm_set_timeout_capi_a297df38d1b50be8(comm_t *_swig_go_0, long long
   arg2 = (int64_t)_swig_go_1; 
   
   result = (comm_status_t)comm_set_timeout(arg1,arg2);
+  _swig_go_result = (intgo)result; 
+  return _swig_go_result;
+}
+
+
+intgo _wrap_comm_set_stream_capi_a297df38d1b50be8(comm_t *_swig_go_0, void *_swig_go_1) {
+  comm_t *arg1 = (comm_t *) 0 ;
+  void *arg2 = (void *) 0 ;
+  comm_status_t result;
+  intgo _swig_go_result;
+  
+  arg1 = (comm_t *)_swig_go_0; 
+  arg2 = *(void **)&_swig_go_1; 
+  
+  result = (comm_status_t)comm_set_stream(arg1,arg2);
+  _swig_go_result = (intgo)result; 
+  return _swig_go_result;
+}
+
+
+intgo _wrap_comm_stream_capi_a297df38d1b50be8(void **_swig_go_0, comm_t *_swig_go_1) {
+  void **arg1 = (void **) 0 ;
+  comm_t *arg2 = (comm_t *) 0 ;
+  comm_status_t result;
+  intgo _swig_go_result;
+  
+  arg1 = *(void ***)&_swig_go_0; 
+  arg2 = (comm_t *)_swig_go_1; 
+  
+  result = (comm_status_t)comm_stream(arg1,(struct comm_communicator const *)arg2);
   _swig_go_result = (intgo)result; 
   return _swig_go_result;
 }

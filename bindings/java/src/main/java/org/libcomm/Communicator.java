@@ -221,6 +221,19 @@ public final class Communicator implements AutoCloseable {
     invoke("Communicator.setTimeout", null, false, handle -> CommNative.comm_set_timeout(comm, millis));
   }
 
+  /**
+   * Order this communicator's collectives on CUDA tensors on {@code stream}
+   * (a cudaStream_t's address; 0 for none): they return at once, start after
+   * the work already on the stream, and later work on it sees their result
+   * (docs/cuda.md). Not collective.
+   *
+   * @throws IllegalArgumentException for a stream the CUDA runtime does not know
+   * @throws CommException with status NOT_SUPPORTED where comm has no CUDA or no device is visible
+   */
+  public void setStream(long stream) {
+    invoke("Communicator.setStream", null, false, handle -> CommNative.comm_set_stream(comm, stream));
+  }
+
   @Override
   public String toString() {
     return "Communicator(" + name + ", rank " + rank + " of " + size + (closed ? ", closed)" : ")");

@@ -23,10 +23,12 @@ import java.util.Objects;
 public final class Tensor {
   private static final Cleaner CLEANER = Cleaner.create();
 
-  private final ByteBuffer data;
+  private final ByteBuffer data;  // null for device memory
   private final DType dtype;
   private final long[] shape;
   private final long numel;
+  private final long deviceAddress;
+  private final int device;  // the CUDA device ordinal, or -1 for host memory
   private final long descriptor;
 
   private Tensor(ByteBuffer data, DType dtype, long[] shape, long numel) {
@@ -34,10 +36,43 @@ public final class Tensor {
     this.dtype = dtype;
     this.shape = shape;
     this.numel = numel;
+    this.deviceAddress = 0;
+    this.device = -1;
     long[] out = new long[1];
     CommNative.comm_tensor_create(out, data, dtype.code(), shape);
     descriptor = out[0];
     CLEANER.register(this, new Release(descriptor));
+  }
+
+  private Tensor(long address, int device, DType dtype, long[] shape, long numel) {
+    this.data = null;
+    this.dtype = dtype;
+    this.shape = shape;
+    this.numel = numel;
+    this.deviceAddress = address;
+    this.device = device;
+    long[] out = new long[1];
+    CommNative.comm_java_tensor_create_cuda(out, address, dtype.code(), shape, device);
+    descriptor = out[0];
+    CLEANER.register(this, new Release(descriptor));
+  }
+
+  /**
+   * A tensor of {@code dtype} and {@code shape} in the memory of CUDA device
+   * {@code device}, at device pointer {@code address} (from JCuda, a CUDA
+   * array library or native code; the caller keeps the memory allocated
+   * while comm uses it). Collectives on it take CUDA tensors only (a CUDA
+   * output for a CUDA input: docs/cuda.md); it has no Java view, so
+   * {@link #buffer()} and the {@code to...Array} copies throw.
+   *
+   * @throws IllegalArgumentException for a negative extent or more than 8 dimensions, or a device that does
+   *     not exist
+   * @throws CommException with status NOT_SUPPORTED where comm has no CUDA or no device is visible, naming
+   *     the cause
+   */
+  public static Tensor ofDevice(long address, int device, DType dtype, long... shape) {
+    Objects.requireNonNull(dtype, "dtype");
+    return new Tensor(address, device, dtype, shape.clone(), numel("Tensor.ofDevice", shape));
   }
 
   /** A new zero-filled tensor of {@code dtype} and {@code shape}, in a direct buffer of native order. */
@@ -160,7 +195,7 @@ public final class Tensor {
       throw new IllegalStateException("Tensor.toByteArray: the tensor is " + dtype + ", not a one-byte type");
     }
     byte[] values = new byte[(int) numel];
-    data.duplicate().get(values);
+    hostData("Tensor.toByteArray").duplicate().get(values);
     return values;
   }
 
@@ -171,12 +206,18 @@ public final class Tensor {
       throw new IllegalArgumentException("Tensor.reshape: shape " + Arrays.toString(shape) + " has " + count
           + " elements but the tensor has " + numel);
     }
-    return new Tensor(data, dtype, shape.clone(), numel);
+    return data == null ? new Tensor(deviceAddress, device, dtype, shape.clone(), numel)
+                        : new Tensor(data, dtype, shape.clone(), numel);
   }
 
-  /** A view of the tensor's bytes, position 0, in native order (a new view on each call). */
+  /** A view of the tensor's bytes, position 0, in native order (a new view on each call); host tensors only. */
   public ByteBuffer buffer() {
-    return data.duplicate().order(ByteOrder.nativeOrder());
+    return hostData("Tensor.buffer").duplicate().order(ByteOrder.nativeOrder());
+  }
+
+  /** The CUDA device ordinal of a tensor in device memory, or -1 for host memory. */
+  public int device() {
+    return device;
   }
 
   public DType dtype() {
@@ -208,7 +249,7 @@ public final class Tensor {
 
   @Override
   public String toString() {
-    return "Tensor(" + dtype + ", " + Arrays.toString(shape) + ")";
+    return "Tensor(" + dtype + ", " + Arrays.toString(shape) + (device >= 0 ? ", cuda:" + device : "") + ")";
   }
 
   /** The native descriptor; callers keep this tensor reachable until their native call returns. */
@@ -216,7 +257,17 @@ public final class Tensor {
     return descriptor;
   }
 
+  /** The host buffer; a CUDA tensor has none, and says so naming {@code call}. */
+  private ByteBuffer hostData(String call) {
+    if (data == null) {
+      throw new IllegalStateException(call + ": the tensor is in the memory of CUDA device " + device
+          + " and has no Java view");
+    }
+    return data;
+  }
+
   private int elementsAs(DType expected) {
+    hostData("Tensor: a copy to a Java array");
     if (dtype != expected) {
       throw new IllegalStateException("Tensor: the tensor is " + dtype + ", not " + expected);
     }

@@ -49,6 +49,25 @@ class ErrorsTest {
     assertTrue(error.getMessage().startsWith(call + ":"), error.getMessage());
   }
 
+  /** Device tensors: refused where they are made when no CUDA device is visible (this CI machine); where
+   *  one is, an address that is no device memory is refused by the call, and there is no Java view. */
+  @Test
+  void deviceTensorsAreChecked() {
+    Tensor t;
+    try {
+      t = Tensor.ofDevice(4096, 0, DType.FLOAT32, 4);
+    } catch (CommException e) {
+      assertEquals(Status.NOT_SUPPORTED, e.status());
+      assertTrue(e.getMessage().startsWith("comm_tensor_set_memory:"), e.getMessage());
+      assertThrows(CommException.class, () -> world.setStream(4096));
+      return;
+    }
+    assertEquals(0, t.device());
+    assertThrows(IllegalStateException.class, t::buffer);
+    assertThrows(IllegalStateException.class, t::toFloatArray);
+    assertRefusedByC("comm_all_reduce", () -> world.allReduce(t, t, ReduceOp.SUM));
+  }
+
   @Test
   void argumentsJavaCanCheck() {
     Tensor four = Tensor.allocate(DType.FLOAT32, 4);

@@ -1,0 +1,225 @@
+#include "cuda/staging.h"
+
+#include <algorithm>
+#include <array>
+#include <cstring>
+#include <map>
+#include <memory>
+#include <mutex>
+
+#include "common/backoff.h"
+#include "common/error.h"
+#include "common/log.h"
+#include "cuda/check.h"
+#include "cuda/chunk_plan.h"
+#include "cuda/device.h"
+#include "cuda/stream_gate.h"
+
+namespace comm::cuda {
+
+// Chunks big enough that a copy's fixed cost (~10 us) is small beside it,
+// small enough that three fit in little pinned memory and the CPU's copy of
+// one overlaps the copy engine's of the next.
+constexpr size_t kChunkBytes = size_t{4} << 20;
+constexpr uint32_t kSlots = 3;
+constexpr size_t kAlignment = 256;
+
+// What one call in flight needs; kept per device and reused, since pinned
+// memory, streams and events are slow to make.
+struct StagingResources {
+  int device = 0;
+  cudaStream_t stream = nullptr;  // comm's own, not synchronised with the legacy default stream
+  cudaEvent_t start = nullptr;
+  std::array<void*, kSlots> slots{};
+  std::array<cudaEvent_t, kSlots> copied{};
+  std::unique_ptr<char[]> host;  // pageable: the host algorithms work here
+  size_t hostBytes = 0;
+};
+
+namespace {
+
+StagingResources* makeResources(int device) {
+  auto r = std::make_unique<StagingResources>();
+  r->device = device;
+  check(cudaStreamCreateWithFlags(&r->stream, cudaStreamNonBlocking), "cudaStreamCreateWithFlags");
+  check(cudaEventCreateWithFlags(&r->start, cudaEventDisableTiming), "cudaEventCreateWithFlags");
+  for (uint32_t s = 0; s < kSlots; ++s) {
+    check(cudaHostAlloc(&r->slots[s], kChunkBytes, cudaHostAllocPortable), "cudaHostAlloc (a staging buffer)");
+    check(cudaEventCreateWithFlags(&r->copied[s], cudaEventDisableTiming), "cudaEventCreateWithFlags");
+  }
+  return r.release();
+}
+
+// Resources are never freed: the process keeps the few it needed at once,
+// and freeing pinned memory after the CUDA runtime has shut down at exit
+// would fail.
+std::mutex poolMutex;
+std::map<int, std::vector<StagingResources*>>* idleResources = new std::map<int, std::vector<StagingResources*>>();
+
+StagingResources* acquire(int device) {
+  {
+    std::lock_guard lock(poolMutex);
+    auto& idle = (*idleResources)[device];
+    if (!idle.empty()) {
+      StagingResources* r = idle.back();
+      idle.pop_back();
+      return r;
+    }
+  }
+  return makeResources(device);
+}
+
+void release(StagingResources* r) {
+  std::lock_guard lock(poolMutex);
+  (*idleResources)[r->device].push_back(r);
+}
+
+// Polls `event` until the device has passed it; the caller's thread, never
+// the stream, waits.
+void await(cudaEvent_t event, Deadline deadline, const char* what) {
+  core::Backoff backoff;
+  for (;;) {
+    cudaError_t state = cudaEventQuery(event);
+    if (state == cudaSuccess) return;
+    if (state != cudaErrorNotReady) check(state, what);
+    if (deadline.expired()) fail(COMM_ERR_TIMEOUT, "{} was not done when the communicator's timeout ran out", what);
+    backoff.pause();
+  }
+}
+
+}  // namespace
+
+Staging::Staging(int device) : device_(device) {}
+
+Staging::~Staging() {
+  openGate();
+  if (resources_ == nullptr) return;
+  // After a failure (a timeout) copies may still be under way into the
+  // pinned buffers; the next call must not get them. They are left to the
+  // device, and to the process.
+  if (cudaStreamQuery(resources_->stream) != cudaSuccess) {
+    cudaGetLastError();
+    log::warn("CUDA staging buffers of device {} still in use after a failed call; set aside", device_);
+    return;
+  }
+  release(resources_);
+}
+
+void Staging::add(const void* data, size_t bytes, uint8_t use) {
+  regions_.push_back({static_cast<const char*>(data), bytes, use, 0});
+}
+
+void Staging::prepare() {
+  // Overlapping buffers become one region, so that an in-place output is
+  // the input's host memory and a rank's block lies inside its output's.
+  std::sort(regions_.begin(), regions_.end(), [](const Region& a, const Region& b) { return a.begin < b.begin; });
+  std::vector<Region> merged;
+  for (const Region& r : regions_) {
+    // An empty buffer has nothing to copy, and may start where another one
+    // does (an empty block in place): host() gives it any host address.
+    if (r.bytes == 0) continue;
+    if (!merged.empty() && r.begin < merged.back().begin + merged.back().bytes) {
+      Region& m = merged.back();
+      m.bytes = std::max(m.bytes, static_cast<size_t>(r.begin + r.bytes - m.begin));
+      m.use |= r.use;
+    } else {
+      merged.push_back(r);
+    }
+  }
+  size_t total = 0;
+  for (Region& m : merged) {
+    m.hostOffset = total;
+    total += (m.bytes + kAlignment - 1) / kAlignment * kAlignment;
+  }
+  regions_ = std::move(merged);
+
+  DeviceScope scope(device_);
+  resources_ = acquire(device_);
+  const size_t need = std::max<size_t>(total, 1);
+  if (resources_->hostBytes < need) {
+    resources_->host.reset();  // before the new one: the two together may not fit
+    resources_->host = std::make_unique_for_overwrite<char[]>(need);
+    resources_->hostBytes = need;
+  }
+}
+
+void Staging::enqueue(void* stream, StreamGate* gate) {
+  DeviceScope scope(device_);
+  cudaStream_t caller = stream != nullptr ? static_cast<cudaStream_t>(stream) : cudaStreamLegacy;
+  check(cudaEventRecord(resources_->start, caller), "cudaEventRecord (after the stream's earlier work)");
+  if (stream != nullptr && gate != nullptr) {
+    ticket_ = gate->close(stream);
+    gate_ = gate;
+  }
+}
+
+void* Staging::host(const void* data) const {
+  if (data == nullptr) return nullptr;
+  auto* p = static_cast<const char*>(data);
+  for (const Region& r : regions_) {
+    if (p >= r.begin && p < r.begin + r.bytes) return resources_->host.get() + r.hostOffset + (p - r.begin);
+  }
+  // Only the empty buffers of the call are in no region; nothing reads or
+  // writes through their address.
+  return resources_->host.get();
+}
+
+namespace {
+
+// Copies every chunk of one region through the pinned slots, in the order
+// stagingSchedule gives.
+void copyRegion(StagingResources& r, char* device, char* host, size_t bytes, Direction direction, Deadline deadline) {
+  const bool toHost = direction == Direction::kToHost;
+  const std::vector<Chunk> chunks = planChunks(bytes, kChunkBytes, kAlignment);
+  for (const Step& step : stagingSchedule(static_cast<uint32_t>(chunks.size()), kSlots, direction)) {
+    const Chunk& c = chunks[step.chunk];
+    void* slot = r.slots[step.slot];
+    switch (step.kind) {
+      case StepKind::kFill: std::memcpy(slot, host + c.offset, c.bytes); break;
+      case StepKind::kIssue:
+        check(cudaMemcpyAsync(toHost ? slot : device + c.offset, toHost ? device + c.offset : slot, c.bytes,
+                              toHost ? cudaMemcpyDeviceToHost : cudaMemcpyHostToDevice, r.stream),
+              "cudaMemcpyAsync (staging)");
+        check(cudaEventRecord(r.copied[step.slot], r.stream), "cudaEventRecord (staging)");
+        break;
+      case StepKind::kAwait:
+        await(r.copied[step.slot], deadline,
+              toHost ? "the copy of device memory to the host (after the stream's earlier work)"
+                     : "the copy of the result to device memory");
+        break;
+      case StepKind::kDrain: std::memcpy(host + c.offset, slot, c.bytes); break;
+    }
+  }
+}
+
+}  // namespace
+
+void Staging::toHost(Deadline deadline) {
+  DeviceScope scope(device_);
+  check(cudaStreamWaitEvent(resources_->stream, resources_->start, 0), "cudaStreamWaitEvent");
+  for (const Region& r : regions_) {
+    if (r.use & kIn) {
+      copyRegion(*resources_, const_cast<char*>(r.begin), resources_->host.get() + r.hostOffset, r.bytes,
+                 Direction::kToHost, deadline);
+    }
+  }
+}
+
+void Staging::toDevice(Deadline deadline) {
+  DeviceScope scope(device_);
+  for (const Region& r : regions_) {
+    if (r.use & kOut) {
+      copyRegion(*resources_, const_cast<char*>(r.begin), resources_->host.get() + r.hostOffset, r.bytes,
+                 Direction::kToDevice, deadline);
+    }
+  }
+  openGate();
+}
+
+void Staging::openGate() {
+  if (ticket_ == 0) return;
+  gate_->open(ticket_);
+  ticket_ = 0;
+}
+
+}  // namespace comm::cuda
