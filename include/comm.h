@@ -299,12 +299,15 @@ typedef struct comm_communicator comm_t;
  * Join the world: read the launcher's environment (commrun, torchrun, msrun,
  * Slurm, Open MPI) overridden by `config` (may be NULL), meet the other ranks
  * through the rendezvous store and connect the fabric. Every rank must call
- * it. Waits at most the configured timeout.
+ * it. Waits at most the configured timeout. A process has one world at a
+ * time: once it and every communicator made from it are destroyed, every
+ * rank may call comm_init again to join a new world (where rank 0 hosts the
+ * store, after every rank destroyed its old one).
  * Errors: COMM_ERR_INVALID_ARGUMENT (out NULL; a missing, malformed or
  * contradictory setting or launcher variable, named), COMM_ERR_INVALID_USAGE
- * (a destroyed config), COMM_ERR_BOOTSTRAP (the rendezvous store),
- * COMM_ERR_TRANSPORT (the fabric), COMM_ERR_NOT_SUPPORTED (a provider that
- * lacks what comm needs), COMM_ERR_TIMEOUT (other ranks did not come).
+ * (a destroyed config; this process's world still alive), COMM_ERR_BOOTSTRAP (the rendezvous
+ * store), COMM_ERR_TRANSPORT (the fabric), COMM_ERR_NOT_SUPPORTED (a provider that lacks what comm
+ * needs), COMM_ERR_TIMEOUT (other ranks did not come).
  */
 COMM_API comm_status_t comm_init(comm_t **out, const comm_config_t *config);
 

@@ -48,11 +48,26 @@ std::string nodeIdentity() {
 
 bool isLoopback(const std::string& host) { return host == "localhost" || host.rfind("127.", 0) == 0 || host == "::1"; }
 
+// One world per process at a time; worlds made one after another are
+// numbered, and the store keys of each after the first carry its number, so
+// that a store that outlives a world (commrun's) never answers a later
+// world with an earlier one's keys.
+std::atomic<bool> aWorldLives{false};
+std::atomic<int> worldsMade{0};
+
 }  // namespace
 
 std::shared_ptr<World> World::create(const Settings& settings, AlgorithmOverrides overrides) {
   transport::keepCrashesVisible();
+  if (aWorldLives.exchange(true)) {
+    fail(COMM_ERR_INVALID_USAGE,
+         "this process's world is still alive (an earlier comm_init's, or a communicator made from it, is not "
+         "destroyed); use it, or destroy them all before joining again");
+  }
   std::shared_ptr<World> world(new World());
+  world->ownsProcessWorld_ = true;
+  const int made = ++worldsMade;
+  if (made > 1) world->keyPrefix_ = fmt::format("world{}/", made);
   world->settings_ = settings;
   log::configure(settings.get("log_level"), settings.get("log_file"));
 
@@ -116,6 +131,7 @@ World::~World() {
   transport_.reset();
   store_.reset();
   storeServer_.reset();
+  if (ownsProcessWorld_) aWorldLives.store(false);
 }
 
 Deadline World::storeDeadline() const {
@@ -125,12 +141,12 @@ Deadline World::storeDeadline() const {
 
 void World::storeSet(const std::string& key, const std::string& value) {
   std::lock_guard lock(storeMutex_);
-  store_->set(key, value, storeDeadline());
+  store_->set(keyPrefix_ + key, value, storeDeadline());
 }
 
 std::string World::storeGet(const std::string& key) {
   std::lock_guard lock(storeMutex_);
-  return store_->get(key, storeDeadline());
+  return store_->get(keyPrefix_ + key, storeDeadline());
 }
 
 void World::meetPeers() {
@@ -253,8 +269,12 @@ void World::makeCommunicatorIds() {
   CommunicatorIds::Store store;
   if (store_) {
     // Called with storeMutex_ held.
-    store.add = [this](const std::string& key, int64_t delta) { return store_->add(key, delta, Deadline(timeout_)); };
-    store.erasePrefix = [this](const std::string& prefix) { store_->erasePrefix(prefix, Deadline(timeout_)); };
+    store.add = [this](const std::string& key, int64_t delta) {
+      return store_->add(keyPrefix_ + key, delta, Deadline(timeout_));
+    };
+    store.erasePrefix = [this](const std::string& prefix) {
+      store_->erasePrefix(keyPrefix_ + prefix, Deadline(timeout_));
+    };
   } else {
     store.add = [this](const std::string& key, int64_t delta) { return localCounters_[key] += delta; };
     store.erasePrefix = [this](const std::string& prefix) {
