@@ -8,6 +8,12 @@
 #include "core/operation.h"
 
 namespace comm::core {
+
+namespace {
+// How long abandon() waits for a completion before it leaves the rest.
+constexpr auto kAbandonQuiet = std::chrono::milliseconds(20);
+}  // namespace
+
 Communicator::Communicator(std::shared_ptr<World> world, uint16_t id, std::vector<int> worldRanks, std::string name)
     : world_(std::move(world)),
       id_(id),
@@ -57,10 +63,22 @@ void Communicator::abandon(std::deque<transport::Request>&& requests, std::span<
     return std::all_of(pending.begin(), pending.end(),
                        [](const Pending& p) { return p.request->done.load(std::memory_order_acquire); });
   };
-  Deadline grace(std::chrono::seconds(2));
+  // Sends still moving (a tcp stream mid-message, a copy under way) get to
+  // finish while requests keep completing. The rest wait on a peer that died,
+  // hangs or withdrew its receive and will never finish: they are left once
+  // nothing has completed for kAbandonQuiet, so that a failure is reported
+  // at once and no wait outlasts the communicator's timeout.
+  transport::Transport& transport = world_->transport();
+  const Deadline cap(timeout());
+  auto quietUntil = Clock::now() + kAbandonQuiet;
   Backoff backoff;
-  while (!allDone() && !grace.expired()) {
-    if (!world_->transport().progress()) backoff.pause();
+  while (!allDone() && Clock::now() < quietUntil && !cap.expired()) {
+    if (transport.progress()) {
+      quietUntil = Clock::now() + kAbandonQuiet;
+      backoff.reset();
+    } else {
+      backoff.pause(transport.busy());
+    }
   }
   if (!allDone()) {
     static std::mutex graveyardMutex;

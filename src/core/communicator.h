@@ -70,8 +70,8 @@ class Communicator : public std::enable_shared_from_this<Communicator> {
   // Withdraw every unfinished receive.
   void cancel(std::span<const Pending> pending);
   // Give up on messages whose owner is going away: withdraw the receives and
-  // let the sends finish for a moment; requests the transport may still
-  // touch after that are kept alive (leaked) rather than freed under it.
+  // let the sends finish while they still move; requests the transport may
+  // still touch after that are kept alive (leaked) rather than freed under it.
   void abandon(std::deque<transport::Request>&& requests, std::span<const Pending> pending);
 
   // Run a collective: at once on this thread when `async` is false and
