@@ -32,6 +32,7 @@ CollectiveContext::CollectiveContext(Communicator& comm, uint32_t sequence, cons
   // Checked up front: a collective that needs no wait (one rank, or peers
   // that already published on the board) would otherwise never look.
   if (comm_.aborted()) fail(COMM_ERR_ABORTED, "{}: the communicator was aborted", what());
+  flight_ = comm_.flight().startCollective(sequence_, signature_);
   if (size_ == 1) return;
   signatureChecked_ = false;
   if (board_ != nullptr) {  // announced before the first message or wait
@@ -51,6 +52,7 @@ CollectiveContext::CollectiveContext(Communicator& comm, uint32_t sequence, cons
 }
 
 CollectiveContext::~CollectiveContext() {
+  if (!finished_) comm_.flight().finish(flight_, false);
   withdrawNoticeReceives();
   if (!pending_.empty()) comm_.abandon(std::move(requests_), pending_);
   // Capacity stays for the next collective.
@@ -218,14 +220,19 @@ void CollectiveContext::waitOnBoard(Ready ready, const int* blocker, const char*
     if (comm_.aborted()) fail(COMM_ERR_ABORTED, "{}: the communicator was aborted", what());
     return false;
   };
+  auto stall = [&](comm_status_t status, const std::string& why) {
+    comm_.reportStall(flight_, *blocker, why);
+    throw Error(status, why);
+  };
   waitUntil(ready, work, [&] {
+    comm_.flight().waiting(flight_, *blocker);
     if (auto failure = comm_.world().peerFailure(comm_.worldRankOf(*blocker))) {
       if (ready()) return;  // the peer published before it went (World::peerFailure)
-      fail(COMM_ERR_REMOTE, "{}: {}", what(), *failure);
+      stall(COMM_ERR_REMOTE, fmt::format("{}: {}", what(), *failure));
     }
     if (deadline.expired()) {
-      fail(COMM_ERR_TIMEOUT, "{}: timed out after {} ms waiting for rank {} {}", what(), comm_.timeout().count(),
-           *blocker, forWhat);
+      stall(COMM_ERR_TIMEOUT, fmt::format("{}: timed out after {} ms waiting for rank {} {}", what(),
+                                          comm_.timeout().count(), *blocker, forWhat));
     }
     alsoCheck();
   });
@@ -252,7 +259,7 @@ void CollectiveContext::waitFor(std::span<const Pending> pending) {
   };
   try {
     try {
-      comm_.waitAll(pending, comm_.deadline(), what, &check);
+      comm_.waitAll(pending, comm_.deadline(), what, &check, flight_);
     } catch (const Error& e) {
       // A size or tag confusion usually means the ranks disagree: say so if the signature shows it.
       checkSignature();
@@ -302,6 +309,8 @@ void CollectiveContext::finish() {
     comm_.cancel(notices_->receives);
     notices_->receives.clear();
   }
+  comm_.flight().finish(flight_, true);
+  finished_ = true;
 }
 
 void CollectiveContext::withdrawNoticeReceives() {
@@ -370,9 +379,13 @@ void CollectiveContext::watchNotices() {
            comm_.name(), notice.rank, notice.rank, describe(notice.signature), notice.otherRank,
            describe(notice.other));
     }
-    fail(notice.status == COMM_ERR_MISMATCH ? COMM_ERR_MISMATCH : COMM_ERR_REMOTE,
-         "comm_{} (#{} on {}): rank {} gave up on it ({}) while this rank ran {}", name, sequence_, comm_.name(),
-         notice.rank, comm_status_string(static_cast<comm_status_t>(notice.status)), describe(signature_));
+    const std::string why = fmt::format(
+        "comm_{} (#{} on {}): rank {} gave up on it ({}) while this rank ran {}", name, sequence_, comm_.name(),
+        notice.rank, comm_status_string(static_cast<comm_status_t>(notice.status)), describe(signature_));
+    if (notice.status == COMM_ERR_MISMATCH) fail(COMM_ERR_MISMATCH, "{}", why);
+    // What this rank waited for is in its flight record already.
+    comm_.reportStall(flight_, -1, why);
+    throw Error(COMM_ERR_REMOTE, why);
   }
 }
 

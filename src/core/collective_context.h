@@ -25,6 +25,7 @@
 #include "comm.h"
 #include "common/deadline.h"
 #include "core/collective_buffers.h"
+#include "core/flight_recorder.h"
 #include "core/node_board.h"
 #include "core/pending.h"
 #include "core/signature.h"
@@ -166,6 +167,8 @@ class CollectiveContext {
 
   Communicator& comm_;
   uint32_t sequence_;
+  uint64_t flight_ = FlightRecorder::kNone;  // its entry in the communicator's flight recorder
+  bool finished_ = false;                    // finish() returned: it succeeded
   Signature signature_;
   int rank_;
   int size_;

@@ -1,6 +1,10 @@
 #include "core/communicator.h"
 
+#include <unistd.h>
+
 #include <algorithm>
+#include <cctype>
+#include <fstream>
 
 #include "common/backoff.h"
 #include "common/error.h"
@@ -91,15 +95,47 @@ void Communicator::abandon(std::deque<transport::Request>&& requests, std::span<
 }
 
 void Communicator::failAwaited(std::span<const Pending> pending, comm_status_t status, const std::string& why,
-                               const std::function<std::string()>& what) {
+                               const std::function<std::string()>& what, uint64_t flight, int peer) {
   cancel(pending);
-  throw Error(status, fmt::format("{}: {}", what(), why));
+  std::string message = fmt::format("{}: {}", what(), why);
+  if (status == COMM_ERR_TIMEOUT || status == COMM_ERR_REMOTE || status == COMM_ERR_TRANSPORT) {
+    reportStall(flight, peer, message);
+  }
+  throw Error(status, std::move(message));
+}
+
+void Communicator::reportStall(uint64_t number, int peer, const std::string& why) noexcept {
+  try {
+    if (number != FlightRecorder::kNone) {
+      if (peer >= 0) flight_.waiting(number, peer);
+      flight_.finish(number, false);
+    }
+    if (stallReported_.exchange(true)) return;
+    const std::vector<FlightRecorder::Snapshot> entries = flight_.snapshot();
+    log::warn("flight record of '{}' (rank {} of {}), after: {}", name_, rank_, size(), why);
+    for (const FlightRecorder::Snapshot& entry : entries) log::warn("  {}", describeFlightEntry(entry));
+    const std::string dir = world_->settings().get("debug_dir");
+    if (dir.empty()) return;
+    const PeerRecord& self = world_->peer(world_->rank());
+    const FlightReportHeader header{name_, id_, rank_, size(), world_->rank(), worldRanks_, self.host, getpid(), why};
+    std::string file = name_;
+    for (char& c : file) {
+      if (!std::isalnum(static_cast<unsigned char>(c)) && c != '-' && c != '_') c = '_';
+    }
+    const std::string path = fmt::format("{}/flight.{}.rank{}.json", dir, file, world_->rank());
+    std::ofstream out(path);
+    out << flightJson(header, entries);
+    if (!out.flush()) log::warn("could not write the flight record to {}", path);
+  } catch (const std::exception& error) {
+    log::warn("could not report the flight record of '{}': {}", name_, error.what());
+  }
 }
 
 bool Communicator::progressUntil(std::span<const Pending> pending, Deadline deadline,
-                                 const std::function<std::string()>& what, const std::function<void()>* check) {
+                                 const std::function<std::string()>& what, const std::function<void()>* check,
+                                 uint64_t flight) {
   transport::Transport& transport = world_->transport();
-  if (aborted()) failAwaited(pending, COMM_ERR_ABORTED, "the communicator was aborted", what);
+  if (aborted()) failAwaited(pending, COMM_ERR_ABORTED, "the communicator was aborted", what, flight, -1);
   Backoff backoff;
   auto nextCheck = Clock::now() + kHealthCheckInterval;
   size_t firstOpen = 0;
@@ -110,7 +146,7 @@ bool Communicator::progressUntil(std::span<const Pending> pending, Deadline dead
         failAwaited(pending, r.status,
                     fmt::format("{} rank {}: {}", pending[firstOpen].isRecv ? "receiving from" : "sending to",
                                 pending[firstOpen].peer, r.error),
-                    what);
+                    what, flight, pending[firstOpen].peer);
       }
       ++firstOpen;
     }
@@ -120,16 +156,17 @@ bool Communicator::progressUntil(std::span<const Pending> pending, Deadline dead
       backoff.reset();
       continue;
     }
-    if (aborted()) failAwaited(pending, COMM_ERR_ABORTED, "the communicator was aborted", what);
+    if (aborted()) failAwaited(pending, COMM_ERR_ABORTED, "the communicator was aborted", what, flight, -1);
     auto now = Clock::now();
     if (now >= nextCheck) {
       nextCheck = now + kHealthCheckInterval;
       if (check) (*check)();
+      if (flight != FlightRecorder::kNone) flight_.waiting(flight, pending[firstOpen].peer);
       for (size_t i = firstOpen; i < pending.size(); ++i) {
         if (pending[i].request->done.load(std::memory_order_acquire)) continue;
         if (auto failure = world_->peerFailure(worldRanks_[pending[i].peer])) {
           if (pending[i].request->done.load(std::memory_order_acquire)) continue;  // it came before the peer went
-          failAwaited(pending, COMM_ERR_REMOTE, *failure, what);
+          failAwaited(pending, COMM_ERR_REMOTE, *failure, what, flight, pending[i].peer);
         }
       }
       if (deadline.expired()) return false;
@@ -139,16 +176,19 @@ bool Communicator::progressUntil(std::span<const Pending> pending, Deadline dead
 }
 
 void Communicator::waitAll(std::span<const Pending> pending, Deadline deadline,
-                           const std::function<std::string()>& what, const std::function<void()>* check) {
-  if (progressUntil(pending, deadline, what, check)) return;
+                           const std::function<std::string()>& what, const std::function<void()>* check,
+                           uint64_t flight) {
+  if (progressUntil(pending, deadline, what, check, flight)) return;
   std::string peers;
+  int firstPeer = -1;
   for (const Pending& p : pending) {
     if (p.request->done.load(std::memory_order_acquire)) continue;
+    if (firstPeer < 0) firstPeer = p.peer;
     if (!peers.empty()) peers += ", ";
     peers += fmt::format("{} rank {}", p.isRecv ? "a message from" : "delivery to", p.peer);
   }
   failAwaited(pending, COMM_ERR_TIMEOUT, fmt::format("timed out after {} ms waiting for {}", timeout().count(), peers),
-              what);
+              what, flight, firstPeer);
 }
 
 std::shared_ptr<Operation> Communicator::queueCollective(std::function<void(uint32_t sequence)> body, uint32_t sequence,

@@ -1,8 +1,10 @@
 /* How long a survivor's all_reduce takes to fail when the last rank dies
- * (kill -9) or hangs in it. usage: deadline dead|hung COUNT
+ * (kill -9), hangs, or skips the all_reduce to wait for a message that
+ * never comes. usage: deadline dead|hung|skip COUNT
  * The survivors print "survivor <status> after <seconds> s: <message>";
- * deadline.sh bounds the seconds. The hung rank sleeps through its peers'
- * deadline and then exits quietly. */
+ * deadline.sh bounds the seconds, hang_report.sh reads the flight records.
+ * The hung rank sleeps through its peers' deadline and then exits quietly;
+ * the skipping one fails its receive at its own deadline. */
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -19,11 +21,12 @@ static double now(void) {
 }
 
 int main(int argc, char **argv) {
-  if (argc != 3 || (strcmp(argv[1], "dead") != 0 && strcmp(argv[1], "hung") != 0)) {
-    fprintf(stderr, "usage: deadline dead|hung COUNT\n");
+  if (argc != 3 || (strcmp(argv[1], "dead") != 0 && strcmp(argv[1], "hung") != 0 && strcmp(argv[1], "skip") != 0)) {
+    fprintf(stderr, "usage: deadline dead|hung|skip COUNT\n");
     return 2;
   }
   const int dies = strcmp(argv[1], "dead") == 0;
+  const int skips = strcmp(argv[1], "skip") == 0;
   const int64_t count = atoll(argv[2]);
   comm_t *world = NULL;
   if (comm_init(&world, NULL) != COMM_OK) {
@@ -36,6 +39,17 @@ int main(int argc, char **argv) {
   if (comm_barrier(world, NULL) != COMM_OK) {
     fprintf(stderr, "rank %d: comm_barrier: %s\n", rank, comm_last_error());
     return 1;
+  }
+  if (rank == size - 1 && skips) {
+    double value = 0;
+    int64_t one = 1;
+    comm_tensor_t *t = NULL;
+    comm_tensor_create(&t, &value, COMM_FLOAT64, 1, &one);
+    comm_status_t status = comm_recv(world, t, 0, 1, NULL);
+    printf("skipper %s: %s\n", comm_status_string(status), comm_last_error());
+    comm_tensor_destroy(t);
+    comm_destroy(world);
+    return status == COMM_OK ? 3 : 0;
   }
   if (rank == size - 1) {
     if (dies) kill(getpid(), SIGKILL);
