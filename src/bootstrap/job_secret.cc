@@ -6,6 +6,7 @@
 
 #include <algorithm>
 #include <cerrno>
+#include <filesystem>
 #include <thread>
 
 #include "common/error.h"
@@ -70,6 +71,12 @@ std::optional<std::string> readSecretFile(const std::string& path) {
 // `path` only when complete; returns the secret now in `path` (another
 // process's, if it won the race).
 std::string createSecretFile(const std::string& path) {
+  // A default place (LaunchInfo::secretFile) may not exist yet; made
+  // private, as the file will be.
+  const std::filesystem::path directory = std::filesystem::path(path).parent_path();
+  if (!directory.empty() && mkdir(directory.c_str(), 0700) != 0 && errno != EEXIST) {
+    fail(COMM_ERR_INVALID_ARGUMENT, "COMM_JOB_SECRET_FILE {}: cannot create its directory: {}", path, errnoText(errno));
+  }
   const std::string temporary = fmt::format("{}.{}.tmp", path, getpid());
   UniqueFd fd(open(temporary.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW, 0600));
   if (!fd.valid()) {

@@ -6,12 +6,17 @@
 // to run Open MPI under Slurm, and then every process inherits the batch
 // step's SLURM_PROCID=0; mpirun's own variables are the per-process truth.
 // Other nestings (`srun torchrun ...`) are resolved by the same rule.
+//
+// The store's address and port: COMM_MASTER_* first, else the launcher's
+// (torchrun's, msrun's); Slurm names none, so its step's first host and a
+// port derived from the job id stand in (see kSlurmPortBase).
 #include "bootstrap/launch_environment.h"
 
 #include <array>
 #include <charconv>
 #include <limits>
 
+#include "bootstrap/slurm_nodelist.h"
 #include "common/error.h"
 
 namespace comm::bootstrap {
@@ -35,6 +40,9 @@ struct LauncherVars {
   bool sizeAloneIsLaunch = true;
   // SLURM_NTASKS_PER_NODE may be a list ("2(x3),1"); only a plain integer is a size.
   bool localSizeMayBeList = false;
+  // Slurm names no master, but its first task runs on the first host of the
+  // step's node list, and the job id tells one job's store port from another's.
+  bool slurmNodeList = false;
 };
 
 constexpr LauncherVars kCommVars{.launcher = "config",
@@ -71,10 +79,19 @@ constexpr LauncherVars kLaunchers[] = {
      .localRank = "SLURM_LOCALID",
      .localSize = "SLURM_NTASKS_PER_NODE",
      .sizeAloneIsLaunch = false,
-     .localSizeMayBeList = true},
+     .localSizeMayBeList = true,
+     .slurmNodeList = true},
 };
 
 constexpr int kMaxPort = std::numeric_limits<uint16_t>::max();
+
+// Under Slurm without COMM_MASTER_PORT the store's port is kSlurmPortBase +
+// SLURM_JOB_ID % kSlurmPorts: below Linux's ephemeral ports (32768 on), so
+// that no connection's local port holds it, and different for jobs whose
+// ids differ by less than kSlurmPorts, which share nodes most often.
+constexpr int kSlurmPortBase = 15000;
+constexpr int kSlurmPorts = 15000;
+constexpr std::string_view kSlurmNodeLists[] = {"SLURM_STEP_NODELIST", "SLURM_JOB_NODELIST", "SLURM_NODELIST"};
 
 class Env {
  public:
@@ -187,6 +204,25 @@ void locateStore(const Env& env, const LauncherVars* launcher, LaunchInfo& info)
     portVar = launcher->masterPort;
     portTaken = launcher->portTaken;
   }
+  if (info.masterAddr.empty() && launcher != nullptr && launcher->slurmNodeList) {
+    for (std::string_view list : kSlurmNodeLists) {
+      if (std::optional<std::string> text = env.text(list)) {
+        std::optional<std::string> first = firstSlurmHost(*text);
+        if (!first)
+          fail(COMM_ERR_INVALID_ARGUMENT, "{}='{}' is not a Slurm host list; set COMM_MASTER_ADDR", list, *text);
+        info.masterAddr = *first;
+        addrVar = list;
+        break;
+      }
+    }
+  }
+  if (launcher != nullptr && launcher->slurmNodeList && env.has("SLURM_JOB_ID")) {
+    const int job = *env.integer("SLURM_JOB_ID", 0, std::numeric_limits<int>::max());
+    if (!env.has(portVar)) info.masterPort = static_cast<uint16_t>(kSlurmPortBase + job % kSlurmPorts);
+    if (std::optional<std::string> home = env.text("HOME"); home && !home->empty()) {
+      info.secretFile = fmt::format("{}/.comm/slurm-{}.{}.secret", *home, job, env.text("SLURM_STEP_ID").value_or("0"));
+    }
+  }
   if (std::optional<int> port = env.integer(portVar, 1, kMaxPort)) {
     if (portTaken && *port == kMaxPort) {
       fail(COMM_ERR_INVALID_ARGUMENT, "{}={} leaves no port for the store, which uses {} + 1; set COMM_MASTER_PORT",
@@ -196,6 +232,14 @@ void locateStore(const Env& env, const LauncherVars* launcher, LaunchInfo& info)
   }
 
   if (info.worldSize == 1) return;
+  if (info.masterAddr.empty() && info.launcher == "mpirun") {
+    // Open MPI tells a process its own rank and node, not where rank 0 runs.
+    fail(COMM_ERR_INVALID_ARGUMENT,
+         "rank {} of {} (launched by mpirun) has no rendezvous address: Open MPI does not say where rank 0 runs; set "
+         "COMM_MASTER_ADDR to rank 0's host and COMM_MASTER_PORT to a free port there, e.g. mpirun -x "
+         "COMM_MASTER_ADDR=$(hostname) -x COMM_MASTER_PORT=29500 ... when rank 0 runs where mpirun does",
+         info.rank, info.worldSize);
+  }
   if (info.masterAddr.empty()) {
     fail(COMM_ERR_INVALID_ARGUMENT,
          "rank {} of {} (launched by {}) has no rendezvous address: set COMM_MASTER_ADDR to the host of rank 0 "

@@ -20,6 +20,11 @@ struct LaunchInfo {
   uint16_t masterPort = 0;             // port of the rendezvous store
   std::string launcher;                // "commrun", "torchrun", "msrun", "slurm", "mpirun", "config"
   bool storeHostedByLauncher = false;  // true under commrun; else rank 0 hosts it
+  // Where the job's secret is kept when neither COMM_JOB_SECRET nor
+  // COMM_JOB_SECRET_FILE is set and the launcher hands none (Slurm: a file
+  // per job step in $HOME/.comm, which a cluster's nodes share); "" when the
+  // launcher offers no such place.
+  std::string secretFile;
 };
 
 // Reads a variable: a comm_config_t setting where one is given, else the environment.

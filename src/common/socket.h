@@ -5,6 +5,7 @@
 
 #include <cstdint>
 #include <memory>
+#include <optional>
 #include <string>
 
 namespace comm {
@@ -17,6 +18,11 @@ using AddrInfoList = std::unique_ptr<addrinfo, AddrInfoDeleter>;
 // getaddrinfo for TCP on host:port; "" or "0.0.0.0" with `passive` means every
 // interface. Returns the getaddrinfo status (0 = success, see gai_strerror).
 int resolveTcp(const std::string& host, uint16_t port, bool passive, AddrInfoList& out);
+
+// When `host` is a name (not a numeric address) that resolves here only to
+// loopback addresses, the first of them ("127.0.1.1": Debian maps a host's
+// own name there); else nullopt, also when it does not resolve.
+std::optional<std::string> loopbackNameAddress(const std::string& host);
 
 // "host:port", bracketing IPv6 literals.
 std::string endpointName(const std::string& host, uint16_t port);

@@ -14,8 +14,8 @@ constexpr SettingSpec kSpecs[] = {
     {"world_size", "", "number of ranks in the world"},
     {"local_rank", "", "rank among the ranks on this node"},
     {"local_world_size", "", "number of ranks on this node"},
-    {"master_addr", "", "host of the rendezvous store"},
-    {"master_port", "", "port of the rendezvous store"},
+    {"master_addr", "", "host of the rendezvous store (under srun, default: the step's first host)"},
+    {"master_port", "", "port of the rendezvous store (under srun, default: 15000 + SLURM_JOB_ID % 15000)"},
     {"job_secret", "",
      "the secret every process of the job proves on each connection (commrun sets it; at least 16 characters)", true},
     {"job_secret_file", "",
@@ -31,7 +31,9 @@ constexpr SettingSpec kSpecs[] = {
      "read by cross-memory attach when the node's ranks may together run on fewer CPUs than there are of them), attach "
      "(always read by cross-memory attach), copy (always streamed), 0 off (peers on the node go through the provider "
      "too)"},
-    {"tcp_iface", "", "network interface for tcp (comm's own and libfabric's) between nodes"},
+    {"tcp_iface", "",
+     "network interface for tcp (comm's own and libfabric's) between nodes; empty: the one that reaches the master "
+     "address, else the first that is not loopback or a docker/virtual bridge (docker*, br-*, virbr*, veth*...)"},
     {"tcp_unexpected_bytes", "268435456",
      "comm's tcp: bytes of messages that arrived before their receive held for one peer; more fail that peer's "
      "connection with COMM_ERR_TRANSPORT"},

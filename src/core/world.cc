@@ -84,6 +84,7 @@ std::shared_ptr<World> World::create(const Settings& settings, AlgorithmOverride
   world->rank_ = launch.rank;
   world->size_ = launch.worldSize;
   world->launcher_ = launch.launcher;
+  world->masterAddr_ = launch.masterAddr;
   log::setRank(launch.rank);
   if (!settings.get("log_file").empty()) log::configure(settings.get("log_level"), settings.get("log_file"));
 
@@ -97,7 +98,17 @@ std::shared_ptr<World> World::create(const Settings& settings, AlgorithmOverride
 
   if (world->size_ > 1) {
     const bool hostsStore = !launch.storeHostedByLauncher && world->rank_ == 0;
-    std::optional<std::string> secret = bootstrap::findJobSecret(lookup, hostsStore, deadline);
+    // A launcher that hands no secret may offer a place for one.
+    const bool launcherFile =
+        !launch.secretFile.empty() && !lookup("COMM_JOB_SECRET") && !lookup("COMM_JOB_SECRET_FILE");
+    auto secretLookup = [&](std::string_view name) -> std::optional<std::string> {
+      if (launcherFile && name == "COMM_JOB_SECRET_FILE") return launch.secretFile;
+      return lookup(name);
+    };
+    std::optional<std::string> secret = bootstrap::findJobSecret(secretLookup, hostsStore, deadline);
+    // Every rank has read it once the world is up; the job step's file
+    // would otherwise stay behind in $HOME.
+    if (launcherFile && hostsStore) world->secretFileToRemove_ = launch.secretFile;
     if (!secret) {
       fail(COMM_ERR_INVALID_ARGUMENT,
            "rank {} of {} (launched by {}) has no job secret: set COMM_JOB_SECRET to the same value on every rank, "
@@ -131,6 +142,7 @@ World::~World() {
   transport_.reset();
   store_.reset();
   storeServer_.reset();
+  if (!secretFileToRemove_.empty()) unlink(secretFileToRemove_.c_str());
   if (ownsProcessWorld_) aWorldLives.store(false);
 }
 
@@ -182,6 +194,7 @@ void World::connectTransport() {
   options.provider = settings_.get("provider");
   options.singleNode = localSize_ == size_;
   options.tcpInterface = settings_.get("tcp_iface");
+  options.masterAddr = masterAddr_;
   options.secret = secret_;
   const int64_t unexpected = settings_.getInt("tcp_unexpected_bytes");
   if (unexpected <= 0) {

@@ -97,8 +97,10 @@ class World {
   int localRank_ = 0;
   int localSize_ = 1;
   std::string launcher_;
-  std::string secret_;     // the job's (job_secret.h); empty in a world of one
-  std::string keyPrefix_;  // of every store key of this world: "" for a process's first, then "world2/"...
+  std::string masterAddr_;          // the store's host, which tcp between nodes prefers to face
+  std::string secret_;              // the job's (job_secret.h); empty in a world of one
+  std::string secretFileToRemove_;  // the launcher's default secret file, made by this rank
+  std::string keyPrefix_;           // of every store key of this world: "" for a process's first, then "world2/"...
   bool ownsProcessWorld_ = false;
   std::chrono::milliseconds timeout_{600000};
   std::optional<Deadline> initDeadline_;

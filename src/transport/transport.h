@@ -67,6 +67,8 @@ struct Options {
   // Otherwise tcp (comm's own and libfabric's) uses this interface ("eth1";
   // the tcp_iface setting, COMM_TCP_IFACE); "" lets the transport choose.
   std::string tcpInterface;
+  // Where the rendezvous store is: tcp prefers the interface that reaches it.
+  std::string masterAddr;
   // What a peer proves before comm's tcp transport accepts its connection
   // (common/handshake.h): the job's secret. libfabric's endpoints prove
   // nothing; they learn each other's addresses only through the store,

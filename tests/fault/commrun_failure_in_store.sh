@@ -4,7 +4,7 @@
 
 run_commrun -n 3 "$PROBE" await-failure 1
 expect_rc 137
-expect_match "$WORK/err" '^commrun: rank 1 \(pid [0-9]+\) was killed by signal 9 \(Killed\)$'
+expect_match "$WORK/err" '^commrun: rank 1 \(pid [0-9]+ on [^)]+\) was killed by signal 9 \(Killed\)$'
 failure=$(sed -n 's/^commrun: //p' "$WORK/err")
 expect_line "$WORK/out" "[0] commrun/failed = $failure"
 expect_line "$WORK/out" "[2] commrun/failed = $failure"

@@ -8,6 +8,6 @@ run_commrun -n 4 --grace 0.5 sh -c '
   trap "" TERM
   exec sleep 1000'
 expect_rc 137
-expect_line "$WORK/err" "commrun: rank 2 (pid $(cat "$WORK/pid.2")) was killed by signal 9 (Killed)"
+expect_line "$WORK/err" "commrun: rank 2 (pid $(cat "$WORK/pid.2") on $(hostname)) was killed by signal 9 (Killed)"
 expect_dead "$WORK/pid.0" "$WORK/pid.1" "$WORK/pid.3"
 expect_faster 15

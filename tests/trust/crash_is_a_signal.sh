@@ -10,7 +10,7 @@ cd "$WORK" || fail "no work directory"
 "$COMMRUN" -n 2 "$PROBE" segfault 1 >"$WORK/job.out" 2>&1
 rc=$?
 [ "$rc" -eq 139 ] || fail "commrun exited $rc, expected 139 (128 + SIGSEGV)"
-expect_match "$WORK/job.out" '^commrun: rank 1 \(pid [0-9]+\) was killed by signal 11 \(Segmentation fault\)'
+expect_match "$WORK/job.out" '^commrun: rank 1 \(pid [0-9]+ on [^)]+\) was killed by signal 11 \(Segmentation fault\)'
 
 COMM_RANK=0 "$PROBE" segfault 0 >"$WORK/alone.out" 2>&1
 rc=$?

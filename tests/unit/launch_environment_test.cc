@@ -5,6 +5,7 @@
 #include <string>
 
 #include "bootstrap/launch_environment.h"
+#include "bootstrap/slurm_nodelist.h"
 #include "common/error.h"
 
 // cmocka last: it defines a fail() macro that would rewrite comm::fail. Its
@@ -17,6 +18,7 @@ extern "C" {
 }
 
 using comm::bootstrap::detectLaunch;
+using comm::bootstrap::firstSlurmHost;
 using comm::bootstrap::LaunchInfo;
 
 namespace {
@@ -127,6 +129,57 @@ void slurmNeedsCommMasterVariables(void**) {
   expectInfo(detect({{"SLURM_NTASKS", "4"}}), "none", 0, 1, -1, -1, "", 0, false);
 }
 
+void slurmGivesTheStoreWithoutCommVariables(void**) {
+  // srun with no comm variable: the step's first host, a port from the job id.
+  const Vars srun = {{"SLURM_PROCID", "2"},
+                     {"SLURM_NTASKS", "4"},
+                     {"SLURM_LOCALID", "0"},
+                     {"SLURM_NTASKS_PER_NODE", "2"},
+                     {"SLURM_STEP_NODELIST", "node[07-08]"},
+                     {"SLURM_JOB_NODELIST", "node[01-08]"},
+                     {"SLURM_NODELIST", "node[01-08]"},
+                     {"SLURM_JOB_ID", "123456"}};
+  expectInfo(detect(srun), "slurm", 2, 4, 0, 2, "node07", 15000 + 123456 % 15000, false);
+  // Without a step list the job's, then the old name.
+  expectInfo(detect(without(srun, "SLURM_STEP_NODELIST")), "slurm", 2, 4, 0, 2, "node01", 18456, false);
+  expectInfo(detect(without(without(srun, "SLURM_STEP_NODELIST"), "SLURM_JOB_NODELIST")), "slurm", 2, 4, 0, 2, "node01",
+             18456, false);
+  // COMM_MASTER_* still win.
+  expectInfo(detect(with(srun, {{"COMM_MASTER_ADDR", "head"}})), "slurm", 2, 4, 0, 2, "head", 18456, false);
+  expectInfo(detect(with(srun, {{"COMM_MASTER_PORT", "5000"}})), "slurm", 2, 4, 0, 2, "node07", 5000, false);
+  // What cannot be derived is named.
+  expectInvalid(without(srun, "SLURM_JOB_ID"), {"set COMM_MASTER_PORT", "node07", "SLURM_STEP_NODELIST"});
+  expectInvalid(with(srun, {{"SLURM_STEP_NODELIST", "node[07-08"}}),
+                {"SLURM_STEP_NODELIST='node[07-08' is not a Slurm host list", "set COMM_MASTER_ADDR"});
+  expectInvalid(with(srun, {{"SLURM_JOB_ID", "x"}}), {"SLURM_JOB_ID='x' is not an integer"});
+  // Slurm hands no secret: a file per job step in the shared $HOME.
+  assert_string_equal(detect(with(srun, {{"HOME", "/home/u"}, {"SLURM_STEP_ID", "3"}})).secretFile.c_str(),
+                      "/home/u/.comm/slurm-123456.3.secret");
+  assert_true(detect(without(srun, "HOME")).secretFile.empty());
+}
+
+void slurmHostListsFirstHost(void**) {
+  const std::pair<const char*, const char*> lists[] = {{"node[01-04,07],gpu5", "node01"},
+                                                       {"rack[2-3]-n[5,9]", "rack2-n5"},
+                                                       {"head,node1", "head"},
+                                                       {"single", "single"},
+                                                       {"n[009]", "n009"},
+                                                       {"a-b[10-11]", "a-b10"}};
+  for (const auto& [list, first] : lists) {
+    std::optional<std::string> got = firstSlurmHost(list);
+    if (!got || *got != first) fail_msg("%s: got %s, expected %s", list, got ? got->c_str() : "nothing", first);
+  }
+  for (const char* bad : {"", ",node1", "node[01-04", "node]", "node[]", "node[a-b]"}) {
+    if (firstSlurmHost(bad)) fail_msg("'%s' is not a host list, but gave %s", bad, firstSlurmHost(bad)->c_str());
+  }
+}
+
+void openMpiSaysWhichVariablesToSet(void**) {
+  expectInvalid({{"OMPI_COMM_WORLD_RANK", "1"}, {"OMPI_COMM_WORLD_SIZE", "2"}, {"SLURM_NODELIST", "node[1-2]"}},
+                {"(launched by mpirun)", "Open MPI does not say where rank 0 runs",
+                 "set COMM_MASTER_ADDR to rank 0's host and COMM_MASTER_PORT", "mpirun -x COMM_MASTER_ADDR="});
+}
+
 void openMpiNeedsCommMasterVariables(void**) {
   const Vars mpi = {{"OMPI_COMM_WORLD_RANK", "3"},       {"OMPI_COMM_WORLD_SIZE", "4"},
                     {"OMPI_COMM_WORLD_LOCAL_RANK", "1"}, {"OMPI_COMM_WORLD_LOCAL_SIZE", "2"},
@@ -225,6 +278,9 @@ int main() {
       cmocka_unit_test(torchrunStoreTakesThePortAfterMasterPort),
       cmocka_unit_test(msrunStoreTakesThePortAfterSchedulerPort),
       cmocka_unit_test(slurmNeedsCommMasterVariables),
+      cmocka_unit_test(slurmGivesTheStoreWithoutCommVariables),
+      cmocka_unit_test(slurmHostListsFirstHost),
+      cmocka_unit_test(openMpiSaysWhichVariablesToSet),
       cmocka_unit_test(openMpiNeedsCommMasterVariables),
       cmocka_unit_test(innermostLauncherWins),
       cmocka_unit_test(commMasterVariablesOverrideTheLaunchers),

@@ -48,6 +48,7 @@ void LineRelay::finish() {
 }
 
 void LineRelay::emit(std::string_view line) {
+  lastLine_.assign(line);
   outputBatch_.append(prefix_).append(line).push_back('\n');
   if (logFd_ >= 0) logBatch_.append(line).push_back('\n');
 }

@@ -16,6 +16,8 @@ class LineRelay {
   void feed(std::string_view bytes);
   // End of stream: writes a last line that had no newline.
   void finish();
+  // The last whole line written, without the prefix.
+  const std::string& lastLine() const { return lastLine_; }
 
  private:
   void emit(std::string_view line);
@@ -25,6 +27,7 @@ class LineRelay {
   int outputFd_;
   int logFd_;
   std::string partial_;
+  std::string lastLine_;
   std::string outputBatch_;
   std::string logBatch_;
 };

@@ -1,6 +1,7 @@
-// commrun: start N ranks of a program on this node (like torchrun, msrun or
-// mpirun), host or point them to the rendezvous store, prefix their output
-// with their rank, and stop them all when one fails.
+// commrun: start N ranks of a program on this node, or on each of several
+// hosts (like torchrun, msrun or mpirun), host or point them to the
+// rendezvous store, prefix their output with their rank, and stop them all
+// when one fails.
 #include <signal.h>
 #include <sys/signalfd.h>
 #include <unistd.h>
@@ -15,9 +16,11 @@
 
 #include <fmt/format.h>
 
+#include "across_hosts.h"
 #include "bootstrap/job_secret.h"
 #include "bootstrap/store.h"
 #include "common/error.h"
+#include "common/socket.h"
 #include "core_binding.h"
 #include "options.h"
 #include "supervisor.h"
@@ -67,7 +70,8 @@ std::vector<RankLaunch> planRanks(const Options& options, const std::string& pro
                                .arguments = options.command,
                                .environment = base,
                                .cpus = std::nullopt,
-                               .signalMask = signalMask}};
+                               .signalMask = signalMask,
+                               .input = {}}};
     launch.spec.environment.push_back("COMM_RANK=" + std::to_string(rank));
     launch.spec.environment.push_back("COMM_LOCAL_RANK=" + std::to_string(local));
     if (!cores.empty()) launch.spec.cpus = cores[local % cores.size()];
@@ -114,6 +118,31 @@ void leaveStore(const Options& options, uint16_t storePort, const std::string& s
   }
 }
 
+// Where node 0's store listens: the master address, as the other nodes
+// reach node 0 by it. But a name that resolves to loopback here (Debian maps
+// a host's own name to 127.0.1.1) would put the store out of their reach
+// while they, resolving it to this host's network address, wait for it: the
+// store then listens on every interface. A numeric loopback address is kept:
+// whoever gives one means this machine only.
+std::string storeListenHost(const Options& options) {
+  if (options.nodes > 1 && comm::loopbackNameAddress(options.masterAddr)) return "";
+  return options.masterAddr;
+}
+
+// The mirror case on another node: its ranks would knock on their own
+// loopback until COMM_TIMEOUT. Said at once, since it is almost certainly a
+// mistake (unless node 0 runs on this same machine).
+void noteLoopbackMaster(const Options& options) {
+  if (options.hostsStore()) return;
+  if (std::optional<std::string> address = comm::loopbackNameAddress(options.masterAddr)) {
+    fmt::print(stderr,
+               "commrun: node {}: --master-addr {} resolves to {} here, a loopback address: unless node 0 runs on "
+               "this machine, this node's ranks cannot reach its store; give node 0's address or a name that "
+               "resolves to it from every node\n",
+               options.nodeRank, options.masterAddr, *address);
+  }
+}
+
 // The secret this job's processes prove to each other: the one the
 // environment gives (COMM_JOB_SECRET, or COMM_JOB_SECRET_FILE, which node 0
 // creates when it is missing and the other nodes wait for), else on a single
@@ -135,15 +164,6 @@ std::optional<std::string> jobSecret(const Options& options) {
 }
 
 int run(const Options& options) {
-  const std::optional<std::string> program = findProgram(options.command.front());
-  if (!program) {
-    fmt::print(stderr, "commrun: {}: command not found or not executable\n", options.command.front());
-    return 127;
-  }
-
-  const std::optional<std::string> secret = jobSecret(options);
-  if (!secret) return 2;
-
   // Blocked before the store's thread starts, so that these signals reach
   // only the signalfd; the ranks get the original mask back.
   sigset_t handled;
@@ -155,14 +175,22 @@ int run(const Options& options) {
   signal(SIGPIPE, SIG_IGN);
   comm::UniqueFd signals(signalfd(-1, &handled, SFD_NONBLOCK | SFD_CLOEXEC));
   if (!signals.valid()) throw std::system_error(errno, std::generic_category(), "signalfd");
+  // Each host's commrun looks for the program there.
+  if (options.acrossHosts()) return runAcrossHosts(options, signals.get(), original);
+  const std::optional<std::string> program = findProgram(options.command.front());
+  if (!program) {
+    fmt::print(stderr, "commrun: {}: command not found or not executable\n", options.command.front());
+    return 127;
+  }
+  const std::optional<std::string> secret = jobSecret(options);
+  if (!secret) return 2;
 
-  // The store lives until every rank of this node is gone. It listens on
-  // the master address as given, which must therefore be one that the
-  // other nodes reach this node by.
+  // The store lives until every rank of this node is gone.
+  noteLoopbackMaster(options);
   std::unique_ptr<comm::bootstrap::StoreServer> store;
   uint16_t storePort = options.masterPort;
   if (options.hostsStore()) {
-    store = std::make_unique<comm::bootstrap::StoreServer>(options.masterAddr, options.masterPort, *secret);
+    store = std::make_unique<comm::bootstrap::StoreServer>(storeListenHost(options), options.masterPort, *secret);
     storePort = store->port();
   }
   if (options.logDir) std::filesystem::create_directories(*options.logDir);
@@ -175,7 +203,9 @@ int run(const Options& options) {
                        .logDir = options.logDir,
                        .storeHost = options.masterAddr,
                        .storePort = storePort,
-                       .secret = *secret},
+                       .secret = *secret,
+                       .multiNode = options.nodes > 1,
+                       .agentHosts = {}},
       signals.get());
   const int status = supervisor.run(planRanks(options, *program, storePort, *secret, original));
   leaveStore(options, storePort, *secret, signals.get(), status == 0);

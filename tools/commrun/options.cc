@@ -1,17 +1,43 @@
 #include "options.h"
 
 #include <CLI/CLI.hpp>
+#include <fstream>
+#include <sstream>
 
 #include "comm.h"
 
 namespace commrun {
+namespace {
+
+// One host per line; blank lines and everything after '#' are ignored.
+std::vector<std::string> readHostfile(const std::string& path) {
+  std::ifstream in(path);
+  if (!in) throw CLI::ValidationError("--hostfile", "cannot read " + path);
+  std::vector<std::string> hosts;
+  std::string line;
+  for (int number = 1; std::getline(in, line); ++number) {
+    std::istringstream words(line.substr(0, line.find('#')));
+    std::string host, extra;
+    if (!(words >> host)) continue;
+    if (words >> extra) {
+      throw CLI::ValidationError("--hostfile", path + ":" + std::to_string(number) + ": '" + extra +
+                                                   "' after the host name; give one host name per line (-n sets the "
+                                                   "ranks per host)");
+    }
+    hosts.push_back(host);
+  }
+  if (hosts.empty()) throw CLI::ValidationError("--hostfile", path + " names no host");
+  return hosts;
+}
+
+}  // namespace
 
 Options parseOptions(int argc, char** argv) {
   Options options;
   CLI::App app(
       "commrun -n N [options] program [arguments...]\n\n"
-      "Start N ranks of a comm program on this node, prefix their output with the rank, and stop "
-      "them all when one fails.",
+      "Start N ranks of a comm program on this node (or on each host of --hosts), prefix their output with the "
+      "rank, and stop them all when one fails.",
       "commrun");
   // Everything from the program name on belongs to the program.
   app.prefix_command();
@@ -25,11 +51,23 @@ Options parseOptions(int argc, char** argv) {
   app.add_option("--node-rank", options.nodeRank, "this node's index, 0..nnodes-1; node 0 hosts the store")
       ->check(CLI::NonNegativeNumber)
       ->capture_default_str();
-  app.add_option("--master-addr", options.masterAddr, "host of node 0, where the rendezvous store listens")
+  app.add_option("--master-addr", options.masterAddr,
+                 "host of node 0, where the rendezvous store listens (--hosts: the first host)")
       ->capture_default_str();
   app.add_option("--master-port", options.masterPort,
                  "port of the rendezvous store (default: any free port, "
-                 "single node only)");
+                 "single node only; 29500 with --hosts)");
+  std::string hostfile;
+  auto* hosts = app.add_option("--hosts", options.hosts,
+                               "start one commrun per host, through the launcher agent: ranks 0..N-1 on the first "
+                               "host, N..2N-1 on the second...; the store on the first")
+                    ->delimiter(',');
+  auto* file =
+      app.add_option("--hostfile", hostfile, "as --hosts, one host per line ('#' starts a comment)")->excludes(hosts);
+  app.add_option("--launcher-agent", options.launcherAgent,
+                 "with --hosts: the command that runs a command line on a host, as AGENT HOST COMMAND-LINE "
+                 "(like ssh, the default, or Open MPI's plm_rsh_agent)")
+      ->capture_default_str();
   app.add_option("--log-dir", options.logDir, "also write each rank's output to DIR/rank.<r>.log");
   app.add_flag("--bind-core", options.bindCore, "bind each rank to one core, round robin over this node's cores");
   app.add_option("--timeout", options.timeoutSeconds, "stop every rank after S seconds and exit 124")
@@ -46,6 +84,18 @@ Options parseOptions(int argc, char** argv) {
     if (options.command.empty()) throw CLI::ValidationError("program", "no program to run was given");
     if (options.nodeRank >= options.nodes) {
       throw CLI::ValidationError("--node-rank", "must be below --nnodes (" + std::to_string(options.nodes) + ")");
+    }
+    if (file->count() > 0) options.hosts = readHostfile(hostfile);
+    if (hosts->count() > 0 && options.hosts.empty()) throw CLI::ValidationError("--hosts", "names no host");
+    if (options.acrossHosts()) {
+      if (app.count("--nnodes") > 0 || app.count("--node-rank") > 0) {
+        throw CLI::ValidationError("--hosts", "sets the nodes itself; leave out --nnodes and --node-rank");
+      }
+      for (const std::string& host : options.hosts) {
+        if (host.empty()) throw CLI::ValidationError("--hosts", "has an empty host name");
+      }
+      if (app.count("--master-addr") == 0) options.masterAddr = options.hosts.front();
+      if (options.masterPort == 0) options.masterPort = kHostsPort;
     }
     if (options.nodes > 1 && (app.count("--master-addr") == 0 || options.masterPort == 0)) {
       throw CLI::ValidationError("--nnodes",

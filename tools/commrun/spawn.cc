@@ -1,6 +1,7 @@
 #include "spawn.h"
 
 #include <fcntl.h>
+#include <limits.h>
 #include <sys/prctl.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -62,8 +63,15 @@ std::vector<char*> pointersTo(const std::vector<std::string>& strings) {
 Child spawnChild(const ChildSpec& spec) {
   Pipe out = makePipe();
   Pipe err = makePipe();
-  UniqueFd devNull(open("/dev/null", O_RDONLY | O_CLOEXEC));
-  if (!devNull.valid()) throw std::system_error(errno, std::generic_category(), "commrun: open /dev/null");
+  Pipe in;
+  if (spec.input.empty()) {
+    in.read = UniqueFd(open("/dev/null", O_RDONLY | O_CLOEXEC));
+    if (!in.read.valid()) throw std::system_error(errno, std::generic_category(), "commrun: open /dev/null");
+  } else {
+    if (spec.input.size() > PIPE_BUF) throw std::runtime_error("commrun: a child's input is larger than a pipe holds");
+    in = makePipe();
+    fcntl(in.read.get(), F_SETFL, 0);  // the child reads it blocking
+  }
   std::vector<char*> argv = pointersTo(spec.arguments);
   std::vector<char*> envp = pointersTo(spec.environment);
   const std::string execFailure = fmt::format("commrun: cannot execute {}\n", spec.program);
@@ -73,12 +81,15 @@ Child spawnChild(const ChildSpec& spec) {
   pid_t pid = fork();
   if (pid < 0) throw std::system_error(errno, std::generic_category(), "commrun: fork");
   if (pid == 0) {
-    becomeChild(spec, parent, devNull.get(), out.write.get(), err.write.get(), argv.data(), envp.data(), execFailure,
+    becomeChild(spec, parent, in.read.get(), out.write.get(), err.write.get(), argv.data(), envp.data(), execFailure,
                 bindFailure);
   }
   // Also from the parent: whoever runs first, the group exists before
   // commrun might signal it.
   setpgid(pid, pid);
+  // A child that is already gone (EPIPE) is reported by its exit status.
+  if (!spec.input.empty()) [[maybe_unused]]
+    ssize_t written = write(in.write.get(), spec.input.data(), spec.input.size());
   return Child{pid, std::move(out.read), std::move(err.read)};
 }
 

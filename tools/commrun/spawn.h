@@ -22,6 +22,9 @@ struct ChildSpec {
   std::vector<std::string> environment;  // NAME=value
   std::optional<cpu_set_t> cpus;         // binding, if any
   sigset_t signalMask;                   // the mask to restore before exec
+  // Written to the child's stdin, which then ends; empty: stdin is
+  // /dev/null. Small (a pipe's buffer holds it), as it is written at once.
+  std::string input;
 };
 
 struct Child {
@@ -31,9 +34,9 @@ struct Child {
 };
 
 // The child leads a new process group (pgid = pid), so that signalling
-// -pid reaches whatever it forks too; its stdin is /dev/null because a
-// background group reading the terminal would be stopped; it is killed if
-// commrun dies. Throws std::runtime_error when the fork fails.
+// -pid reaches whatever it forks too; its stdin is spec.input or else
+// /dev/null, never the terminal, because a background group reading it
+// would be stopped; it is killed if commrun dies. Throws std::runtime_error when the fork fails.
 Child spawnChild(const ChildSpec& spec);
 
 // The program to exec for `name`: itself when it contains a '/', else the

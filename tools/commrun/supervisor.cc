@@ -27,11 +27,19 @@ constexpr std::chrono::seconds kKillDelay{2};
 constexpr std::chrono::seconds kDrainLimit{1};
 constexpr size_t kReadChunk = 64 * 1024;
 constexpr std::chrono::seconds kStoreTimeout{2};
+constexpr const char* kFailure = "commrun/failed";
+constexpr const char* kFailureCount = "commrun/failures";
+
+std::string thisHost() {
+  char name[256] = {};
+  gethostname(name, sizeof(name) - 1);
+  return name;
+}
 
 }  // namespace
 
 Supervisor::Supervisor(SupervisorConfig config, int signalFd)
-    : config_(std::move(config)), signalFd_(signalFd), buffer_(kReadChunk) {}
+    : config_(std::move(config)), signalFd_(signalFd), buffer_(kReadChunk), hostName_(thisHost()) {}
 
 int Supervisor::run(std::vector<RankLaunch> launches) {
   if (config_.timeout) {
@@ -66,14 +74,22 @@ int Supervisor::run(std::vector<RankLaunch> launches) {
   }
 
   if (!outcome_) return 0;
-  writeAll(STDERR_FILENO, fmt::format("commrun: {}\n", outcome_->message));
+  std::string message = outcome_->message;
+  if (const std::optional<AgentExit>& agent = outcome_->agent) {
+    message = describeAgentExit(ranks_[agent->index], agent->pid, agent->waitStatus);
+  }
+  if (config_.multiNode) {
+    std::optional<std::string> first = firstFailureInJob();
+    if (first && *first != message) message = fmt::format("{}, the job's first failure; here {}", *first, message);
+  }
+  writeAll(STDERR_FILENO, fmt::format("commrun: {}\n", message));
   return outcome_->exitCode;
 }
 
 void Supervisor::start(std::vector<RankLaunch>& launches) {
   for (RankLaunch& launch : launches) {
     Rank rank{.rank = launch.rank, .pid = -1, .log = {}, .streams = {}};
-    const std::string prefix = fmt::format("[{}] ", launch.rank);
+    const std::string prefix = config_.agentHosts.empty() ? fmt::format("[{}] ", launch.rank) : std::string();
     try {
       if (config_.logDir) {
         const auto path = *config_.logDir / fmt::format("rank.{}.log", launch.rank);
@@ -126,7 +142,15 @@ void Supervisor::reapChildren() {
 void Supervisor::rankExited(Rank& rank, int waitStatus) {
   const pid_t pid = std::exchange(rank.pid, -1);
   if (exitedCleanly(waitStatus)) return;
-  const std::string description = fmt::format("rank {} (pid {}) {}", rank.rank, pid, describeExit(waitStatus));
+  if (!config_.agentHosts.empty()) {
+    // Told once its output is drained: the agent's last line may still be in the pipe.
+    if (settle({exitCodeOf(waitStatus), {}, AgentExit{&rank - ranks_.data(), pid, waitStatus}})) {
+      graceEndsAt_ = Clock::now() + std::chrono::duration_cast<Clock::duration>(config_.grace);
+    }
+    return;
+  }
+  const std::string description =
+      fmt::format("rank {} (pid {} on {}) {}", rank.rank, pid, hostName_, describeExit(waitStatus));
   if (settle({exitCodeOf(waitStatus), description})) {
     recordFailure(description);
     graceEndsAt_ = Clock::now() + std::chrono::duration_cast<Clock::duration>(config_.grace);
@@ -194,15 +218,41 @@ bool Supervisor::settle(Outcome outcome) {
 }
 
 // Ranks on every node can read why the job is ending (key "commrun/failed")
-// instead of only seeing their peers vanish.
+// instead of only seeing their peers vanish. Only the job's first failure
+// is recorded: ranks that exit because of it, on this node or another, must
+// not hide it.
 void Supervisor::recordFailure(const std::string& description) {
   try {
     const comm::Deadline deadline(kStoreTimeout);
-    comm::bootstrap::StoreClient(config_.storeHost, config_.storePort, config_.secret, deadline)
-        .set("commrun/failed", description, deadline);
+    comm::bootstrap::StoreClient store(config_.storeHost, config_.storePort, config_.secret, deadline);
+    if (store.add(kFailureCount, 1, deadline) == 1) store.set(kFailure, description, deadline);
   } catch (const comm::Error& error) {
     writeAll(STDERR_FILENO, fmt::format("commrun: could not record the failure in the store: {}\n", error.what()));
   }
+}
+
+std::optional<std::string> Supervisor::firstFailureInJob() {
+  try {
+    const comm::Deadline deadline(kStoreTimeout);
+    comm::bootstrap::StoreClient store(config_.storeHost, config_.storePort, config_.secret, deadline);
+    // The first failure's node counts it before it writes it.
+    if (!store.check(kFailureCount, deadline)) return std::nullopt;
+    return store.get(kFailure, deadline);
+  } catch (const comm::Error&) {
+    // The store went with node 0's commrun: this node's own failure is all there is to tell.
+    return std::nullopt;
+  }
+}
+
+// A host's commrun ends with a line naming the job's first failure; that
+// line is the job's. Anything else (ssh could not connect, no commrun
+// there) is told with the agent's last words.
+std::string Supervisor::describeAgentExit(const Rank& agent, pid_t pid, int waitStatus) const {
+  constexpr std::string_view kCommrun = "commrun: ";
+  const std::string& last = agent.streams.size() > 1 ? agent.streams[1].relay.lastLine() : std::string();
+  if (last.starts_with(kCommrun)) return last.substr(kCommrun.size());
+  return fmt::format("{} (node {}): launcher agent (pid {}) {}{}{}", config_.agentHosts[agent.rank], agent.rank, pid,
+                     describeExit(waitStatus), last.empty() ? "" : ": ", last);
 }
 
 bool Supervisor::anyRunning() const {

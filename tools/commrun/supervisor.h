@@ -16,7 +16,7 @@
 namespace commrun {
 
 struct RankLaunch {
-  int rank;
+  int rank;  // a host's node index when the child is a launcher agent
   ChildSpec spec;
 };
 
@@ -27,6 +27,14 @@ struct SupervisorConfig {
   std::string storeHost;  // where the first failure is recorded
   uint16_t storePort;
   std::string secret;  // the job's, proven to the store
+  // One commrun of several (--nnodes): the job's first failure may have
+  // happened on another node, and the last line names it.
+  bool multiNode = false;
+  // The children are launcher agents, one per host, each running that
+  // host's commrun (--hosts): their lines already carry their ranks, and a
+  // host's failure is told in its commrun's own last line. Nothing is
+  // recorded in the store, which is on the first host.
+  std::vector<std::string> agentHosts;
 };
 
 class Supervisor {
@@ -53,9 +61,15 @@ class Supervisor {
     std::vector<Stream> streams;
   };
   // Why commrun ends: the first of a rank failure, the timeout or a signal.
+  struct AgentExit {
+    ptrdiff_t index;  // in ranks_
+    pid_t pid;
+    int waitStatus;
+  };
   struct Outcome {
     int exitCode;
     std::string message;
+    std::optional<AgentExit> agent = std::nullopt;  // a launcher agent failed: told at the end
   };
 
   void start(std::vector<RankLaunch>& launches);
@@ -69,6 +83,8 @@ class Supervisor {
   void signalRanks(int signal);
   bool settle(Outcome outcome);
   void recordFailure(const std::string& description);
+  std::optional<std::string> firstFailureInJob();
+  std::string describeAgentExit(const Rank& agent, pid_t pid, int waitStatus) const;
   bool anyRunning() const;
   int timeoutMs() const;
 
@@ -82,6 +98,7 @@ class Supervisor {
   Timer killAt_;
   Timer drainUntil_;
   std::vector<char> buffer_;
+  std::string hostName_;
 };
 
 }  // namespace commrun

@@ -21,6 +21,8 @@
 #include "transport/ofi/ofi_op.h"
 #include "transport/ofi/ofi_transport.h"
 
+#include "transport/network_interface.h"
+
 namespace comm::transport {
 namespace {
 
@@ -69,9 +71,13 @@ EndpointConfig configFor(const std::string& provider, const Options& options) {
   if (provider.starts_with("tcp")) {
     if (options.singleNode) {
       config.node = "127.0.0.1";
-    } else if (!options.tcpInterface.empty() && std::getenv("FI_TCP_IFACE") == nullptr) {
-      // FI_TCP_IFACE, when set, is applied by libfabric itself.
-      config.domain = options.tcpInterface;
+    } else if (std::getenv("FI_TCP_IFACE") == nullptr) {
+      // FI_TCP_IFACE, when set, is applied by libfabric itself. Otherwise
+      // libfabric's tcp takes the interface comm's own would: left to
+      // itself it may take a docker bridge.
+      const NetworkInterface chosen = chooseInterface(options.tcpInterface, options.masterAddr);
+      config.domain = chosen.name;
+      log::info("fabric: tcp between nodes on {}: {}", chosen.name, chosen.why);
     }
   }
   return config;

@@ -30,6 +30,7 @@
 #include "common/log.h"
 #include "common/socket.h"
 #include "common/unique_fd.h"
+#include "transport/network_interface.h"
 #include "transport/tcp/tcp_wire.h"
 
 namespace comm::transport {
@@ -173,23 +174,12 @@ void forget(Connection& c, const Unexpected& message) {
 }
 
 // The address to listen on: loopback when every rank is on this node, else
-// the IPv4 address of options.tcpInterface or of the first interface that is
-// up and not loopback.
+// that of the interface chooseInterface() picks.
 in_addr listenAddress(const Options& options) {
-  in_addr loopback{htonl(INADDR_LOOPBACK)};
-  if (options.singleNode) return loopback;
-  const char* wanted = options.tcpInterface.c_str();
-  const bool named = !options.tcpInterface.empty();
-  ifaddrs* list = nullptr;
-  if (getifaddrs(&list) != 0) fail(COMM_ERR_TRANSPORT, "tcp: cannot list interfaces: {}", errnoText(errno));
-  std::unique_ptr<ifaddrs, decltype(&freeifaddrs)> owner(list, freeifaddrs);
-  for (const ifaddrs* i = list; i != nullptr; i = i->ifa_next) {
-    if (i->ifa_addr == nullptr || i->ifa_addr->sa_family != AF_INET || (i->ifa_flags & IFF_UP) == 0) continue;
-    const in_addr address = reinterpret_cast<const sockaddr_in*>(i->ifa_addr)->sin_addr;
-    if (named ? std::strcmp(i->ifa_name, wanted) == 0 : (i->ifa_flags & IFF_LOOPBACK) == 0) return address;
-  }
-  if (named) fail(COMM_ERR_TRANSPORT, "tcp: no IPv4 interface named '{}' is up (tcp_iface, COMM_TCP_IFACE)", wanted);
-  return loopback;
+  if (options.singleNode) return in_addr{htonl(INADDR_LOOPBACK)};
+  const NetworkInterface chosen = chooseInterface(options.tcpInterface, options.masterAddr);
+  log::info("tcp: listening on {}: {}", chosen.name, chosen.why);
+  return chosen.address;
 }
 
 // A connection accepted during connect() whose peer has not yet proven
@@ -220,6 +210,7 @@ int pollTimeout(Deadline deadline) {
 class TcpTransport final : public Transport {
  public:
   explicit TcpTransport(const Options& options);
+  ~TcpTransport() override;
 
   std::vector<uint8_t> localAddress() const override {
     const auto* bytes = reinterpret_cast<const uint8_t*>(&address_);
@@ -259,8 +250,9 @@ class TcpTransport final : public Transport {
   // A message to this rank: delivered (or kept as unexpected) at once.
   void sendToSelf(Connection& c, uint64_t tag, const char* data, size_t size, Request& request);
   // Fails everything pending with the peer: COMM_ERR_REMOTE when it went
-  // away, COMM_ERR_TRANSPORT when it broke the protocol.
-  void markDead(Connection& c, std::string why, comm_status_t status = COMM_ERR_REMOTE);
+  // away, COMM_ERR_TRANSPORT when it broke the protocol. `quiet`: an expected
+  // end (the peer said goodbye), logged at debug level only.
+  void markDead(Connection& c, std::string why, comm_status_t status = COMM_ERR_REMOTE, bool quiet = false);
   // Accounts for an early message of `cost` from `c`'s peer; past the
   // limit, fails the connection and returns false.
   bool holdUnexpected(Connection& c, size_t cost);
@@ -699,6 +691,9 @@ bool TcpTransport::startMessage(Connection& c, const Header& header) {
       c.announced.erase(it);
       return false;
     }
+    case Kind::kGoodbye:
+      markDead(c, fmt::format("rank {} has shut down its transport (comm_destroy)", c.peer), COMM_ERR_REMOTE, true);
+      return true;
     case Kind::kPayload: {
       auto it = c.cleared.find(header.id);
       if (it == c.cleared.end() || it->second.size != header.size) {
@@ -764,6 +759,19 @@ bool TcpTransport::deliver(Connection& c, Unexpected& message, const PostedRecv&
   return true;
 }
 
+// Only a connection with nothing queued says goodbye: a message still on its
+// way would otherwise be cut off, and the peer should hear of that loudly.
+// The header fits any empty socket buffer; if it does not go, the peer sees
+// a plain close, as after a crash.
+TcpTransport::~TcpTransport() {
+  std::lock_guard lock(mutex_);
+  const Header goodbye{0, 0, Kind::kGoodbye, 0, 0, 0};
+  for (const std::unique_ptr<Connection>& c : connections_) {
+    if (c == nullptr || c->dead() || !c->fd.valid() || !c->sends.empty()) continue;
+    [[maybe_unused]] ssize_t sent = ::send(c->fd.get(), &goodbye, sizeof goodbye, MSG_NOSIGNAL | MSG_DONTWAIT);
+  }
+}
+
 bool TcpTransport::holdUnexpected(Connection& c, size_t cost) {
   if (c.unexpectedBytes + cost <= maxUnexpected_) {
     c.unexpectedBytes += cost;
@@ -777,9 +785,13 @@ bool TcpTransport::holdUnexpected(Connection& c, size_t cost) {
   return false;
 }
 
-void TcpTransport::markDead(Connection& c, std::string why, comm_status_t status) {
+void TcpTransport::markDead(Connection& c, std::string why, comm_status_t status, bool quiet) {
   if (c.dead()) return;
-  log::warn("tcp: {}", why);
+  if (quiet) {
+    log::debug("tcp: {}", why);
+  } else {
+    log::warn("tcp: {}", why);
+  }
   c.deadWhy = std::move(why);
   c.deadStatus = status;
   --live_;

@@ -6,6 +6,8 @@
 // has a receive for it and says so (kClearToSend): it then lands straight in
 // that receive's buffer, never in a buffer of ours, and a sender can never
 // fill the receiver's memory with messages nobody has asked for yet.
+// kGoodbye, the last thing a rank sends before it closes its connections at
+// a clean shutdown, lets the peer tell that end from a crash and stay quiet.
 //
 // Nothing a peer says is believed before checkHeader() has looked at it: a
 // size is only a claim, and memory is never sized by a claim alone.
@@ -21,7 +23,7 @@
 
 namespace comm::transport::tcp {
 
-enum class Kind : uint32_t { kEager = 0, kReadyToSend = 1, kClearToSend = 2, kPayload = 3 };
+enum class Kind : uint32_t { kEager = 0, kReadyToSend = 1, kClearToSend = 2, kPayload = 3, kGoodbye = 4 };
 
 // What precedes every message on a connection.
 struct Header {
@@ -64,6 +66,9 @@ inline std::string checkHeader(const Header& header) {
       return "";
     case Kind::kClearToSend:
       if (header.size != 0) return fmt::format("a clear-to-send carrying {} bytes", header.size);
+      return "";
+    case Kind::kGoodbye:
+      if (header.size != 0) return fmt::format("a goodbye carrying {} bytes", header.size);
       return "";
     case Kind::kReadyToSend:
     case Kind::kPayload: return "";
