@@ -273,7 +273,7 @@ COMM_API comm_status_t comm_tensor_memory(comm_memory_type_t *out_type, int *out
  *   "rank", "world_size", "local_rank", "local_world_size",
  *   "master_addr", "master_port", "job_secret", "job_secret_file",
  *   "timeout" (seconds), "provider", "shm", "tcp_iface",
- *   "tcp_unexpected_bytes", "log_level", "log_file", "algo".
+ *   "tcp_unexpected_bytes", "log_level", "log_file", "algo", "debug_dir".
  * `comm-info` lists every key with its default and help.
  */
 typedef struct comm_config comm_config_t;
@@ -346,6 +346,18 @@ COMM_API comm_status_t comm_local_size(int *out, const comm_t *comm);
 COMM_API comm_status_t comm_name(const char **out, const comm_t *comm);
 /** The deadline of every wait on `comm`, in milliseconds. Errors: see above. */
 COMM_API comm_status_t comm_timeout(int64_t *out_ms, const comm_t *comm);
+
+/**
+ * The world rank of the first failed rank this rank knows of (-1: none):
+ * the rank whose end made an operation on `comm` or another communicator
+ * of its world fail with COMM_ERR_REMOTE, as this rank saw it or as commrun
+ * or another rank reported it. Every such error message names it with its
+ * pid and host. comm_rank_from_world gives its rank in a group. Not
+ * collective; thread-safe.
+ * Errors: COMM_ERR_INVALID_ARGUMENT (out or comm NULL),
+ * COMM_ERR_INVALID_USAGE (a destroyed communicator).
+ */
+COMM_API comm_status_t comm_failed_rank(int *out, const comm_t *comm);
 
 /**
  * Deadline for every wait on `comm`, in milliseconds (> 0). Default: the

@@ -110,4 +110,12 @@ COMM_API comm_status_t comm_timeout(int64_t* out_ms, const comm_t* comm) {
   return guard("comm_timeout", [&] { *require(out_ms, "out_ms") = comm::api::communicator(comm).timeout().count(); });
 }
 
+COMM_API comm_status_t comm_failed_rank(int* out, const comm_t* comm) {
+  return guard("comm_failed_rank", [&] {
+    int* rank = require(out, "out");
+    const auto failure = comm::api::communicator(comm).world().firstFailure();
+    *rank = failure ? failure->worldRank : -1;
+  });
+}
+
 }  // extern "C"

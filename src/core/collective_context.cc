@@ -221,8 +221,7 @@ void CollectiveContext::waitOnBoard(Ready ready, const int* blocker, const char*
     return false;
   };
   auto stall = [&](comm_status_t status, const std::string& why) {
-    comm_.reportStall(flight_, *blocker, why);
-    throw Error(status, why);
+    throw Error(status, comm_.reportStall(flight_, *blocker, why));
   };
   waitUntil(ready, work, [&] {
     comm_.flight().waiting(flight_, *blocker);
@@ -323,7 +322,8 @@ void CollectiveContext::notifyPeers(comm_status_t status, int otherRank, const S
   if (peersNotified_ || size_ == 1) return;
   peersNotified_ = true;
   FailureNotice& outgoing = notices().outgoing;
-  outgoing = {sequence_, status, rank_, otherRank, signature_, other};
+  const std::optional<World::Failure> failed = comm_.world().firstFailure();
+  outgoing = {sequence_, status, rank_, otherRank, failed ? failed->worldRank : -1, signature_, other};
   uint64_t tag = tags::make(comm_.id(), tags::Kind::kSignature, sequence_, kNoticeStep);
   try {
     for (int peer = 0; peer < size_; ++peer) {
@@ -383,9 +383,14 @@ void CollectiveContext::watchNotices() {
         "comm_{} (#{} on {}): rank {} gave up on it ({}) while this rank ran {}", name, sequence_, comm_.name(),
         notice.rank, comm_status_string(static_cast<comm_status_t>(notice.status)), describe(signature_));
     if (notice.status == COMM_ERR_MISMATCH) fail(COMM_ERR_MISMATCH, "{}", why);
+    World& world = comm_.world();
+    if (notice.failedRank >= 0 && notice.failedRank < world.size()) {
+      world.noteFailure(notice.failedRank,
+                        fmt::format("{} failed, as rank {} of {} reported", world.describePeer(notice.failedRank),
+                                    notice.rank, comm_.name()));
+    }
     // What this rank waited for is in its flight record already.
-    comm_.reportStall(flight_, -1, why);
-    throw Error(COMM_ERR_REMOTE, why);
+    throw Error(COMM_ERR_REMOTE, comm_.reportStall(flight_, -1, why));
   }
 }
 

@@ -160,7 +160,8 @@ class CollectiveContext {
     uint32_t sequence = 0;  // the full number; the tag holds only its low bits
     int32_t status = 0;
     int32_t rank = -1;
-    int32_t otherRank = -1;  // the rank whose signature disagreed, if that was the failure
+    int32_t otherRank = -1;   // the rank whose signature disagreed, if that was the failure
+    int32_t failedRank = -1;  // the world rank of the first failure the notifying rank knew of
     Signature signature;
     Signature other;
   };

@@ -99,25 +99,27 @@ void Communicator::failAwaited(std::span<const Pending> pending, comm_status_t s
   cancel(pending);
   std::string message = fmt::format("{}: {}", what(), why);
   if (status == COMM_ERR_TIMEOUT || status == COMM_ERR_REMOTE || status == COMM_ERR_TRANSPORT) {
-    reportStall(flight, peer, message);
+    message = reportStall(flight, peer, message);
   }
   throw Error(status, std::move(message));
 }
 
-void Communicator::reportStall(uint64_t number, int peer, const std::string& why) noexcept {
+std::string Communicator::reportStall(uint64_t number, int peer, const std::string& why) {
+  const std::string message = world_->blame(why);
   try {
     if (number != FlightRecorder::kNone) {
       if (peer >= 0) flight_.waiting(number, peer);
       flight_.finish(number, false);
     }
-    if (stallReported_.exchange(true)) return;
+    if (stallReported_.exchange(true)) return message;
     const std::vector<FlightRecorder::Snapshot> entries = flight_.snapshot();
-    log::warn("flight record of '{}' (rank {} of {}), after: {}", name_, rank_, size(), why);
+    log::warn("flight record of '{}' (rank {} of {}), after: {}", name_, rank_, size(), message);
     for (const FlightRecorder::Snapshot& entry : entries) log::warn("  {}", describeFlightEntry(entry));
     const std::string dir = world_->settings().get("debug_dir");
-    if (dir.empty()) return;
+    if (dir.empty()) return message;
     const PeerRecord& self = world_->peer(world_->rank());
-    const FlightReportHeader header{name_, id_, rank_, size(), world_->rank(), worldRanks_, self.host, getpid(), why};
+    const FlightReportHeader header{name_,       id_,       rank_,    size(), world_->rank(),
+                                    worldRanks_, self.host, getpid(), message};
     std::string file = name_;
     for (char& c : file) {
       if (!std::isalnum(static_cast<unsigned char>(c)) && c != '-' && c != '_') c = '_';
@@ -129,6 +131,7 @@ void Communicator::reportStall(uint64_t number, int peer, const std::string& why
   } catch (const std::exception& error) {
     log::warn("could not report the flight record of '{}': {}", name_, error.what());
   }
+  return message;
 }
 
 bool Communicator::progressUntil(std::span<const Pending> pending, Deadline deadline,
@@ -143,6 +146,10 @@ bool Communicator::progressUntil(std::span<const Pending> pending, Deadline dead
     while (firstOpen < pending.size() && pending[firstOpen].request->done.load(std::memory_order_acquire)) {
       const transport::Request& r = *pending[firstOpen].request;
       if (r.status != COMM_OK) {
+        if (r.status == COMM_ERR_REMOTE) {
+          const int worldRank = worldRanks_[pending[firstOpen].peer];
+          world_->noteFailure(worldRank, fmt::format("{} failed: {}", world_->describePeer(worldRank), r.error));
+        }
         failAwaited(pending, r.status,
                     fmt::format("{} rank {}: {}", pending[firstOpen].isRecv ? "receiving from" : "sending to",
                                 pending[firstOpen].peer, r.error),

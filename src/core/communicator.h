@@ -104,7 +104,9 @@ class Communicator : public std::enable_shared_from_this<Communicator> {
   // (a rank of this communicator, -1 when unknown): marks it, and the first
   // time on this communicator writes the flight record to the log and, with
   // COMM_DEBUG_DIR, to <dir>/flight.<communicator>.rank<world rank>.json.
-  void reportStall(uint64_t number, int peer, const std::string& why) noexcept;
+  // Returns the error message to raise: `why`, naming the first failed rank
+  // this rank knows of (World::blame).
+  std::string reportStall(uint64_t number, int peer, const std::string& why);
 
   // How many children with this `key` (member list, split) this rank made
   // before; equal on every member when they call in the same order, which

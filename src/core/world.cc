@@ -5,6 +5,7 @@
 #include <unistd.h>
 
 #include <cerrno>
+#include <cstdio>
 #include <cstdlib>
 #include <fstream>
 #include <sstream>
@@ -22,6 +23,10 @@ namespace comm::core {
 namespace {
 
 constexpr auto kFailureCheckInterval = std::chrono::milliseconds(500);
+// How long a rank that saw a peer fail waits for commrun's record of the
+// job's first failure, and how often it looks.
+constexpr auto kLauncherRecordWait = std::chrono::milliseconds(500);
+constexpr auto kLauncherRecordPoll = std::chrono::milliseconds(20);
 // commrun writes the first failing rank's fate under this key.
 constexpr const char* kLauncherFailureKey = "commrun/failed";
 
@@ -247,14 +252,22 @@ std::optional<std::string> World::peerFailure(int worldRank) {
 std::optional<std::string> World::reportedPeerFailure(int worldRank) {
   const PeerRecord& peer = peers_[worldRank];
   if (peer.sameNode && peer.pid > 0 && kill(peer.pid, 0) != 0 && errno == ESRCH) {
-    return fmt::format("rank {} (pid {} on {}) has exited", worldRank, peer.pid, peer.host);
+    const std::string what = fmt::format("{} has exited", describePeer(worldRank));
+    noteFailure(worldRank, what);
+    return what;
   }
+  std::optional<std::string> reported = launcherFailure(false);
+  if (reported) noteFailure(worldRank, *reported);
+  return reported;
+}
+
+std::optional<std::string> World::launcherFailure(bool now) {
   if (!store_ || launcher_ != "commrun") return std::nullopt;
   std::unique_lock lock(storeMutex_, std::try_to_lock);
   if (!lock.owns_lock()) return reportedFailure_;
-  auto now = Clock::now();
-  if (!reportedFailure_ && now - lastFailureCheck_ >= kFailureCheckInterval) {
-    lastFailureCheck_ = now;
+  const auto time = Clock::now();
+  if (!reportedFailure_ && (now || time - lastFailureCheck_ >= kFailureCheckInterval)) {
+    lastFailureCheck_ = time;
     try {
       reportedFailure_ = store_->check(kLauncherFailureKey, Deadline(std::chrono::seconds(2)));
     } catch (const Error&) {
@@ -262,6 +275,43 @@ std::optional<std::string> World::reportedPeerFailure(int worldRank) {
     }
   }
   return reportedFailure_;
+}
+
+std::optional<World::Failure> World::firstFailure() const {
+  std::lock_guard lock(failureMutex_);
+  return firstFailure_;
+}
+
+void World::noteFailure(int worldRank, const std::string& what) {
+  if (firstFailure()) return;
+  // commrun writes "rank N (pid P on HOST) what happened" (tools/commrun/supervisor.cc).
+  auto recorded = [&]() -> std::optional<Failure> {
+    std::optional<std::string> text = launcherFailure(true);
+    int rank = -1;
+    if (!text || std::sscanf(text->c_str(), "rank %d ", &rank) != 1 || rank < 0 || rank >= size_) return std::nullopt;
+    return Failure{rank, *text};
+  };
+  std::optional<Failure> failure = recorded();
+  // A rank's end reaches commrun and this rank at about the same time.
+  for (const Deadline wait(kLauncherRecordWait); !failure && store_ && launcher_ == "commrun" && !wait.expired();) {
+    std::this_thread::sleep_for(kLauncherRecordPoll);
+    failure = recorded();
+  }
+  std::lock_guard lock(failureMutex_);
+  if (!firstFailure_) firstFailure_ = failure ? *failure : Failure{worldRank, what};
+}
+
+std::string World::describePeer(int worldRank) const {
+  const PeerRecord& peer = peers_[worldRank];
+  return fmt::format("rank {} (pid {} on {})", worldRank, peer.pid, peer.host);
+}
+
+std::string World::blame(std::string message) const {
+  const std::optional<Failure> first = firstFailure();
+  if (first && message.find(first->what) == std::string::npos) {
+    message += fmt::format("; the first failure this rank knows of: {}", first->what);
+  }
+  return message;
 }
 
 uint16_t World::allocateCommunicatorId() {

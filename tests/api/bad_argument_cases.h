@@ -15,6 +15,8 @@ CASE(name_null, "comm_name", COMM_ERR_INVALID_ARGUMENT, "out", comm_name(NULL, w
 CASE(abort_null, "comm_abort", COMM_ERR_INVALID_ARGUMENT, "comm", comm_abort(NULL))
 CASE(timeout_zero, "comm_set_timeout", COMM_ERR_INVALID_ARGUMENT, "positive", comm_set_timeout(world, 0))
 CASE(timeout_null, "comm_timeout", COMM_ERR_INVALID_ARGUMENT, "out_ms", comm_timeout(NULL, world))
+CASE(failed_rank_null_out, "comm_failed_rank", COMM_ERR_INVALID_ARGUMENT, "out", comm_failed_rank(NULL, world))
+CASE(failed_rank_null_comm, "comm_failed_rank", COMM_ERR_INVALID_ARGUMENT, "comm", comm_failed_rank(&(int){0}, NULL))
 CASE(config_create_null, "comm_config_create", COMM_ERR_INVALID_ARGUMENT, "out", comm_config_create(NULL))
 CASE(config_set_null, "comm_config_set", COMM_ERR_INVALID_ARGUMENT, "config", comm_config_set(NULL, "rank", "0"))
 CASE(config_destroy_foreign, "comm_config_destroy", COMM_ERR_INVALID_USAGE, "never created",

@@ -1,8 +1,10 @@
 /* How long a survivor's all_reduce takes to fail when the last rank dies
  * (kill -9), hangs, or skips the all_reduce to wait for a message that
  * never comes. usage: deadline dead|hung|skip COUNT
- * The survivors print "survivor <status> after <seconds> s: <message>";
- * deadline.sh bounds the seconds, hang_report.sh reads the flight records.
+ * The survivors print "survivor <status> after <seconds> s (failed rank
+ * <comm_failed_rank>): <message>"; deadline.sh bounds the seconds,
+ * failed_rank.sh checks whom they blame, hang_report.sh reads the flight
+ * records.
  * The hung rank sleeps through its peers' deadline and then exits quietly;
  * the skipping one fails its receive at its own deadline. */
 #include <signal.h>
@@ -64,7 +66,13 @@ int main(int argc, char **argv) {
   comm_tensor_create(&t, values, COMM_FLOAT64, 1, &count);
   const double start = now();
   comm_status_t status = comm_all_reduce(world, t, t, COMM_OP_SUM, NULL);
-  printf("survivor %s after %.2f s: %s\n", comm_status_string(status), now() - start, comm_last_error());
+  const double seconds = now() - start;
+  /* Copied before the next call replaces it. */
+  char message[4096];
+  snprintf(message, sizeof message, "%s", comm_last_error());
+  int failed = -2;
+  comm_failed_rank(&failed, world);
+  printf("survivor %s after %.2f s (failed rank %d): %s\n", comm_status_string(status), seconds, failed, message);
   fflush(stdout);
   comm_tensor_destroy(t);
   free(values);

@@ -16,7 +16,7 @@ fail() { echo "FAILED: $1"; exit 1; }
 run() {
   output=$("$commrun" -n 2 --grace 20 "$program" "$1" "$2" 2>&1)
   echo "$output"
-  seconds=$(echo "$output" | sed -n 's/^\[0\] survivor .* after \([0-9.]*\) s: .*/\1/p')
+  seconds=$(echo "$output" | sed -n 's/^\[0\] survivor .* after \([0-9.]*\) s .*/\1/p')
   [ -n "$seconds" ] || fail "$1 $2: the survivor did not report"
   awk -v s="$seconds" -v low="$3" -v high="$4" 'BEGIN { exit !(s >= low && s < high) }' ||
     fail "$1 $2: the survivor failed after $seconds s, expected $3 to $4 s"
