@@ -288,7 +288,7 @@ COMM_API comm_status_t comm_tensor_memory(comm_memory_type_t *out_type, int *out
  *   "rank", "world_size", "local_rank", "local_world_size",
  *   "master_addr", "master_port", "job_secret", "job_secret_file",
  *   "timeout" (seconds), "provider", "shm", "tcp_iface",
- *   "tcp_unexpected_bytes", "log_level", "log_file", "algo".
+ *   "tcp_unexpected_bytes", "log_level", "log_file", "algo", "debug_dir".
  * `comm-info` lists every key with its default and help.
  */
 typedef struct comm_config comm_config_t;
@@ -314,12 +314,15 @@ typedef struct comm_communicator comm_t;
  * Join the world: read the launcher's environment (commrun, torchrun, msrun,
  * Slurm, Open MPI) overridden by `config` (may be NULL), meet the other ranks
  * through the rendezvous store and connect the fabric. Every rank must call
- * it. Waits at most the configured timeout.
+ * it. Waits at most the configured timeout. A process has one world at a
+ * time: once it and every communicator made from it are destroyed, every
+ * rank may call comm_init again to join a new world (where rank 0 hosts the
+ * store, after every rank destroyed its old one).
  * Errors: COMM_ERR_INVALID_ARGUMENT (out NULL; a missing, malformed or
  * contradictory setting or launcher variable, named), COMM_ERR_INVALID_USAGE
- * (a destroyed config), COMM_ERR_BOOTSTRAP (the rendezvous store),
- * COMM_ERR_TRANSPORT (the fabric), COMM_ERR_NOT_SUPPORTED (a provider that
- * lacks what comm needs), COMM_ERR_TIMEOUT (other ranks did not come).
+ * (a destroyed config; this process's world still alive), COMM_ERR_BOOTSTRAP (the rendezvous
+ * store), COMM_ERR_TRANSPORT (the fabric), COMM_ERR_NOT_SUPPORTED (a provider that lacks what comm
+ * needs), COMM_ERR_TIMEOUT (other ranks did not come).
  */
 COMM_API comm_status_t comm_init(comm_t **out, const comm_config_t *config);
 
@@ -358,6 +361,18 @@ COMM_API comm_status_t comm_local_size(int *out, const comm_t *comm);
 COMM_API comm_status_t comm_name(const char **out, const comm_t *comm);
 /** The deadline of every wait on `comm`, in milliseconds. Errors: see above. */
 COMM_API comm_status_t comm_timeout(int64_t *out_ms, const comm_t *comm);
+
+/**
+ * The world rank of the first failed rank this rank knows of (-1: none):
+ * the rank whose end made an operation on `comm` or another communicator
+ * of its world fail with COMM_ERR_REMOTE, as this rank saw it or as commrun
+ * or another rank reported it. Every such error message names it with its
+ * pid and host. comm_rank_from_world gives its rank in a group. Not
+ * collective; thread-safe.
+ * Errors: COMM_ERR_INVALID_ARGUMENT (out or comm NULL),
+ * COMM_ERR_INVALID_USAGE (a destroyed communicator).
+ */
+COMM_API comm_status_t comm_failed_rank(int *out, const comm_t *comm);
 
 /**
  * Deadline for every wait on `comm`, in milliseconds (> 0). Default: the

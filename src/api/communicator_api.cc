@@ -129,4 +129,12 @@ COMM_API comm_status_t comm_stream(void** out, const comm_t* comm) {
   return guardOut("comm_stream", out, [&] { *require(out, "out") = comm::api::communicator(comm).stream(); });
 }
 
+COMM_API comm_status_t comm_failed_rank(int* out, const comm_t* comm) {
+  return guard("comm_failed_rank", [&] {
+    int* rank = require(out, "out");
+    const auto failure = comm::api::communicator(comm).world().firstFailure();
+    *rank = failure ? failure->worldRank : -1;
+  });
+}
+
 }  // extern "C"

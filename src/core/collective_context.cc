@@ -32,6 +32,7 @@ CollectiveContext::CollectiveContext(Communicator& comm, uint32_t sequence, cons
   // Checked up front: a collective that needs no wait (one rank, or peers
   // that already published on the board) would otherwise never look.
   if (comm_.aborted()) fail(COMM_ERR_ABORTED, "{}: the communicator was aborted", what());
+  flight_ = comm_.flight().startCollective(sequence_, signature_);
   if (size_ == 1) return;
   signatureChecked_ = false;
   if (board_ != nullptr) {  // announced before the first message or wait
@@ -51,6 +52,7 @@ CollectiveContext::CollectiveContext(Communicator& comm, uint32_t sequence, cons
 }
 
 CollectiveContext::~CollectiveContext() {
+  if (!finished_) comm_.flight().finish(flight_, false);
   withdrawNoticeReceives();
   if (!pending_.empty()) comm_.abandon(std::move(requests_), pending_);
   // Capacity stays for the next collective.
@@ -218,14 +220,18 @@ void CollectiveContext::waitOnBoard(Ready ready, const int* blocker, const char*
     if (comm_.aborted()) fail(COMM_ERR_ABORTED, "{}: the communicator was aborted", what());
     return false;
   };
+  auto stall = [&](comm_status_t status, const std::string& why) {
+    throw Error(status, comm_.reportStall(flight_, *blocker, why));
+  };
   waitUntil(ready, work, [&] {
+    comm_.flight().waiting(flight_, *blocker);
     if (auto failure = comm_.world().peerFailure(comm_.worldRankOf(*blocker))) {
       if (ready()) return;  // the peer published before it went (World::peerFailure)
-      fail(COMM_ERR_REMOTE, "{}: {}", what(), *failure);
+      stall(COMM_ERR_REMOTE, fmt::format("{}: {}", what(), *failure));
     }
     if (deadline.expired()) {
-      fail(COMM_ERR_TIMEOUT, "{}: timed out after {} ms waiting for rank {} {}", what(), comm_.timeout().count(),
-           *blocker, forWhat);
+      stall(COMM_ERR_TIMEOUT, fmt::format("{}: timed out after {} ms waiting for rank {} {}", what(),
+                                          comm_.timeout().count(), *blocker, forWhat));
     }
     alsoCheck();
   });
@@ -252,7 +258,7 @@ void CollectiveContext::waitFor(std::span<const Pending> pending) {
   };
   try {
     try {
-      comm_.waitAll(pending, comm_.deadline(), what, &check);
+      comm_.waitAll(pending, comm_.deadline(), what, &check, flight_);
     } catch (const AwaitTimeout& e) {
       checkSignature();
       notifyPeers(COMM_ERR_TIMEOUT, e.peer(), Signature{});
@@ -306,6 +312,8 @@ void CollectiveContext::finish() {
     comm_.cancel(notices_->receives);
     notices_->receives.clear();
   }
+  comm_.flight().finish(flight_, true);
+  finished_ = true;
 }
 
 void CollectiveContext::withdrawNoticeReceives() {
@@ -318,7 +326,8 @@ void CollectiveContext::notifyPeers(comm_status_t status, int otherRank, const S
   if (peersNotified_ || size_ == 1) return;
   peersNotified_ = true;
   FailureNotice& outgoing = notices().outgoing;
-  outgoing = {sequence_, status, rank_, otherRank, signature_, other};
+  const std::optional<World::Failure> failed = comm_.world().firstFailure();
+  outgoing = {sequence_, status, rank_, otherRank, failed ? failed->worldRank : -1, signature_, other};
   uint64_t tag = tags::make(comm_.id(), tags::Kind::kSignature, sequence_, kNoticeStep);
   try {
     for (int peer = 0; peer < size_; ++peer) {
@@ -374,16 +383,21 @@ void CollectiveContext::watchNotices() {
            comm_.name(), notice.rank, notice.rank, describe(notice.signature), notice.otherRank,
            describe(notice.other));
     }
-    if (notice.status == COMM_ERR_TIMEOUT && notice.otherRank >= 0) {
-      // Its peer is likely this rank's too: name it, not just the messenger.
-      fail(COMM_ERR_REMOTE,
-           "comm_{} (#{} on {}): rank {} gave up on it (it timed out waiting for rank {}) while this "
-           "rank ran {}",
-           name, sequence_, comm_.name(), notice.rank, notice.otherRank, describe(signature_));
+    // A timed-out peer's wait is likely this rank's too: name it, not just the messenger.
+    const std::string gaveUp = notice.status == COMM_ERR_TIMEOUT && notice.otherRank >= 0
+                                   ? fmt::format("it timed out waiting for rank {}", notice.otherRank)
+                                   : std::string(comm_status_string(static_cast<comm_status_t>(notice.status)));
+    const std::string why = fmt::format("comm_{} (#{} on {}): rank {} gave up on it ({}) while this rank ran {}", name,
+                                        sequence_, comm_.name(), notice.rank, gaveUp, describe(signature_));
+    if (notice.status == COMM_ERR_MISMATCH) fail(COMM_ERR_MISMATCH, "{}", why);
+    World& world = comm_.world();
+    if (notice.failedRank >= 0 && notice.failedRank < world.size()) {
+      world.noteFailure(notice.failedRank,
+                        fmt::format("{} failed, as rank {} of {} reported", world.describePeer(notice.failedRank),
+                                    notice.rank, comm_.name()));
     }
-    fail(notice.status == COMM_ERR_MISMATCH ? COMM_ERR_MISMATCH : COMM_ERR_REMOTE,
-         "comm_{} (#{} on {}): rank {} gave up on it ({}) while this rank ran {}", name, sequence_, comm_.name(),
-         notice.rank, comm_status_string(static_cast<comm_status_t>(notice.status)), describe(signature_));
+    // What this rank waited for is in its flight record already.
+    throw Error(COMM_ERR_REMOTE, comm_.reportStall(flight_, -1, why));
   }
 }
 

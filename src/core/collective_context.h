@@ -25,6 +25,7 @@
 #include "comm.h"
 #include "common/deadline.h"
 #include "core/collective_buffers.h"
+#include "core/flight_recorder.h"
 #include "core/node_board.h"
 #include "core/pending.h"
 #include "core/signature.h"
@@ -159,13 +160,16 @@ class CollectiveContext {
     uint32_t sequence = 0;  // the full number; the tag holds only its low bits
     int32_t status = 0;
     int32_t rank = -1;
-    int32_t otherRank = -1;  // the rank whose signature disagreed, or the one waited for at a timeout
+    int32_t otherRank = -1;   // the rank whose signature disagreed, or the one waited for at a timeout
+    int32_t failedRank = -1;  // the world rank of the first failure the notifying rank knew of
     Signature signature;
     Signature other;
   };
 
   Communicator& comm_;
   uint32_t sequence_;
+  uint64_t flight_ = FlightRecorder::kNone;  // its entry in the communicator's flight recorder
+  bool finished_ = false;                    // finish() returned: it succeeded
   Signature signature_;
   int rank_;
   int size_;

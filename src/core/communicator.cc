@@ -1,6 +1,10 @@
 #include "core/communicator.h"
 
+#include <unistd.h>
+
 #include <algorithm>
+#include <cctype>
+#include <fstream>
 
 #include "common/backoff.h"
 #include "common/error.h"
@@ -8,6 +12,12 @@
 #include "core/operation.h"
 
 namespace comm::core {
+
+namespace {
+// How long abandon() waits for a completion before it leaves the rest.
+constexpr auto kAbandonQuiet = std::chrono::milliseconds(20);
+}  // namespace
+
 Communicator::Communicator(std::shared_ptr<World> world, uint16_t id, std::vector<int> worldRanks, std::string name)
     : world_(std::move(world)),
       id_(id),
@@ -57,10 +67,22 @@ void Communicator::abandon(std::deque<transport::Request>&& requests, std::span<
     return std::all_of(pending.begin(), pending.end(),
                        [](const Pending& p) { return p.request->done.load(std::memory_order_acquire); });
   };
-  Deadline grace(std::chrono::seconds(2));
+  // Sends still moving (a tcp stream mid-message, a copy under way) get to
+  // finish while requests keep completing. The rest wait on a peer that died,
+  // hangs or withdrew its receive and will never finish: they are left once
+  // nothing has completed for kAbandonQuiet, so that a failure is reported
+  // at once and no wait outlasts the communicator's timeout.
+  transport::Transport& transport = world_->transport();
+  const Deadline cap(timeout());
+  auto quietUntil = Clock::now() + kAbandonQuiet;
   Backoff backoff;
-  while (!allDone() && !grace.expired()) {
-    if (!world_->transport().progress()) backoff.pause();
+  while (!allDone() && Clock::now() < quietUntil && !cap.expired()) {
+    if (transport.progress()) {
+      quietUntil = Clock::now() + kAbandonQuiet;
+      backoff.reset();
+    } else {
+      backoff.pause(transport.busy());
+    }
   }
   if (!allDone()) {
     static std::mutex graveyardMutex;
@@ -73,15 +95,51 @@ void Communicator::abandon(std::deque<transport::Request>&& requests, std::span<
 }
 
 void Communicator::failAwaited(std::span<const Pending> pending, comm_status_t status, const std::string& why,
-                               const std::function<std::string()>& what) {
+                               const std::function<std::string()>& what, uint64_t flight, int peer) {
   cancel(pending);
-  throw Error(status, fmt::format("{}: {}", what(), why));
+  std::string message = fmt::format("{}: {}", what(), why);
+  if (status == COMM_ERR_TIMEOUT || status == COMM_ERR_REMOTE || status == COMM_ERR_TRANSPORT) {
+    message = reportStall(flight, peer, message);
+  }
+  if (status == COMM_ERR_TIMEOUT && peer >= 0) throw AwaitTimeout(peer, std::move(message));
+  throw Error(status, std::move(message));
+}
+
+std::string Communicator::reportStall(uint64_t number, int peer, const std::string& why) {
+  const std::string message = world_->blame(why);
+  try {
+    if (number != FlightRecorder::kNone) {
+      if (peer >= 0) flight_.waiting(number, peer);
+      flight_.finish(number, false);
+    }
+    if (stallReported_.exchange(true)) return message;
+    const std::vector<FlightRecorder::Snapshot> entries = flight_.snapshot();
+    log::warn("flight record of '{}' (rank {} of {}), after: {}", name_, rank_, size(), message);
+    for (const FlightRecorder::Snapshot& entry : entries) log::warn("  {}", describeFlightEntry(entry));
+    const std::string dir = world_->settings().get("debug_dir");
+    if (dir.empty()) return message;
+    const PeerRecord& self = world_->peer(world_->rank());
+    const FlightReportHeader header{name_,       id_,       rank_,    size(), world_->rank(),
+                                    worldRanks_, self.host, getpid(), message};
+    std::string file = name_;
+    for (char& c : file) {
+      if (!std::isalnum(static_cast<unsigned char>(c)) && c != '-' && c != '_') c = '_';
+    }
+    const std::string path = fmt::format("{}/flight.{}.rank{}.json", dir, file, world_->rank());
+    std::ofstream out(path);
+    out << flightJson(header, entries);
+    if (!out.flush()) log::warn("could not write the flight record to {}", path);
+  } catch (const std::exception& error) {
+    log::warn("could not report the flight record of '{}': {}", name_, error.what());
+  }
+  return message;
 }
 
 bool Communicator::progressUntil(std::span<const Pending> pending, Deadline deadline,
-                                 const std::function<std::string()>& what, const std::function<void()>* check) {
+                                 const std::function<std::string()>& what, const std::function<void()>* check,
+                                 uint64_t flight) {
   transport::Transport& transport = world_->transport();
-  if (aborted()) failAwaited(pending, COMM_ERR_ABORTED, "the communicator was aborted", what);
+  if (aborted()) failAwaited(pending, COMM_ERR_ABORTED, "the communicator was aborted", what, flight, -1);
   Backoff backoff;
   auto nextCheck = Clock::now() + kHealthCheckInterval;
   size_t firstOpen = 0;
@@ -89,10 +147,14 @@ bool Communicator::progressUntil(std::span<const Pending> pending, Deadline dead
     while (firstOpen < pending.size() && pending[firstOpen].request->done.load(std::memory_order_acquire)) {
       const transport::Request& r = *pending[firstOpen].request;
       if (r.status != COMM_OK) {
+        if (r.status == COMM_ERR_REMOTE) {
+          const int worldRank = worldRanks_[pending[firstOpen].peer];
+          world_->noteFailure(worldRank, fmt::format("{} failed: {}", world_->describePeer(worldRank), r.error));
+        }
         failAwaited(pending, r.status,
                     fmt::format("{} rank {}: {}", pending[firstOpen].isRecv ? "receiving from" : "sending to",
                                 pending[firstOpen].peer, r.error),
-                    what);
+                    what, flight, pending[firstOpen].peer);
       }
       ++firstOpen;
     }
@@ -102,16 +164,17 @@ bool Communicator::progressUntil(std::span<const Pending> pending, Deadline dead
       backoff.reset();
       continue;
     }
-    if (aborted()) failAwaited(pending, COMM_ERR_ABORTED, "the communicator was aborted", what);
+    if (aborted()) failAwaited(pending, COMM_ERR_ABORTED, "the communicator was aborted", what, flight, -1);
     auto now = Clock::now();
     if (now >= nextCheck) {
       nextCheck = now + kHealthCheckInterval;
       if (check) (*check)();
+      if (flight != FlightRecorder::kNone) flight_.waiting(flight, pending[firstOpen].peer);
       for (size_t i = firstOpen; i < pending.size(); ++i) {
         if (pending[i].request->done.load(std::memory_order_acquire)) continue;
         if (auto failure = world_->peerFailure(worldRanks_[pending[i].peer])) {
           if (pending[i].request->done.load(std::memory_order_acquire)) continue;  // it came before the peer went
-          failAwaited(pending, COMM_ERR_REMOTE, *failure, what);
+          failAwaited(pending, COMM_ERR_REMOTE, *failure, what, flight, pending[i].peer);
         }
       }
       if (deadline.expired()) return false;
@@ -121,18 +184,19 @@ bool Communicator::progressUntil(std::span<const Pending> pending, Deadline dead
 }
 
 void Communicator::waitAll(std::span<const Pending> pending, Deadline deadline,
-                           const std::function<std::string()>& what, const std::function<void()>* check) {
-  if (progressUntil(pending, deadline, what, check)) return;
+                           const std::function<std::string()>& what, const std::function<void()>* check,
+                           uint64_t flight) {
+  if (progressUntil(pending, deadline, what, check, flight)) return;
   std::string peers;
-  int first = -1;
+  int firstPeer = -1;
   for (const Pending& p : pending) {
     if (p.request->done.load(std::memory_order_acquire)) continue;
+    if (firstPeer < 0) firstPeer = p.peer;
     if (!peers.empty()) peers += ", ";
     peers += fmt::format("{} rank {}", p.isRecv ? "a message from" : "delivery to", p.peer);
-    if (first < 0) first = p.peer;
   }
-  cancel(pending);
-  throw AwaitTimeout(first, fmt::format("{}: timed out after {} ms waiting for {}", what(), timeout().count(), peers));
+  failAwaited(pending, COMM_ERR_TIMEOUT, fmt::format("timed out after {} ms waiting for {}", timeout().count(), peers),
+              what, flight, firstPeer);
 }
 
 std::shared_ptr<Operation> Communicator::queueCollective(std::function<void(uint32_t sequence)> body, uint32_t sequence,

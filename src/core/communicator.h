@@ -18,6 +18,7 @@
 #include "common/error.h"
 #include "core/collective_buffers.h"
 #include "core/executor.h"
+#include "core/flight_recorder.h"
 #include "core/node_board.h"
 #include "core/pending.h"
 #include "core/world.h"
@@ -75,16 +76,19 @@ class Communicator : public std::enable_shared_from_this<Communicator> {
   // aborted or an awaited peer is gone; `what` names the operation.
   // `check`, when given, runs whenever something completed and may throw
   // (the mismatch check of a collective).
+  // `flight` is the operation's entry in the flight recorder: the wait
+  // notes there whom it waits for, and a timeout or a peer's failure is
+  // reported (reportStall).
   bool progressUntil(std::span<const Pending> pending, Deadline deadline, const std::function<std::string()>& what,
-                     const std::function<void()>* check = nullptr);
+                     const std::function<void()>* check = nullptr, uint64_t flight = FlightRecorder::kNone);
   // progressUntil, but running out of time is an AwaitTimeout naming the peers awaited.
   void waitAll(std::span<const Pending> pending, Deadline deadline, const std::function<std::string()>& what,
-               const std::function<void()>* check = nullptr);
+               const std::function<void()>* check = nullptr, uint64_t flight = FlightRecorder::kNone);
   // Withdraw every unfinished receive.
   void cancel(std::span<const Pending> pending);
   // Give up on messages whose owner is going away: withdraw the receives and
-  // let the sends finish for a moment; requests the transport may still
-  // touch after that are kept alive (leaked) rather than freed under it.
+  // let the sends finish while they still move; requests the transport may
+  // still touch after that are kept alive (leaked) rather than freed under it.
   void abandon(std::deque<transport::Request>&& requests, std::span<const Pending> pending);
 
   // Run a collective: at once on this thread when `async` is false and
@@ -121,6 +125,15 @@ class Communicator : public std::enable_shared_from_this<Communicator> {
   // ranks share this node (core/node_board.h); null otherwise.
   NodeBoard* board() { return board_.get(); }
 
+  FlightRecorder& flight() { return flight_; }
+  // The operation of flight entry `number` failed (`why`) waiting for `peer`
+  // (a rank of this communicator, -1 when unknown): marks it, and the first
+  // time on this communicator writes the flight record to the log and, with
+  // COMM_DEBUG_DIR, to <dir>/flight.<communicator>.rank<world rank>.json.
+  // Returns the error message to raise: `why`, naming the first failed rank
+  // this rank knows of (World::blame).
+  std::string reportStall(uint64_t number, int peer, const std::string& why);
+
   // How many children with this `key` (member list, split) this rank made
   // before; equal on every member when they call in the same order, which
   // names the child's rendezvous without a message.
@@ -131,8 +144,10 @@ class Communicator : public std::enable_shared_from_this<Communicator> {
   // the handle when `async`, else waits for it (releasing `lock` first).
   std::shared_ptr<Operation> queueCollective(std::function<void(uint32_t sequence)> body, uint32_t sequence, bool async,
                                              std::unique_lock<std::mutex>& lock);
+  // Withdraws the receives and throws; a timeout or a failure of `peer`
+  // (of the pending messages) is reported first (reportStall).
   [[noreturn]] void failAwaited(std::span<const Pending> pending, comm_status_t status, const std::string& why,
-                                const std::function<std::string()>& what);
+                                const std::function<std::string()>& what, uint64_t flight, int peer);
 
   std::shared_ptr<World> world_;
   uint16_t id_;
@@ -152,6 +167,8 @@ class Communicator : public std::enable_shared_from_this<Communicator> {
   std::atomic<void*> stream_{nullptr};
   std::atomic<int> streamDevice_{-1};
   std::unique_ptr<cuda::StreamGate> gate_;  // guarded by issueMutex_
+  FlightRecorder flight_;
+  std::atomic<bool> stallReported_{false};
   Executor executor_;
 };
 

@@ -6,13 +6,14 @@
 namespace comm::core {
 
 MessageOperation::MessageOperation(std::shared_ptr<Communicator> comm, std::function<std::string()> what,
-                                   size_t expected)
-    : comm_(std::move(comm)), what_(std::move(what)), ownDeadline_(comm_->deadline()) {
+                                   size_t expected, uint64_t flight)
+    : comm_(std::move(comm)), what_(std::move(what)), ownDeadline_(comm_->deadline()), flight_(flight) {
   pending_.reserve(expected);
 }
 
 MessageOperation::~MessageOperation() {
   if (finished_) return;
+  comm_->flight().finish(flight_, false);
   if (detached_) comm_->world().progressThread().operationFinished();
   comm_->abandon(std::move(requests_), pending_);
 }
@@ -46,6 +47,7 @@ comm_status_t MessageOperation::finish(comm_status_t status, std::string message
   onSuccess_ = nullptr;  // and what it holds
   if (detached_) comm_->world().progressThread().operationFinished();
   finished_ = true;
+  comm_->flight().finish(flight_, status == COMM_OK);
   status_ = status;
   message_ = std::move(message);
   return status_;
@@ -57,8 +59,8 @@ comm_status_t MessageOperation::wait(Deadline deadline) {
   bool ownExpires = ownDeadline_.at() <= deadline.at();
   try {
     if (ownExpires) {
-      comm_->waitAll(pending_, ownDeadline_, what_);
-    } else if (!comm_->progressUntil(pending_, deadline, what_)) {
+      comm_->waitAll(pending_, ownDeadline_, what_, nullptr, flight_);
+    } else if (!comm_->progressUntil(pending_, deadline, what_, nullptr, flight_)) {
       message_ = fmt::format("{}: not complete when the wait's timeout ran out", what_());
       return COMM_ERR_TIMEOUT;
     }

@@ -40,8 +40,10 @@ class Operation {
 class MessageOperation : public Operation {
  public:
   // `what` names the operation in error messages; it runs only when one is
-  // written, so the fast path formats nothing.
-  MessageOperation(std::shared_ptr<Communicator> comm, std::function<std::string()> what, size_t expected);
+  // written, so the fast path formats nothing. `flight`: its entry in the
+  // communicator's flight recorder.
+  MessageOperation(std::shared_ptr<Communicator> comm, std::function<std::string()> what, size_t expected,
+                   uint64_t flight);
   ~MessageOperation() override;
 
   // Post a message; requests live in a deque so their addresses stay put.
@@ -66,6 +68,7 @@ class MessageOperation : public Operation {
   std::deque<transport::Request> requests_;
   std::vector<Pending> pending_;
   Deadline ownDeadline_;
+  uint64_t flight_;
   std::mutex mutex_;  // one waiter at a time
   bool finished_ = false;
   comm_status_t status_ = COMM_IN_PROGRESS;

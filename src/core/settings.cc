@@ -40,6 +40,9 @@ constexpr SettingSpec kSpecs[] = {
     {"log_level", "warn", "error, warn, info, debug or trace"},
     {"log_file", "", "log destination (default stderr); %r becomes the rank"},
     {"algo", "", "algorithm overrides, e.g. all_reduce:ring,broadcast:binomial"},
+    {"debug_dir", "",
+     "folder where each rank writes a communicator's flight record (flight.<communicator>.rank<r>.json) on a "
+     "timeout or a peer's failure; comm-info --hang-report merges them"},
 };
 
 }  // namespace

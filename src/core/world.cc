@@ -5,6 +5,7 @@
 #include <unistd.h>
 
 #include <cerrno>
+#include <cstdio>
 #include <cstdlib>
 #include <fstream>
 #include <sstream>
@@ -22,6 +23,10 @@ namespace comm::core {
 namespace {
 
 constexpr auto kFailureCheckInterval = std::chrono::milliseconds(500);
+// How long a rank that saw a peer fail waits for commrun's record of the
+// job's first failure, and how often it looks.
+constexpr auto kLauncherRecordWait = std::chrono::milliseconds(500);
+constexpr auto kLauncherRecordPoll = std::chrono::milliseconds(20);
 // commrun writes the first failing rank's fate under this key.
 constexpr const char* kLauncherFailureKey = "commrun/failed";
 
@@ -48,11 +53,26 @@ std::string nodeIdentity() {
 
 bool isLoopback(const std::string& host) { return host == "localhost" || host.rfind("127.", 0) == 0 || host == "::1"; }
 
+// One world per process at a time; worlds made one after another are
+// numbered, and the store keys of each after the first carry its number, so
+// that a store that outlives a world (commrun's) never answers a later
+// world with an earlier one's keys.
+std::atomic<bool> aWorldLives{false};
+std::atomic<int> worldsMade{0};
+
 }  // namespace
 
 std::shared_ptr<World> World::create(const Settings& settings, AlgorithmOverrides overrides) {
   transport::keepCrashesVisible();
+  if (aWorldLives.exchange(true)) {
+    fail(COMM_ERR_INVALID_USAGE,
+         "this process's world is still alive (an earlier comm_init's, or a communicator made from it, is not "
+         "destroyed); use it, or destroy them all before joining again");
+  }
   std::shared_ptr<World> world(new World());
+  world->ownsProcessWorld_ = true;
+  const int made = ++worldsMade;
+  if (made > 1) world->keyPrefix_ = fmt::format("world{}/", made);
   world->settings_ = settings;
   log::configure(settings.get("log_level"), settings.get("log_file"));
 
@@ -128,6 +148,7 @@ World::~World() {
   store_.reset();
   storeServer_.reset();
   if (!secretFileToRemove_.empty()) unlink(secretFileToRemove_.c_str());
+  if (ownsProcessWorld_) aWorldLives.store(false);
 }
 
 Deadline World::storeDeadline() const {
@@ -137,12 +158,12 @@ Deadline World::storeDeadline() const {
 
 void World::storeSet(const std::string& key, const std::string& value) {
   std::lock_guard lock(storeMutex_);
-  store_->set(key, value, storeDeadline());
+  store_->set(keyPrefix_ + key, value, storeDeadline());
 }
 
 std::string World::storeGet(const std::string& key) {
   std::lock_guard lock(storeMutex_);
-  return store_->get(key, storeDeadline());
+  return store_->get(keyPrefix_ + key, storeDeadline());
 }
 
 void World::meetPeers() {
@@ -231,14 +252,22 @@ std::optional<std::string> World::peerFailure(int worldRank) {
 std::optional<std::string> World::reportedPeerFailure(int worldRank) {
   const PeerRecord& peer = peers_[worldRank];
   if (peer.sameNode && peer.pid > 0 && kill(peer.pid, 0) != 0 && errno == ESRCH) {
-    return fmt::format("rank {} (pid {} on {}) has exited", worldRank, peer.pid, peer.host);
+    const std::string what = fmt::format("{} has exited", describePeer(worldRank));
+    noteFailure(worldRank, what);
+    return what;
   }
+  std::optional<std::string> reported = launcherFailure(false);
+  if (reported) noteFailure(worldRank, *reported);
+  return reported;
+}
+
+std::optional<std::string> World::launcherFailure(bool now) {
   if (!store_ || launcher_ != "commrun") return std::nullopt;
   std::unique_lock lock(storeMutex_, std::try_to_lock);
   if (!lock.owns_lock()) return reportedFailure_;
-  auto now = Clock::now();
-  if (!reportedFailure_ && now - lastFailureCheck_ >= kFailureCheckInterval) {
-    lastFailureCheck_ = now;
+  const auto time = Clock::now();
+  if (!reportedFailure_ && (now || time - lastFailureCheck_ >= kFailureCheckInterval)) {
+    lastFailureCheck_ = time;
     try {
       reportedFailure_ = store_->check(kLauncherFailureKey, Deadline(std::chrono::seconds(2)));
     } catch (const Error&) {
@@ -246,6 +275,43 @@ std::optional<std::string> World::reportedPeerFailure(int worldRank) {
     }
   }
   return reportedFailure_;
+}
+
+std::optional<World::Failure> World::firstFailure() const {
+  std::lock_guard lock(failureMutex_);
+  return firstFailure_;
+}
+
+void World::noteFailure(int worldRank, const std::string& what) {
+  if (firstFailure()) return;
+  // commrun writes "rank N (pid P on HOST) what happened" (tools/commrun/supervisor.cc).
+  auto recorded = [&]() -> std::optional<Failure> {
+    std::optional<std::string> text = launcherFailure(true);
+    int rank = -1;
+    if (!text || std::sscanf(text->c_str(), "rank %d ", &rank) != 1 || rank < 0 || rank >= size_) return std::nullopt;
+    return Failure{rank, *text};
+  };
+  std::optional<Failure> failure = recorded();
+  // A rank's end reaches commrun and this rank at about the same time.
+  for (const Deadline wait(kLauncherRecordWait); !failure && store_ && launcher_ == "commrun" && !wait.expired();) {
+    std::this_thread::sleep_for(kLauncherRecordPoll);
+    failure = recorded();
+  }
+  std::lock_guard lock(failureMutex_);
+  if (!firstFailure_) firstFailure_ = failure ? *failure : Failure{worldRank, what};
+}
+
+std::string World::describePeer(int worldRank) const {
+  const PeerRecord& peer = peers_[worldRank];
+  return fmt::format("rank {} (pid {} on {})", worldRank, peer.pid, peer.host);
+}
+
+std::string World::blame(std::string message) const {
+  const std::optional<Failure> first = firstFailure();
+  if (first && message.find(first->what) == std::string::npos) {
+    message += fmt::format("; the first failure this rank knows of: {}", first->what);
+  }
+  return message;
 }
 
 uint16_t World::allocateCommunicatorId() {
@@ -266,8 +332,12 @@ void World::makeCommunicatorIds() {
   CommunicatorIds::Store store;
   if (store_) {
     // Called with storeMutex_ held.
-    store.add = [this](const std::string& key, int64_t delta) { return store_->add(key, delta, Deadline(timeout_)); };
-    store.erasePrefix = [this](const std::string& prefix) { store_->erasePrefix(prefix, Deadline(timeout_)); };
+    store.add = [this](const std::string& key, int64_t delta) {
+      return store_->add(keyPrefix_ + key, delta, Deadline(timeout_));
+    };
+    store.erasePrefix = [this](const std::string& prefix) {
+      store_->erasePrefix(keyPrefix_ + prefix, Deadline(timeout_));
+    };
   } else {
     store.add = [this](const std::string& key, int64_t delta) { return localCounters_[key] += delta; };
     store.erasePrefix = [this](const std::string& prefix) {

@@ -67,6 +67,24 @@ class World {
   // caller looks at what it waits for again before calling it a failure.
   std::optional<std::string> peerFailure(int worldRank);
 
+  // The first failure of a rank that this rank knows of: its world rank and
+  // what happened, naming its pid and host ("rank 2 (pid 4711 on node3) was
+  // killed by signal 9 (Killed)"), seen here or reported by another rank.
+  struct Failure {
+    int worldRank;
+    std::string what;
+  };
+  std::optional<Failure> firstFailure() const;
+  // Notes that `worldRank` failed (`what`), unless a failure is known
+  // already. Under commrun, the failure commrun recorded for the job comes
+  // first: a rank seen gone here may only have followed it (it is waited
+  // for briefly, as commrun records a rank's end within milliseconds).
+  void noteFailure(int worldRank, const std::string& what);
+  // "rank 2 (pid 4711 on node3)"
+  std::string describePeer(int worldRank) const;
+  // `message`, with the first failure known appended unless it names it.
+  std::string blame(std::string message) const;
+
   // A communicator id no other live communicator of this job uses
   // (communicator_ids.h).
   uint16_t allocateCommunicatorId();
@@ -89,6 +107,10 @@ class World {
 
   // peerFailure without taking in what the transport holds.
   std::optional<std::string> reportedPeerFailure(int worldRank);
+  // What commrun recorded as the job's first failure, read from the store
+  // at most every kFailureCheckInterval unless `now`; nullopt under other
+  // launchers, or while another thread uses the store.
+  std::optional<std::string> launcherFailure(bool now);
 
   Settings settings_;
   std::array<std::string, kCollectiveKinds> algorithmOverrides_;  // indexed by CollectiveKind
@@ -100,6 +122,8 @@ class World {
   std::string masterAddr_;          // the store's host, which tcp between nodes prefers to face
   std::string secret_;              // the job's (job_secret.h); empty in a world of one
   std::string secretFileToRemove_;  // the launcher's default secret file, made by this rank
+  std::string keyPrefix_;           // of every store key of this world: "" for a process's first, then "world2/"...
+  bool ownsProcessWorld_ = false;
   std::chrono::milliseconds timeout_{600000};
   std::optional<Deadline> initDeadline_;
   std::unique_ptr<bootstrap::StoreServer> storeServer_;
@@ -113,6 +137,8 @@ class World {
   std::map<std::string, int64_t, std::less<>> localCounters_;  // the store of ids_ in a world of one
   Clock::time_point lastFailureCheck_{};
   std::optional<std::string> reportedFailure_;
+  mutable std::mutex failureMutex_;
+  std::optional<Failure> firstFailure_;  // guarded by failureMutex_
 };
 
 }  // namespace comm::core

@@ -20,6 +20,8 @@ CASE(stream_null_out, "comm_stream", COMM_ERR_INVALID_ARGUMENT, "out", comm_stre
 CASE(stream_null_comm, "comm_stream", COMM_ERR_INVALID_ARGUMENT, "comm", comm_stream(&(void *){NULL}, NULL))
 CASE(cuda_device_count_null, "comm_cuda_device_count", COMM_ERR_INVALID_ARGUMENT, "out_count",
      comm_cuda_device_count(NULL, NULL))
+CASE(failed_rank_null_out, "comm_failed_rank", COMM_ERR_INVALID_ARGUMENT, "out", comm_failed_rank(NULL, world))
+CASE(failed_rank_null_comm, "comm_failed_rank", COMM_ERR_INVALID_ARGUMENT, "comm", comm_failed_rank(&(int){0}, NULL))
 CASE(config_create_null, "comm_config_create", COMM_ERR_INVALID_ARGUMENT, "out", comm_config_create(NULL))
 CASE(config_set_null, "comm_config_set", COMM_ERR_INVALID_ARGUMENT, "config", comm_config_set(NULL, "rank", "0"))
 CASE(config_destroy_foreign, "comm_config_destroy", COMM_ERR_INVALID_USAGE, "never created",

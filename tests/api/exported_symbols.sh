@@ -9,6 +9,7 @@ lib="$1" header="$2"
 # Functions added after the first release (node COMM_0), with their node.
 later="comm_check_version COMM_0.2
 comm_cuda_device_count COMM_0.2
+comm_failed_rank COMM_0.2
 comm_has_feature COMM_0.2
 comm_providers COMM_0.2
 comm_set_stream COMM_0.2

@@ -8,7 +8,11 @@
  *   splits N     keeps one split of the world, makes and destroys N more
  *                (checking none has the kept one's id, or the world's, in
  *                its name), then all_reduces rank + 1 over a last one;
- *                prints "rank R: N splits: sum S". */
+ *                prints "rank R: N splits: sum S".
+ *   init-again [FILE]  comm_init twice while the world lives (the second
+ *                must fail at once), then after comm_destroy of the world
+ *                (it must work; with FILE, once FILE exists): prints what
+ *                each gave and the sums. */
 #define _POSIX_C_SOURCE 200809L
 #include <stdint.h>
 #include <stdio.h>
@@ -99,6 +103,30 @@ static int splits(int count) {
   return 0;
 }
 
+static int init_again(const char *go) {
+  comm_t *world = NULL;
+  comm_status_t status = comm_init(&world, NULL);
+  if (status != COMM_OK) return report("comm_init", status);
+  int rank = 0;
+  comm_rank(&rank, world);
+  printf("rank %d: first world: sum %d\n", rank, sum_over(world, rank));
+  comm_t *second = NULL;
+  status = comm_init(&second, NULL);
+  printf("rank %d: comm_init while it lives: %s: %s\n", rank, comm_status_string(status),
+         status == COMM_OK ? "" : comm_last_error());
+  comm_destroy(second);
+  comm_destroy(world);
+  world = NULL;
+  printf("rank %d: destroyed\n", rank);
+  fflush(stdout);
+  if (go != NULL && await_file(go) != 0) return 1;
+  if ((status = comm_init(&world, NULL)) != COMM_OK) return report("comm_init after comm_destroy", status);
+  printf("rank %d: second world: sum %d\n", rank, sum_over(world, rank));
+  fflush(stdout);
+  comm_destroy(world);
+  return 0;
+}
+
 static int segfault(int victim) {
   const char *rank = getenv("COMM_RANK");
   /* The library is loaded (and its dependencies' constructors have run)
@@ -116,7 +144,9 @@ int main(int argc, char **argv) {
   if (strcmp(mode, "all-reduce") == 0) return all_reduce();
   if (strcmp(mode, "segfault") == 0 && argc > 2) return segfault(atoi(argv[2]));
   if (strcmp(mode, "splits") == 0 && argc > 2) return splits(atoi(argv[2]));
+  if (strcmp(mode, "init-again") == 0) return init_again(argc > 2 ? argv[2] : NULL);
   if (strcmp(mode, "all-reduce-after") == 0 && argc > 2) return await_file(argv[2]) != 0 ? 1 : all_reduce();
-  fprintf(stderr, "usage: trust_probe all-reduce | all-reduce-after FILE | segfault R | splits N\n");
+  fprintf(stderr,
+          "usage: trust_probe all-reduce | all-reduce-after FILE | segfault R | splits N | init-again [FILE]\n");
   return 2;
 }

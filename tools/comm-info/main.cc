@@ -1,6 +1,7 @@
 // comm-info: what this build of comm is and how it would behave: version,
 // features, every setting (default, current value and where it comes from),
-// the algorithm selection table and the providers that work here.
+// the algorithm selection table and the providers that work here; with
+// --hang-report, what ranks were doing when a job hung (hang_report.h).
 //
 // It links the engine statically (not only the public API) because the
 // tables it prints are the engine's own; printing them from the source of
@@ -18,6 +19,7 @@
 #include "algo/registry.h"
 #include "comm.h"
 #include "core/settings.h"
+#include "hang_report.h"
 
 namespace {
 
@@ -96,6 +98,11 @@ int main(int argc, char** argv) {
       "providers that work on this machine. Run it with the environment of the job to see that job's settings.",
       "comm-info");
   app.set_version_flag("--version", std::string("comm-info ") + comm_version_string(), "print the version and exit");
+  std::string hangReport;
+  app.add_option("--hang-report", hangReport,
+                 "merge the flight records ranks wrote to COMM_DEBUG_DIR=DIR on a timeout or a peer's failure, and "
+                 "say which rank the others wait for")
+      ->type_name("DIR");
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& error) {
@@ -103,6 +110,7 @@ int main(int argc, char** argv) {
     // Usage errors exit 2, as commrun's and comm-bench's do.
     return code == 0 ? 0 : 2;
   }
+  if (!hangReport.empty()) return printHangReport(hangReport);
   fmt::print("comm {} (C API {})\n\n", comm_version_string(), COMM_VERSION_NUMBER);
   printFeatures();
   printSettings();

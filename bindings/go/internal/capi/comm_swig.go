@@ -130,6 +130,7 @@ extern swig_intgo _wrap_comm_size_capi_a297df38d1b50be8(swig_voidp arg1, uintptr
 extern swig_intgo _wrap_comm_local_rank_capi_a297df38d1b50be8(swig_voidp arg1, uintptr_t arg2);
 extern swig_intgo _wrap_comm_local_size_capi_a297df38d1b50be8(swig_voidp arg1, uintptr_t arg2);
 extern swig_intgo _wrap_comm_timeout_capi_a297df38d1b50be8(swig_voidp arg1, uintptr_t arg2);
+extern swig_intgo _wrap_comm_failed_rank_capi_a297df38d1b50be8(swig_voidp arg1, uintptr_t arg2);
 extern swig_intgo _wrap_comm_set_timeout_capi_a297df38d1b50be8(uintptr_t arg1, swig_type_10 arg2);
 extern swig_intgo _wrap_comm_set_stream_capi_a297df38d1b50be8(uintptr_t arg1, uintptr_t arg2);
 extern swig_intgo _wrap_comm_stream_capi_a297df38d1b50be8(swig_voidp arg1, uintptr_t arg2);
@@ -705,6 +706,14 @@ func Comm_timeout(arg1 *int64, arg2 uintptr) (_swig_ret Enum_SS_comm_status) {
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
 	swig_r = (Enum_SS_comm_status)(C._wrap_comm_timeout_capi_a297df38d1b50be8(C.swig_voidp(_swig_i_0), C.uintptr_t(_swig_i_1)))
+	return swig_r
+}
+
+func Comm_failed_rank(arg1 *int32, arg2 uintptr) (_swig_ret Enum_SS_comm_status) {
+	var swig_r Enum_SS_comm_status
+	_swig_i_0 := arg1
+	_swig_i_1 := arg2
+	swig_r = (Enum_SS_comm_status)(C._wrap_comm_failed_rank_capi_a297df38d1b50be8(C.swig_voidp(_swig_i_0), C.uintptr_t(_swig_i_1)))
 	return swig_r
 }
 

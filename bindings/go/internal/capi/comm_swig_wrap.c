@@ -1215,6 +1215,21 @@ intgo _wrap_comm_timeout_capi_a297df38d1b50be8(long long *_swig_go_0, comm_t *_s
 }
 
 
+intgo _wrap_comm_failed_rank_capi_a297df38d1b50be8(int *_swig_go_0, comm_t *_swig_go_1) {
+  int *arg1 = (int *) 0 ;
+  comm_t *arg2 = (comm_t *) 0 ;
+  comm_status_t result;
+  intgo _swig_go_result;
+  
+  arg1 = (int *)_swig_go_0; 
+  arg2 = (comm_t *)_swig_go_1; 
+  
+  result = (comm_status_t)comm_failed_rank(arg1,(struct comm_communicator const *)arg2);
+  _swig_go_result = (intgo)result; 
+  return _swig_go_result;
+}
+
+
 intgo _wrap_comm_set_timeout_capi_a297df38d1b50be8(comm_t *_swig_go_0, long long _swig_go_1) {
   comm_t *arg1 = (comm_t *) 0 ;
   int64_t arg2 ;
