@@ -339,6 +339,16 @@ COMM_API comm_status_t comm_size(int *out, const comm_t *comm);
 COMM_API comm_status_t comm_local_rank(int *out, const comm_t *comm);
 /** Number of ranks of this communicator on the same node. Errors: see above. */
 COMM_API comm_status_t comm_local_size(int *out, const comm_t *comm);
+/**
+ * Number of nodes (hosts) the ranks of `comm` run on. Ranks share a node
+ * when they share host name, boot and pid namespace. Errors: see above.
+ */
+COMM_API comm_status_t comm_node_count(int *out, const comm_t *comm);
+/**
+ * This rank's node in `comm`, 0 .. comm_node_count - 1: nodes are numbered
+ * by their lowest rank in `comm`, so rank 0 is on node 0. Errors: see above.
+ */
+COMM_API comm_status_t comm_node_id(int *out, const comm_t *comm);
 /** The communicator's name ("world" for the world); valid while `comm` lives. Errors: see above. */
 COMM_API comm_status_t comm_name(const char **out, const comm_t *comm);
 /** The deadline of every wait on `comm`, in milliseconds. Errors: see above. */
@@ -382,6 +392,17 @@ COMM_API comm_status_t comm_group_create(comm_t **out, comm_t *parent, int nrank
  */
 COMM_API comm_status_t comm_split(comm_t **out, comm_t *parent, int color, int key,
                                   const char *name);
+
+/**
+ * Split `parent` by node: the ranks of `parent` on this rank's node form
+ * *out, in their `parent` order (comm_split with comm_node_id as colour and
+ * the parent rank as key). Every rank of `parent` calls it. `name` (copied)
+ * may be NULL for a generated one.
+ * Errors: COMM_ERR_INVALID_ARGUMENT (out or parent NULL),
+ * COMM_ERR_INVALID_USAGE (a destroyed parent), COMM_ERR_BOOTSTRAP or
+ * COMM_ERR_TIMEOUT (the ranks meet through the rendezvous store).
+ */
+COMM_API comm_status_t comm_split_by_node(comm_t **out, comm_t *parent, const char *name);
 
 /**
  * The world rank of rank `rank` of `comm`. Not collective.

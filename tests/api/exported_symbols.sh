@@ -9,7 +9,10 @@ lib="$1" header="$2"
 # Functions added after the first release (node COMM_0), with their node.
 later="comm_check_version COMM_0.2
 comm_has_feature COMM_0.2
-comm_providers COMM_0.2"
+comm_providers COMM_0.2
+comm_node_count COMM_0.2
+comm_node_id COMM_0.2
+comm_split_by_node COMM_0.2"
 
 declared=$(sed -n 's/^COMM_API[^(]*[ *]\(comm_[a-z0-9_]*\)(.*/\1/p' "$header" | sort)
 exported=$(nm -D --defined-only "$lib" | awk '$2 != "A" {print $3}' | sort)
