@@ -62,6 +62,8 @@ void hierarchicalAllReduce(CollectiveContext& ctx, const void* in, void* out, si
   }
   CollectiveContext::Subgroup onNode(ctx, node, 2 * kPhaseSteps);
   ringAllGather(ctx, mine, out, bytes.data(), offsets.data());
+  // The caller may divide `out` for AVG as soon as this returns, so no send may still read it.
+  ctx.waitAll();
 }
 
 }  // namespace comm::algo
