@@ -51,7 +51,8 @@ for placement in block round_robin; do
     port=$((port + 1))
     bytes=$(run "$placement" "$algo" "$port") || { failed=1; continue; }
     ratio=$(awk -v b="$bytes" -v s=$((mib * 1024 * 1024)) 'BEGIN { printf "%.3f", b / s }')
-    echo "$placement ${algo:-(comm's choice)}: $bytes bytes = ${ratio} x size"
+    label=${algo:-"comm's choice"}
+    echo "$placement, $label: $bytes bytes = ${ratio} x size"
     if [ -z "$algo" ] && ! awk -v b="$bytes" -v i="$ideal" 'BEGIN { exit !(b >= i * 0.95 && b <= i * 1.05) }'; then
       echo "FAIL: $placement: host 0 sent $bytes bytes, not within 5% of $ideal"
       failed=1
