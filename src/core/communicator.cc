@@ -40,6 +40,8 @@ void Communicator::layOutNodes() {
     nodes_.indexOnNode.push_back(static_cast<int>(nodes_.members[node].size()));
     nodes_.members[node].push_back(r);
   }
+  for (const std::vector<int>& node : nodes_.members) nodes_.byNode.insert(nodes_.byNode.end(), node.begin(), node.end());
+  for (int r = 0; r < size(); ++r) nodes_.blocked = nodes_.blocked && nodes_.byNode[r] == r;
   nodes_.ranksPerNode = static_cast<int>(nodes_.members[0].size());
   for (const std::vector<int>& node : nodes_.members) {
     if (static_cast<int>(node.size()) != nodes_.ranksPerNode) nodes_.ranksPerNode = 0;

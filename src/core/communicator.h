@@ -34,6 +34,8 @@ struct NodeLayout {
   std::vector<int> indexOnNode;           // per rank: its place among its node's ranks
   std::vector<std::vector<int>> members;  // per node
   int ranksPerNode = 0;                   // every node's count, or 0 when they differ
+  std::vector<int> byNode;                // the ranks node by node: node 0's, then node 1's...
+  bool blocked = true;                    // byNode is rank order (each node's ranks are consecutive)
 
   int count() const { return static_cast<int>(members.size()); }
 };

@@ -7,7 +7,8 @@
 # comparison. Ranks are started by hand, as a launcher would, with COMM_RANK
 # and friends. Passes when every job computes the right result and comm's
 # choice sends within 5% of the bandwidth-optimal 2 (HOSTS-1)/HOSTS x 64 MiB
-# in both placements. Exits 77 where hosts.sh cannot make hosts.
+# in both placements, and the flat ring, which runs in node order, sends
+# within 5% of its block-placement figure when placed round-robin. Exits 77 where hosts.sh cannot make hosts.
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 if [ "${1:-}" != --inside ]; then
@@ -56,6 +57,14 @@ for placement in block round_robin; do
     if [ -z "$algo" ] && ! awk -v b="$bytes" -v i="$ideal" 'BEGIN { exit !(b >= i * 0.95 && b <= i * 1.05) }'; then
       echo "FAIL: $placement: host 0 sent $bytes bytes, not within 5% of $ideal"
       failed=1
+    fi
+    if [ -n "$algo" ]; then
+      if [ "$placement" = block ]; then
+        ring_block=$bytes
+      elif ! awk -v b="$bytes" -v r="$ring_block" 'BEGIN { exit !(b >= r * 0.95 && b <= r * 1.05) }'; then
+        echo "FAIL: the flat ring sent $bytes bytes placed round-robin, not within 5% of its $ring_block placed by block"
+        failed=1
+      fi
     fi
   done
 done

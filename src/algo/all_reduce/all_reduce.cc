@@ -47,7 +47,13 @@ void allReduce(CollectiveContext& ctx, const void* in, void* out, size_t count, 
   int algorithm = choose(ctx, bytes);
   if (ctx.size() == 1 || count == 0) {
     if (in != out && bytes > 0) std::memcpy(out, in, bytes);
+  } else if (ctx.communicator().nodes().blocked || kAlgorithms[algorithm].run == hierarchicalAllReduce) {
+    kAlgorithms[algorithm].run(ctx, in, out, count, dtype, op);
   } else {
+    // Ranks placed round-robin: a flat ring in rank order would cross
+    // between nodes at every step; in node order it crosses as few times as
+    // with block placement (docs/algorithms.md).
+    CollectiveContext::Subgroup inNodeOrder(ctx, ctx.communicator().nodes().byNode, 0);
     kAlgorithms[algorithm].run(ctx, in, out, count, dtype, op);
   }
   // Every algorithm combines AVG like SUM; the one division is here, on the whole sum.
