@@ -192,8 +192,8 @@ class CollectiveContext {
   int size_;
   int viewRank_;
   int viewSize_;
-  std::span<const int> members_;  // an open Subgroup's, else empty
-  uint32_t firstStep_ = 0;        // likewise
+  std::span<const int> members_;              // an open Subgroup's, else empty
+  uint32_t firstStep_ = 0;                    // likewise
   std::deque<transport::Request>& requests_;  // the communicator's, emptied at the end
   std::vector<Pending>& pending_;             // likewise; indexed by RequestId
   NodeBoard* board_;

@@ -40,7 +40,8 @@ void Communicator::layOutNodes() {
     nodes_.indexOnNode.push_back(static_cast<int>(nodes_.members[node].size()));
     nodes_.members[node].push_back(r);
   }
-  for (const std::vector<int>& node : nodes_.members) nodes_.byNode.insert(nodes_.byNode.end(), node.begin(), node.end());
+  for (const std::vector<int>& node : nodes_.members)
+    nodes_.byNode.insert(nodes_.byNode.end(), node.begin(), node.end());
   for (int r = 0; r < size(); ++r) nodes_.blocked = nodes_.blocked && nodes_.byNode[r] == r;
   nodes_.ranksPerNode = static_cast<int>(nodes_.members[0].size());
   for (const std::vector<int>& node : nodes_.members) {
@@ -48,7 +49,8 @@ void Communicator::layOutNodes() {
   }
   if (log::enabled(log::Level::kDebug)) {
     std::string perNode;
-    for (const std::vector<int>& node : nodes_.members) perNode += fmt::format("{}{}", perNode.empty() ? "" : ",", node.size());
+    for (const std::vector<int>& node : nodes_.members)
+      perNode += fmt::format("{}{}", perNode.empty() ? "" : ",", node.size());
     log::debug("communicator '{}' ({} ranks) spans {} nodes, ranks per node {}; this rank is on node {}", name_, size(),
                nodes_.count(), perNode, nodes_.nodeOf[rank_]);
   }

@@ -11,12 +11,12 @@
 
 #include "comm.h"
 
-#define CHECK(call)                                                        \
-  do {                                                                     \
-    if ((call) != COMM_OK) {                                               \
-      fprintf(stderr, "%s failed: %s\n", #call, comm_last_error());        \
-      exit(1);                                                             \
-    }                                                                      \
+#define CHECK(call)                                                 \
+  do {                                                              \
+    if ((call) != COMM_OK) {                                        \
+      fprintf(stderr, "%s failed: %s\n", #call, comm_last_error()); \
+      exit(1);                                                      \
+    }                                                               \
   } while (0)
 
 /* Bytes this network namespace sent on eth0 (/proc/net/dev follows the

@@ -466,7 +466,7 @@ int main(int argc, char **argv) {
   const struct CMUnitTest groups[] = {
       cmocka_unit_test(group_without_world_rank_0),  cmocka_unit_test(two_disjoint_groups_at_once),
       cmocka_unit_test(generated_and_world_names),   cmocka_unit_test(split_orders_by_key_then_parent_rank),
-      cmocka_unit_test(split_with_undefined_colour),   cmocka_unit_test(split_by_node),
+      cmocka_unit_test(split_with_undefined_colour), cmocka_unit_test(split_by_node),
   };
   const struct CMUnitTest mismatches[] = {
       cmocka_unit_test(mismatched_collective),
