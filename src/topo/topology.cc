@@ -28,7 +28,7 @@ int numaOf(hwloc_topology_t topology, hwloc_obj_t io) {
 std::string pciBusOf(hwloc_obj_t obj) {
   for (; obj != nullptr; obj = obj->parent) {
     if (obj->type == HWLOC_OBJ_PCI_DEVICE) {
-      const hwloc_pcidev_attr_s& pci = obj->attr->pcidev;
+      const auto& pci = obj->attr->pcidev;
       return fmt::format("{:04x}:{:02x}:{:02x}.{:x}", pci.domain, pci.bus, pci.dev, pci.func);
     }
   }
