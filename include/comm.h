@@ -273,7 +273,8 @@ COMM_API comm_status_t comm_tensor_memory(comm_memory_type_t *out_type, int *out
  *   "rank", "world_size", "local_rank", "local_world_size",
  *   "master_addr", "master_port", "job_secret", "job_secret_file",
  *   "timeout" (seconds), "provider", "shm", "tcp_iface",
- *   "tcp_unexpected_bytes", "log_level", "log_file", "algo".
+ *   "tcp_unexpected_bytes", "log_level", "log_file", "algo",
+ *   "test_ranks_per_node" (for tests: fake nodes of that many ranks).
  * `comm-info` lists every key with its default and help.
  */
 typedef struct comm_config comm_config_t;
