@@ -288,7 +288,8 @@ COMM_API comm_status_t comm_tensor_memory(comm_memory_type_t *out_type, int *out
  *   "rank", "world_size", "local_rank", "local_world_size",
  *   "master_addr", "master_port", "job_secret", "job_secret_file",
  *   "timeout" (seconds), "provider", "shm", "tcp_iface",
- *   "tcp_unexpected_bytes", "log_level", "log_file", "algo", "debug_dir".
+ *   "tcp_unexpected_bytes", "log_level", "log_file", "algo", "debug_dir",
+ *   "test_ranks_per_node" (for tests: fake nodes of that many ranks).
  * `comm-info` lists every key with its default and help.
  */
 typedef struct comm_config comm_config_t;
@@ -357,6 +358,16 @@ COMM_API comm_status_t comm_size(int *out, const comm_t *comm);
 COMM_API comm_status_t comm_local_rank(int *out, const comm_t *comm);
 /** Number of ranks of this communicator on the same node. Errors: see above. */
 COMM_API comm_status_t comm_local_size(int *out, const comm_t *comm);
+/**
+ * Number of nodes (hosts) the ranks of `comm` run on. Ranks share a node
+ * when they share host name, boot and pid namespace. Errors: see above.
+ */
+COMM_API comm_status_t comm_node_count(int *out, const comm_t *comm);
+/**
+ * This rank's node in `comm`, 0 .. comm_node_count - 1: nodes are numbered
+ * by their lowest rank in `comm`, so rank 0 is on node 0. Errors: see above.
+ */
+COMM_API comm_status_t comm_node_id(int *out, const comm_t *comm);
 /** The communicator's name ("world" for the world); valid while `comm` lives. Errors: see above. */
 COMM_API comm_status_t comm_name(const char **out, const comm_t *comm);
 /** The deadline of every wait on `comm`, in milliseconds. Errors: see above. */
@@ -444,6 +455,17 @@ COMM_API comm_status_t comm_group_create(comm_t **out, comm_t *parent, int nrank
  */
 COMM_API comm_status_t comm_split(comm_t **out, comm_t *parent, int color, int key,
                                   const char *name);
+
+/**
+ * Split `parent` by node: the ranks of `parent` on this rank's node form
+ * *out, in their `parent` order (comm_split with comm_node_id as colour and
+ * the parent rank as key). Every rank of `parent` calls it. `name` (copied)
+ * may be NULL for a generated one.
+ * Errors: COMM_ERR_INVALID_ARGUMENT (out or parent NULL),
+ * COMM_ERR_INVALID_USAGE (a destroyed parent), COMM_ERR_BOOTSTRAP or
+ * COMM_ERR_TIMEOUT (the ranks meet through the rendezvous store).
+ */
+COMM_API comm_status_t comm_split_by_node(comm_t **out, comm_t *parent, const char *name);
 
 /**
  * The world rank of rank `rank` of `comm`. Not collective.

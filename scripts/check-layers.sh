@@ -6,7 +6,7 @@
 #   scripts/check-layers.sh [SRC_DIR]     # default: the src/ beside this script
 set -euo pipefail
 src="${1:-$(cd "$(dirname "$0")/../src" && pwd)}"
-layers=(common reduce bootstrap cuda transport core algo api)
+layers=(common reduce topo bootstrap cuda transport core algo api)
 
 rank_of() {
   local i

@@ -27,6 +27,8 @@ bool fitsBoard(const Situation& situation) {
 
 bool powerOfTwo(const Situation& situation) { return (situation.ranks & (situation.ranks - 1)) == 0; }
 
+bool evenNodes(const Situation& situation) { return situation.nodes > 1 && situation.ranksPerNode > 1; }
+
 namespace {
 
 constexpr const CollectiveTable* kTables[] = {

@@ -28,6 +28,8 @@ struct Situation {
   size_t bytes = 0;       // the collective's message size as it defines it
   int ranks = 1;          // the group's size
   bool hasBoard = false;  // the communicator has a node board (core/node_board.h)
+  int nodes = 1;          // nodes the group spans (core::NodeLayout)
+  int ranksPerNode = 0;   // every node's ranks, 0 when nodes hold different numbers
 };
 
 // Whether an algorithm can run in this situation; nullptr: in every one.
@@ -97,6 +99,9 @@ consteval Rule rule(const std::array<AlgorithmInfo, N>& algorithms, std::string_
 // Constraints several collectives share.
 bool fitsBoard(const Situation& situation);  // a board, and a payload and group it carries
 bool powerOfTwo(const Situation& situation);
+// Several nodes with the same number (> 1) of ranks each: hierarchical
+// algorithms pair each rank with the ranks of the same place on every node.
+bool evenNodes(const Situation& situation);
 
 // Every collective's table, one per kind (the V forms share their plain
 // form's algorithms and rules).

@@ -11,7 +11,8 @@ int decide(CollectiveContext& ctx, size_t bytes) {
   const CollectiveTable& table = tableOf(kind);
   // Every rank decides alike: the size and whether the communicator has a
   // board are the same everywhere (all_to_all sorts it out on the board).
-  const Situation situation{bytes, ctx.size(), ctx.hasBoard()};
+  const core::NodeLayout& nodes = ctx.communicator().nodes();
+  const Situation situation{bytes, ctx.size(), ctx.hasBoard(), nodes.count(), nodes.ranksPerNode};
   const std::string& forced = ctx.communicator().world().algorithmOverride(kind);
   if (!forced.empty()) {
     int index = table.indexOf(forced);

@@ -95,6 +95,18 @@ COMM_API comm_status_t comm_local_size(int* out, const comm_t* comm) {
   return guard("comm_local_size", [&] { *require(out, "out") = comm::api::communicator(comm).localSize(); });
 }
 
+COMM_API comm_status_t comm_node_count(int* out, const comm_t* comm) {
+  return guard("comm_node_count", [&] { *require(out, "out") = comm::api::communicator(comm).nodes().count(); });
+}
+
+COMM_API comm_status_t comm_node_id(int* out, const comm_t* comm) {
+  return guard("comm_node_id", [&] {
+    require(out, "out");
+    const comm::core::Communicator& c = comm::api::communicator(comm);
+    *out = c.nodes().nodeOf[c.rank()];
+  });
+}
+
 COMM_API comm_status_t comm_name(const char** out, const comm_t* comm) {
   return guardOut("comm_name", out, [&] { *require(out, "out") = comm::api::communicator(comm).name().c_str(); });
 }

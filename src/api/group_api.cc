@@ -1,4 +1,4 @@
-// comm_group_create, comm_split, rank translation: argument checks around
+// comm_group_create, comm_split, comm_split_by_node, rank translation: argument checks around
 // core/groups.h.
 #include <memory>
 #include <set>
@@ -52,6 +52,14 @@ COMM_API comm_status_t comm_split(comm_t** out, comm_t* parent, int color, int k
       fail(COMM_ERR_INVALID_ARGUMENT, "color {} is negative (COMM_UNDEFINED is -1)", color);
     std::shared_ptr<comm::core::Communicator> child = comm::core::split(p, color, key, name);
     if (child) *out = wrap(std::move(child));  // else *out stays NULL (guardOut)
+  });
+}
+
+COMM_API comm_status_t comm_split_by_node(comm_t** out, comm_t* parent, const char* name) {
+  return guardOut("comm_split_by_node", out, [&] {
+    require(out, "out");
+    comm::core::Communicator& p = comm::api::communicator(parent);
+    *out = wrap(comm::core::split(p, p.nodes().nodeOf[p.rank()], p.rank(), name));
   });
 }
 

@@ -1,5 +1,7 @@
 #include "core/collective_context.h"
 
+#include <algorithm>
+
 #include "common/backoff.h"
 #include "common/dtype.h"
 #include "common/error.h"
@@ -25,6 +27,8 @@ CollectiveContext::CollectiveContext(Communicator& comm, uint32_t sequence, cons
       signature_(signature),
       rank_(comm.rank()),
       size_(comm.size()),
+      viewRank_(rank_),
+      viewSize_(size_),
       requests_(comm.collectiveBuffers().requests),
       pending_(comm.collectiveBuffers().pending),
       board_(comm.board()),
@@ -77,7 +81,30 @@ char* CollectiveContext::scratch(Scratch area, size_t bytes) {
   return kept.data.get();
 }
 
+CollectiveContext::Subgroup::Subgroup(CollectiveContext& ctx, std::span<const int> members, uint32_t firstStep)
+    : ctx_(ctx) {
+  auto self = std::find(members.begin(), members.end(), ctx.rank_);
+  if (!ctx.members_.empty() || self == members.end()) {
+    fail(COMM_ERR_INTERNAL, "{}: a subgroup must be opened alone and hold this rank", ctx.what());
+  }
+  ctx.members_ = members;
+  ctx.firstStep_ = firstStep;
+  ctx.viewRank_ = static_cast<int>(self - members.begin());
+  ctx.viewSize_ = static_cast<int>(members.size());
+}
+
+CollectiveContext::Subgroup::~Subgroup() {
+  ctx_.members_ = {};
+  ctx_.firstStep_ = 0;
+  ctx_.viewRank_ = ctx_.rank_;
+  ctx_.viewSize_ = ctx_.size_;
+}
+
 RequestId CollectiveContext::post(bool isRecv, int peer, uint32_t step, void* data, size_t size) {
+  if (!members_.empty()) {
+    peer = members_[peer];
+    step += firstStep_;
+  }
   announce();
   transport::Request& request = requests_.emplace_back();
   uint64_t tag = tags::make(comm_.id(), tags::Kind::kCollective, sequence_, step);

@@ -44,9 +44,30 @@ class CollectiveContext {
   CollectiveContext(const CollectiveContext&) = delete;
   CollectiveContext& operator=(const CollectiveContext&) = delete;
 
-  int rank() const { return rank_; }
-  int size() const { return size_; }
+  // This rank and the group size the algorithm works in: the
+  // communicator's, or a Subgroup's while one is open.
+  int rank() const { return viewRank_; }
+  int size() const { return viewSize_; }
   Communicator& communicator() { return comm_; }
+
+  // While it lives, the algorithms called see only `members` (ranks of the
+  // communicator, this rank among them, in the subgroup's rank order):
+  // rank(), size(), send() and recv() speak of places in `members`, and
+  // their steps start at `firstStep`, so that phases over different
+  // subgroups of one collective never match each other's messages.
+  // Hierarchical algorithms run the flat ones this way, within a node and
+  // across nodes, without a communicator (and its rendezvous) per subgroup.
+  // The node board is hidden inside: it spans the whole communicator.
+  class Subgroup {
+   public:
+    Subgroup(CollectiveContext& ctx, std::span<const int> members, uint32_t firstStep);
+    ~Subgroup();
+    Subgroup(const Subgroup&) = delete;
+    Subgroup& operator=(const Subgroup&) = delete;
+
+   private:
+    CollectiveContext& ctx_;
+  };
   const Signature& signature() const { return signature_; }
 
   // The communicator's staging area of kStagingBytes, for receives that are
@@ -68,7 +89,7 @@ class CollectiveContext {
 
   // The node board, where this communicator has one (all its ranks share
   // this node): small collectives exchange their whole data there.
-  bool hasBoard() const { return board_ != nullptr; }
+  bool hasBoard() const { return board_ != nullptr && members_.empty(); }
   // Every peer's transport wants large messages as chunks (Communicator::chunkedMessages).
   bool chunkedMessages() const { return chunkedMessages_; }
   // This rank's payload area on the board for this collective
@@ -173,6 +194,10 @@ class CollectiveContext {
   Signature signature_;
   int rank_;
   int size_;
+  int viewRank_;
+  int viewSize_;
+  std::span<const int> members_;              // an open Subgroup's, else empty
+  uint32_t firstStep_ = 0;                    // likewise
   std::deque<transport::Request>& requests_;  // the communicator's, emptied at the end
   std::vector<Pending>& pending_;             // likewise; indexed by RequestId
   NodeBoard* board_;

@@ -34,7 +34,36 @@ Communicator::Communicator(std::shared_ptr<World> world, uint16_t id, std::vecto
     }
     if (w != world_->rank() && !world_->transport().wantsChunkedMessages(w)) chunkedMessages_ = false;
   }
+  layOutNodes();
   board_ = NodeBoard::join(*world_, id_, worldRanks_, rank_);
+}
+
+void Communicator::layOutNodes() {
+  std::vector<int> indexOfWorldNode(world_->nodeCount(), -1);
+  for (int r = 0; r < size(); ++r) {
+    int& node = indexOfWorldNode[world_->peer(worldRanks_[r]).nodeIndex];
+    if (node < 0) {
+      node = nodes_.count();
+      nodes_.members.emplace_back();
+    }
+    nodes_.nodeOf.push_back(node);
+    nodes_.indexOnNode.push_back(static_cast<int>(nodes_.members[node].size()));
+    nodes_.members[node].push_back(r);
+  }
+  for (const std::vector<int>& node : nodes_.members)
+    nodes_.byNode.insert(nodes_.byNode.end(), node.begin(), node.end());
+  for (int r = 0; r < size(); ++r) nodes_.blocked = nodes_.blocked && nodes_.byNode[r] == r;
+  nodes_.ranksPerNode = static_cast<int>(nodes_.members[0].size());
+  for (const std::vector<int>& node : nodes_.members) {
+    if (static_cast<int>(node.size()) != nodes_.ranksPerNode) nodes_.ranksPerNode = 0;
+  }
+  if (log::enabled(log::Level::kDebug)) {
+    std::string perNode;
+    for (const std::vector<int>& node : nodes_.members)
+      perNode += fmt::format("{}{}", perNode.empty() ? "" : ",", node.size());
+    log::debug("communicator '{}' ({} ranks) spans {} nodes, ranks per node {}; this rank is on node {}", name_, size(),
+               nodes_.count(), perNode, nodes_.nodeOf[rank_]);
+  }
 }
 
 Communicator::~Communicator() {

@@ -39,6 +39,21 @@ class AwaitTimeout : public Error {
   int peer_;
 };
 
+// Which ranks of a communicator share a node (World's node numbering):
+// nodes numbered by their lowest rank in the communicator, each node's
+// ranks in rank order, so placement (block or round-robin) and numbering
+// give the same groups.
+struct NodeLayout {
+  std::vector<int> nodeOf;                // per rank
+  std::vector<int> indexOnNode;           // per rank: its place among its node's ranks
+  std::vector<std::vector<int>> members;  // per node
+  int ranksPerNode = 0;                   // every node's count, or 0 when they differ
+  std::vector<int> byNode;                // the ranks node by node: node 0's, then node 1's...
+  bool blocked = true;                    // byNode is rank order (each node's ranks are consecutive)
+
+  int count() const { return static_cast<int>(members.size()); }
+};
+
 class Communicator : public std::enable_shared_from_this<Communicator> {
  public:
   Communicator(std::shared_ptr<World> world, uint16_t id, std::vector<int> worldRanks, std::string name);
@@ -53,6 +68,7 @@ class Communicator : public std::enable_shared_from_this<Communicator> {
   int worldRankOf(int rank) const { return worldRanks_[rank]; }
   int rankOfWorld(int worldRank) const;  // -1 when not a member
   const std::vector<int>& worldRanks() const { return worldRanks_; }
+  const NodeLayout& nodes() const { return nodes_; }
   // Whether every peer's transport moves large messages faster as a stream
   // of chunks (Transport::wantsChunkedMessages; algo/pipeline.h).
   bool chunkedMessages() const { return chunkedMessages_; }
@@ -144,6 +160,7 @@ class Communicator : public std::enable_shared_from_this<Communicator> {
   // the handle when `async`, else waits for it (releasing `lock` first).
   std::shared_ptr<Operation> queueCollective(std::function<void(uint32_t sequence)> body, uint32_t sequence, bool async,
                                              std::unique_lock<std::mutex>& lock);
+  void layOutNodes();
   // Withdraws the receives and throws; a timeout or a failure of `peer`
   // (of the pending messages) is reported first (reportStall).
   [[noreturn]] void failAwaited(std::span<const Pending> pending, comm_status_t status, const std::string& why,
@@ -157,6 +174,7 @@ class Communicator : public std::enable_shared_from_this<Communicator> {
   int localRank_ = 0;
   int localSize_ = 0;
   bool chunkedMessages_ = false;
+  NodeLayout nodes_;
   std::atomic<int64_t> timeoutMs_;
   std::atomic<bool> aborted_{false};
   std::mutex issueMutex_;  // orders collective issue (sequence numbers, inline vs queued)

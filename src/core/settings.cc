@@ -37,6 +37,10 @@ constexpr SettingSpec kSpecs[] = {
     {"tcp_unexpected_bytes", "268435456",
      "comm's tcp: bytes of messages that arrived before their receive held for one peer; more fail that peer's "
      "connection with COMM_ERR_TRANSPORT"},
+    {"test_ranks_per_node", "0",
+     "testing: number the ranks' nodes as if every node held this many ranks (world ranks 0..n-1 on node 0, and so "
+     "on), so that comm_node_count, comm_split_by_node and the hierarchical algorithms act across nodes on one host; "
+     "messages still take the real node's paths; 0: off"},
     {"log_level", "warn", "error, warn, info, debug or trace"},
     {"log_file", "", "log destination (default stderr); %r becomes the rank"},
     {"algo", "", "algorithm overrides, e.g. all_reduce:ring,broadcast:binomial"},

@@ -190,8 +190,25 @@ void World::meetPeers() {
       ++localSize_;
     }
   }
+  numberNodes();
   const bool enoughCores = static_cast<unsigned>(localSize_) <= std::thread::hardware_concurrency();
   coreForEachRank.store(enoughCores, std::memory_order_relaxed);
+}
+
+void World::numberNodes() {
+  // Only the numbering is faked: the transport still sees the real node, so
+  // tests on one host run the algorithms across "nodes" over shared memory.
+  const int64_t fakeNodeSize = settings_.getInt("test_ranks_per_node");
+  if (fakeNodeSize < 0) {
+    fail(COMM_ERR_INVALID_ARGUMENT, "COMM_TEST_RANKS_PER_NODE={} must be 0 (off) or a number of ranks", fakeNodeSize);
+  }
+  std::map<std::string, int> indexOf;
+  for (int r = 0; r < size_; ++r) {
+    std::string node = peers_[r].node;
+    if (fakeNodeSize > 0) node += fmt::format("/test-node-{}", r / fakeNodeSize);
+    peers_[r].nodeIndex = indexOf.emplace(node, static_cast<int>(indexOf.size())).first->second;
+  }
+  nodeCount_ = static_cast<int>(indexOf.size());
 }
 
 void World::connectTransport() {
@@ -226,8 +243,8 @@ void World::connectTransport() {
 
 void World::logSettings() const {
   if (!log::enabled(log::Level::kInfo)) return;
-  log::info("world of {} ranks ({} on this node, local rank {}), launched by {}", size_, localSize_, localRank_,
-            launcher_);
+  log::info("world of {} ranks on {} nodes ({} on this node, local rank {}), launched by {}", size_, nodeCount_,
+            localSize_, localRank_, launcher_);
   for (const SettingSpec& spec : settingSpecs()) {
     if (settings_.source(spec.key) == "default") continue;
     // The log may be read by others; a secret must not be in it.

@@ -30,6 +30,7 @@ struct PeerRecord {
   std::string host;
   pid_t pid = 0;
   bool sameNode = false;
+  int nodeIndex = 0;  // nodes numbered by their lowest world rank (World::nodeCount)
 };
 
 // Per collective kind, the algorithm COMM_ALGO forces ("" for none), as
@@ -46,6 +47,9 @@ class World {
   int size() const { return size_; }
   int localRank() const { return localRank_; }
   int localSize() const { return localSize_; }
+  // Nodes the world spans; COMM_TEST_RANKS_PER_NODE may cut one host into
+  // several (PeerRecord::nodeIndex).
+  int nodeCount() const { return nodeCount_; }
   const PeerRecord& peer(int worldRank) const { return peers_[worldRank]; }
   std::chrono::milliseconds timeout() const { return timeout_; }
   const Settings& settings() const { return settings_; }
@@ -101,6 +105,7 @@ class World {
   World() = default;
   void makeCommunicatorIds();
   void meetPeers();
+  void numberNodes();
   void connectTransport();
   void logSettings() const;
   Deadline storeDeadline() const;
@@ -118,6 +123,7 @@ class World {
   int size_ = 1;
   int localRank_ = 0;
   int localSize_ = 1;
+  int nodeCount_ = 1;
   std::string launcher_;
   std::string masterAddr_;          // the store's host, which tcp between nodes prefers to face
   std::string secret_;              // the job's (job_secret.h); empty in a world of one

@@ -11,6 +11,10 @@ CASE(rank_null_comm, "comm_rank", COMM_ERR_INVALID_ARGUMENT, "comm", comm_rank(&
 CASE(size_null_comm, "comm_size", COMM_ERR_INVALID_ARGUMENT, "comm", comm_size(&(int){0}, NULL))
 CASE(local_rank_null, "comm_local_rank", COMM_ERR_INVALID_ARGUMENT, "out", comm_local_rank(NULL, world))
 CASE(local_size_null, "comm_local_size", COMM_ERR_INVALID_ARGUMENT, "out", comm_local_size(NULL, world))
+CASE(node_count_null, "comm_node_count", COMM_ERR_INVALID_ARGUMENT, "out", comm_node_count(NULL, world))
+CASE(node_count_null_comm, "comm_node_count", COMM_ERR_INVALID_ARGUMENT, "comm", comm_node_count(&(int){0}, NULL))
+CASE(node_id_null, "comm_node_id", COMM_ERR_INVALID_ARGUMENT, "out", comm_node_id(NULL, world))
+CASE(node_id_null_comm, "comm_node_id", COMM_ERR_INVALID_ARGUMENT, "comm", comm_node_id(&(int){0}, NULL))
 CASE(name_null, "comm_name", COMM_ERR_INVALID_ARGUMENT, "out", comm_name(NULL, world))
 CASE(abort_null, "comm_abort", COMM_ERR_INVALID_ARGUMENT, "comm", comm_abort(NULL))
 CASE(timeout_zero, "comm_set_timeout", COMM_ERR_INVALID_ARGUMENT, "positive", comm_set_timeout(world, 0))
@@ -122,6 +126,10 @@ CASE(group_bad_rank, "comm_group_create", COMM_ERR_INVALID_ARGUMENT, "outside",
      comm_group_create(&(comm_t *){NULL}, world, 1, (int[]){4}, NULL))
 CASE(group_zero, "comm_group_create", COMM_ERR_INVALID_ARGUMENT, "nranks",
      comm_group_create(&(comm_t *){NULL}, world, 0, (int[]){0}, NULL))
+CASE(split_by_node_null_out, "comm_split_by_node", COMM_ERR_INVALID_ARGUMENT, "out",
+     comm_split_by_node(NULL, world, NULL))
+CASE(split_by_node_null_parent, "comm_split_by_node", COMM_ERR_INVALID_ARGUMENT, "comm",
+     comm_split_by_node(&(comm_t *){NULL}, NULL, NULL))
 CASE(split_color, "comm_split", COMM_ERR_INVALID_ARGUMENT, "color", comm_split(&(comm_t *){NULL}, world, -5, 0, NULL))
 CASE(to_world_range, "comm_rank_to_world", COMM_ERR_INVALID_ARGUMENT, "rank", comm_rank_to_world(&(int){0}, world, 1))
 CASE(from_world_range, "comm_rank_from_world", COMM_ERR_INVALID_ARGUMENT, "world_rank",

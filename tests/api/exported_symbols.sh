@@ -11,8 +11,11 @@ later="comm_check_version COMM_0.2
 comm_cuda_device_count COMM_0.2
 comm_failed_rank COMM_0.2
 comm_has_feature COMM_0.2
+comm_node_count COMM_0.2
+comm_node_id COMM_0.2
 comm_providers COMM_0.2
 comm_set_stream COMM_0.2
+comm_split_by_node COMM_0.2
 comm_stream COMM_0.2"
 
 declared=$(sed -n 's/^COMM_API[^(]*[ *]\(comm_[a-z0-9_]*\)(.*/\1/p' "$header" | sort)

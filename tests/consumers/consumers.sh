@@ -13,10 +13,11 @@ cc -std=c99 -Wall -Werror -o "$work/use_pkgconfig" "$source/use_pkgconfig.c" $(p
   -Wl,-rpath,"$(pkg-config --variable=libdir comm)"
 "$work/use_pkgconfig"
 # comm.pc's private fields suffice to link the engine statically (its archive
-# stands in for an installed libcomm.a); libfabric and fmt are linked as
-# shared libraries, since their own static dependencies need not be here.
+# stands in for an installed libcomm.a); fmt, libcrypto and hwloc are linked
+# as shared libraries, since their own static dependencies need not be here.
+# libfabric is not among them: comm loads it when a job needs it.
 requires_private=$(pkg-config --print-requires-private comm | awk '{print $1}')
-echo "$requires_private" | grep -qx hwloc && { echo "comm.pc requires hwloc, which only commrun uses"; exit 1; }
+echo "$requires_private" | grep -qx libfabric && { echo "comm.pc requires libfabric, which libcomm loads itself"; exit 1; }
 libs_private=$(sed -n 's/^Libs\.private: //p' "$prefix/lib/pkgconfig/comm.pc")
 cc -std=c99 -Wall -Werror -o "$work/use_static" "$source/use_pkgconfig.c" $(pkg-config --cflags comm) \
   "$build/src/libcomm_internal.a" $(pkg-config --libs $requires_private) $libs_private

@@ -1,7 +1,8 @@
 /* Communicators made from the world, through commrun at any rank count, over
  * shm or tcp: comm_group_create (a group without world rank 0, two disjoint
  * groups working at once, rank translation both ways), comm_split (order by
- * key, ties by parent rank, COMM_UNDEFINED), collectives on those groups
+ * key, ties by parent rank, COMM_UNDEFINED), comm_split_by_node and the node
+ * queries (nodes faked with COMM_TEST_RANKS_PER_NODE), collectives on those groups
  * checked by value, names; and mismatch detection: ranks that disagree on the
  * collective, dtype, count, op or root (also where their signatures put
  * them in different lanes of the node board) get COMM_ERR_MISMATCH (at least one of
@@ -252,6 +253,29 @@ static void split_with_undefined_colour(void **state) {
   OK(comm_barrier(world, NULL));
 }
 
+/* The world on one host is one node, unless COMM_TEST_RANKS_PER_NODE cuts
+ * it into nodes of that many ranks by world rank. */
+static void split_by_node(void **state) {
+  (void)state;
+  const char *setting = getenv("COMM_TEST_RANKS_PER_NODE");
+  int per_node = setting != NULL && atoi(setting) > 0 ? atoi(setting) : size;
+  int nodes, node;
+  OK(comm_node_count(&nodes, world));
+  OK(comm_node_id(&node, world));
+  assert_int_equal(nodes, (size + per_node - 1) / per_node);
+  assert_int_equal(node, rank / per_node);
+  comm_t *mine = NULL;
+  OK(comm_split_by_node(&mine, world, NULL));
+  int members[64], n = 0;
+  for (int w = node * per_node; w < size && w < (node + 1) * per_node; ++w) members[n++] = w;
+  check_group(mine, members, n, 50 + node);
+  OK(comm_node_count(&nodes, mine));
+  OK(comm_node_id(&node, mine));
+  assert_int_equal(nodes, 1);
+  assert_int_equal(node, 0);
+  OK(comm_destroy(mine));
+}
+
 /* ------------------------------------------------------------- mismatch */
 
 /* One rank (the last) calls something other than the rest. */
@@ -442,7 +466,7 @@ int main(int argc, char **argv) {
   const struct CMUnitTest groups[] = {
       cmocka_unit_test(group_without_world_rank_0),  cmocka_unit_test(two_disjoint_groups_at_once),
       cmocka_unit_test(generated_and_world_names),   cmocka_unit_test(split_orders_by_key_then_parent_rank),
-      cmocka_unit_test(split_with_undefined_colour),
+      cmocka_unit_test(split_with_undefined_colour), cmocka_unit_test(split_by_node),
   };
   const struct CMUnitTest mismatches[] = {
       cmocka_unit_test(mismatched_collective),

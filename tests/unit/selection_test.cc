@@ -116,6 +116,20 @@ void reduceAtTwoRanksWithoutABoardTakesTheTree(void**) {
   assert_true(chosen(CollectiveKind::kReduce, 64 * kKiB, 3, false) == "binomial");
 }
 
+// Several nodes of equal size > 1 take the hierarchical all_reduce at every
+// size; one node, nodes of one rank or of different sizes take the flat rows.
+void allReduceAcrossEvenNodesIsHierarchical(void**) {
+  const CollectiveTable& table = comm::algo::tableOf(CollectiveKind::kAllReduce);
+  auto across = [&](size_t bytes, int ranks, int nodes, int perNode) {
+    return table.algorithms[table.choose(Situation{bytes, ranks, false, nodes, perNode})].name;
+  };
+  assert_true(across(8, 4, 2, 2) == "hierarchical");
+  assert_true(across(64 * kMiB, 8, 4, 2) == "hierarchical");
+  assert_true(across(64 * kMiB, 4, 4, 1) == "ring");
+  assert_true(across(64 * kMiB, 3, 2, 0) == "ring");
+  assert_true(across(8, 4, 1, 4) == "recursive_doubling");
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -128,6 +142,7 @@ int main(int argc, char** argv) {
       cmocka_unit_test(sizesChooseAsDocumented),
       cmocka_unit_test(allGatherDoublesOnlyOnPowersOfTwo),
       cmocka_unit_test(reduceAtTwoRanksWithoutABoardTakesTheTree),
+      cmocka_unit_test(allReduceAcrossEvenNodesIsHierarchical),
   };
   return cmocka_run_group_tests(tests, nullptr, nullptr);
 }

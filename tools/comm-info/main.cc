@@ -20,6 +20,7 @@
 #include "comm.h"
 #include "core/settings.h"
 #include "hang_report.h"
+#include "topo/topology.h"
 
 namespace {
 
@@ -97,6 +98,9 @@ int main(int argc, char** argv) {
       "(default, current value and where it comes from), the algorithm selection table and the libfabric "
       "providers that work on this machine. Run it with the environment of the job to see that job's settings.",
       "comm-info");
+  bool topology = false;
+  app.add_flag("--topology", topology,
+               "print this node's topology (NUMA domains, sockets, cores, NICs, GPUs) and exit");
   app.set_version_flag("--version", std::string("comm-info ") + comm_version_string(), "print the version and exit");
   std::string hangReport;
   app.add_option("--hang-report", hangReport,
@@ -111,6 +115,15 @@ int main(int argc, char** argv) {
     return code == 0 ? 0 : 2;
   }
   if (!hangReport.empty()) return printHangReport(hangReport);
+  if (topology) {
+    try {
+      fmt::print("Topology of this node:\n{}", comm::topo::describe(comm::topo::discover()));
+      return 0;
+    } catch (const std::exception& error) {
+      fmt::print(stderr, "comm-info: {}\n", error.what());
+      return 1;
+    }
+  }
   fmt::print("comm {} (C API {})\n\n", comm_version_string(), COMM_VERSION_NUMBER);
   printFeatures();
   printSettings();

@@ -1,6 +1,7 @@
 // comm::algo::allReduce: the dispatch from the selection table to an algorithm.
 #include <cstring>
 
+#include "algo/all_reduce/hierarchical.h"
 #include "algo/all_reduce/rabenseifner.h"
 #include "algo/all_reduce/recursive_doubling.h"
 #include "algo/all_reduce/ring.h"
@@ -18,6 +19,7 @@ using Run = void(CollectiveContext&, const void* in, void* out, size_t count, co
 
 constexpr Algorithm<Run> kAlgorithms[] = {
     {{"board", fitsBoard}, boardAllReduce},
+    {{"hierarchical", evenNodes}, hierarchicalAllReduce},
     {{"recursive_doubling"}, recursiveDoublingAllReduce},
     {{"rabenseifner"}, rabenseifnerAllReduce},
     {{"ring"}, ringAllReduce},
@@ -25,6 +27,7 @@ constexpr Algorithm<Run> kAlgorithms[] = {
 constexpr auto kInfo = infoOf(kAlgorithms);
 constexpr Rule kRules[] = {
     rule(kInfo, "board", kAnyBytes, kAnyRanks),
+    rule(kInfo, "hierarchical", kAnyBytes, kAnyRanks),
     rule(kInfo, "recursive_doubling", 16 * 1024, kAnyRanks),
     rule(kInfo, "rabenseifner", 512 * 1024, kAnyRanks),
     rule(kInfo, "ring", kAnyBytes, kAnyRanks),
@@ -34,12 +37,23 @@ constexpr Rule kRules[] = {
 
 extern const CollectiveTable kAllReduceTable{core::CollectiveKind::kAllReduce, kInfo, kRules};
 
+void flatAllReduce(CollectiveContext& ctx, const void* in, void* out, size_t count, comm_dtype_t dtype, comm_op_t op) {
+  const Situation flat{count * dtypeSize(dtype), ctx.size()};
+  kAlgorithms[kAllReduceTable.choose(flat)].run(ctx, in, out, count, dtype, op);
+}
+
 void allReduce(CollectiveContext& ctx, const void* in, void* out, size_t count, comm_dtype_t dtype, comm_op_t op) {
   size_t bytes = count * dtypeSize(dtype);
   int algorithm = choose(ctx, bytes);
   if (ctx.size() == 1 || count == 0) {
     if (in != out && bytes > 0) std::memcpy(out, in, bytes);
+  } else if (ctx.communicator().nodes().blocked || kAlgorithms[algorithm].run == hierarchicalAllReduce) {
+    kAlgorithms[algorithm].run(ctx, in, out, count, dtype, op);
   } else {
+    // Ranks placed round-robin: a flat ring in rank order would cross
+    // between nodes at every step; in node order it crosses as few times as
+    // with block placement (docs/algorithms.md).
+    CollectiveContext::Subgroup inNodeOrder(ctx, ctx.communicator().nodes().byNode, 0);
     kAlgorithms[algorithm].run(ctx, in, out, count, dtype, op);
   }
   // Every algorithm combines AVG like SUM; the one division is here, on the whole sum.
