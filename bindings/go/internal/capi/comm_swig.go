@@ -39,7 +39,7 @@ typedef _gostring_ swig_type_9;
 typedef long long swig_type_10;
 typedef _gostring_ swig_type_11;
 typedef _gostring_ swig_type_12;
-typedef long long swig_type_13;
+typedef _gostring_ swig_type_13;
 typedef long long swig_type_14;
 typedef long long swig_type_15;
 typedef long long swig_type_16;
@@ -66,6 +66,7 @@ typedef long long swig_type_36;
 typedef long long swig_type_37;
 typedef long long swig_type_38;
 typedef long long swig_type_39;
+typedef long long swig_type_40;
 extern void _wrap_Swig_free_capi_a297df38d1b50be8(uintptr_t arg1);
 extern uintptr_t _wrap_Swig_malloc_capi_a297df38d1b50be8(swig_intgo arg1);
 extern swig_type_1 _wrap_comm_go_name_capi_a297df38d1b50be8(uintptr_t arg1);
@@ -129,6 +130,8 @@ extern swig_intgo _wrap_comm_rank_capi_a297df38d1b50be8(swig_voidp arg1, uintptr
 extern swig_intgo _wrap_comm_size_capi_a297df38d1b50be8(swig_voidp arg1, uintptr_t arg2);
 extern swig_intgo _wrap_comm_local_rank_capi_a297df38d1b50be8(swig_voidp arg1, uintptr_t arg2);
 extern swig_intgo _wrap_comm_local_size_capi_a297df38d1b50be8(swig_voidp arg1, uintptr_t arg2);
+extern swig_intgo _wrap_comm_node_count_capi_a297df38d1b50be8(swig_voidp arg1, uintptr_t arg2);
+extern swig_intgo _wrap_comm_node_id_capi_a297df38d1b50be8(swig_voidp arg1, uintptr_t arg2);
 extern swig_intgo _wrap_comm_timeout_capi_a297df38d1b50be8(swig_voidp arg1, uintptr_t arg2);
 extern swig_intgo _wrap_comm_failed_rank_capi_a297df38d1b50be8(swig_voidp arg1, uintptr_t arg2);
 extern swig_intgo _wrap_comm_set_timeout_capi_a297df38d1b50be8(uintptr_t arg1, swig_type_10 arg2);
@@ -137,10 +140,11 @@ extern swig_intgo _wrap_comm_stream_capi_a297df38d1b50be8(swig_voidp arg1, uintp
 extern swig_intgo _wrap_COMM_UNDEFINED_capi_a297df38d1b50be8(void);
 extern swig_intgo _wrap_comm_group_create_capi_a297df38d1b50be8(swig_voidp arg1, uintptr_t arg2, swig_intgo arg3, swig_voidp arg4, swig_type_11 arg5);
 extern swig_intgo _wrap_comm_split_capi_a297df38d1b50be8(swig_voidp arg1, uintptr_t arg2, swig_intgo arg3, swig_intgo arg4, swig_type_12 arg5);
+extern swig_intgo _wrap_comm_split_by_node_capi_a297df38d1b50be8(swig_voidp arg1, uintptr_t arg2, swig_type_13 arg3);
 extern swig_intgo _wrap_comm_rank_to_world_capi_a297df38d1b50be8(swig_voidp arg1, uintptr_t arg2, swig_intgo arg3);
 extern swig_intgo _wrap_comm_rank_from_world_capi_a297df38d1b50be8(swig_voidp arg1, uintptr_t arg2, swig_intgo arg3);
 extern swig_intgo _wrap_COMM_TIMEOUT_DEFAULT_capi_a297df38d1b50be8(void);
-extern swig_intgo _wrap_comm_handle_wait_capi_a297df38d1b50be8(uintptr_t arg1, swig_type_13 arg2);
+extern swig_intgo _wrap_comm_handle_wait_capi_a297df38d1b50be8(uintptr_t arg1, swig_type_14 arg2);
 extern swig_intgo _wrap_comm_handle_test_capi_a297df38d1b50be8(uintptr_t arg1);
 extern swig_intgo _wrap_comm_handle_destroy_capi_a297df38d1b50be8(uintptr_t arg1);
 extern swig_intgo _wrap_comm_send_capi_a297df38d1b50be8(uintptr_t arg1, uintptr_t arg2, swig_intgo arg3, swig_intgo arg4, swig_voidp arg5);
@@ -164,20 +168,20 @@ extern swig_intgo _wrap_comm_all_gather_v_capi_a297df38d1b50be8(uintptr_t arg1, 
 extern swig_intgo _wrap_comm_reduce_scatter_v_capi_a297df38d1b50be8(uintptr_t arg1, uintptr_t arg2, uintptr_t arg3, swig_voidp arg4, swig_intgo arg5, swig_voidp arg6);
 extern swig_intgo _wrap_comm_gather_v_capi_a297df38d1b50be8(uintptr_t arg1, uintptr_t arg2, uintptr_t arg3, swig_voidp arg4, swig_intgo arg5, swig_voidp arg6);
 extern swig_intgo _wrap_comm_scatter_v_capi_a297df38d1b50be8(uintptr_t arg1, uintptr_t arg2, uintptr_t arg3, swig_voidp arg4, swig_intgo arg5, swig_voidp arg6);
-extern swig_intgo _wrap_comm_go_all_reduce_capi_a297df38d1b50be8(uintptr_t arg1, swig_voidp arg2, swig_type_14 arg3, swig_intgo arg4, swig_voidp arg5, swig_type_15 arg6, swig_intgo arg7, swig_intgo arg8, swig_intgo arg9, swig_voidp arg10);
-extern swig_intgo _wrap_comm_go_reduce_capi_a297df38d1b50be8(uintptr_t arg1, swig_voidp arg2, swig_type_16 arg3, swig_intgo arg4, swig_voidp arg5, swig_type_17 arg6, swig_intgo arg7, swig_intgo arg8, swig_intgo arg9, swig_intgo arg10, swig_voidp arg11);
-extern swig_intgo _wrap_comm_go_broadcast_capi_a297df38d1b50be8(uintptr_t arg1, swig_voidp arg2, swig_type_18 arg3, swig_intgo arg4, swig_voidp arg5, swig_type_19 arg6, swig_intgo arg7, swig_intgo arg8, swig_intgo arg9, swig_voidp arg10);
-extern swig_intgo _wrap_comm_go_all_gather_capi_a297df38d1b50be8(uintptr_t arg1, swig_voidp arg2, swig_type_20 arg3, swig_intgo arg4, swig_voidp arg5, swig_type_21 arg6, swig_intgo arg7, swig_intgo arg8, swig_voidp arg9);
-extern swig_intgo _wrap_comm_go_reduce_scatter_capi_a297df38d1b50be8(uintptr_t arg1, swig_voidp arg2, swig_type_22 arg3, swig_intgo arg4, swig_voidp arg5, swig_type_23 arg6, swig_intgo arg7, swig_intgo arg8, swig_intgo arg9, swig_voidp arg10);
-extern swig_intgo _wrap_comm_go_gather_capi_a297df38d1b50be8(uintptr_t arg1, swig_voidp arg2, swig_type_24 arg3, swig_intgo arg4, swig_voidp arg5, swig_type_25 arg6, swig_intgo arg7, swig_intgo arg8, swig_intgo arg9, swig_voidp arg10);
-extern swig_intgo _wrap_comm_go_scatter_capi_a297df38d1b50be8(uintptr_t arg1, swig_voidp arg2, swig_type_26 arg3, swig_intgo arg4, swig_voidp arg5, swig_type_27 arg6, swig_intgo arg7, swig_intgo arg8, swig_intgo arg9, swig_voidp arg10);
-extern swig_intgo _wrap_comm_go_all_to_all_single_capi_a297df38d1b50be8(uintptr_t arg1, swig_voidp arg2, swig_type_28 arg3, swig_intgo arg4, swig_voidp arg5, swig_type_29 arg6, swig_intgo arg7, swig_intgo arg8, swig_voidp arg9, swig_voidp arg10, swig_voidp arg11);
-extern swig_intgo _wrap_comm_go_all_gather_v_capi_a297df38d1b50be8(uintptr_t arg1, swig_voidp arg2, swig_type_30 arg3, swig_intgo arg4, swig_voidp arg5, swig_type_31 arg6, swig_intgo arg7, swig_intgo arg8, swig_voidp arg9, swig_voidp arg10);
-extern swig_intgo _wrap_comm_go_reduce_scatter_v_capi_a297df38d1b50be8(uintptr_t arg1, swig_voidp arg2, swig_type_32 arg3, swig_intgo arg4, swig_voidp arg5, swig_type_33 arg6, swig_intgo arg7, swig_intgo arg8, swig_voidp arg9, swig_intgo arg10, swig_voidp arg11);
-extern swig_intgo _wrap_comm_go_gather_v_capi_a297df38d1b50be8(uintptr_t arg1, swig_voidp arg2, swig_type_34 arg3, swig_intgo arg4, swig_voidp arg5, swig_type_35 arg6, swig_intgo arg7, swig_intgo arg8, swig_voidp arg9, swig_intgo arg10, swig_voidp arg11);
-extern swig_intgo _wrap_comm_go_scatter_v_capi_a297df38d1b50be8(uintptr_t arg1, swig_voidp arg2, swig_type_36 arg3, swig_intgo arg4, swig_voidp arg5, swig_type_37 arg6, swig_intgo arg7, swig_intgo arg8, swig_voidp arg9, swig_intgo arg10, swig_voidp arg11);
-extern swig_intgo _wrap_comm_go_send_capi_a297df38d1b50be8(uintptr_t arg1, swig_voidp arg2, swig_type_38 arg3, swig_intgo arg4, swig_intgo arg5, swig_intgo arg6, swig_voidp arg7);
-extern swig_intgo _wrap_comm_go_recv_capi_a297df38d1b50be8(uintptr_t arg1, swig_voidp arg2, swig_type_39 arg3, swig_intgo arg4, swig_intgo arg5, swig_intgo arg6, swig_voidp arg7);
+extern swig_intgo _wrap_comm_go_all_reduce_capi_a297df38d1b50be8(uintptr_t arg1, swig_voidp arg2, swig_type_15 arg3, swig_intgo arg4, swig_voidp arg5, swig_type_16 arg6, swig_intgo arg7, swig_intgo arg8, swig_intgo arg9, swig_voidp arg10);
+extern swig_intgo _wrap_comm_go_reduce_capi_a297df38d1b50be8(uintptr_t arg1, swig_voidp arg2, swig_type_17 arg3, swig_intgo arg4, swig_voidp arg5, swig_type_18 arg6, swig_intgo arg7, swig_intgo arg8, swig_intgo arg9, swig_intgo arg10, swig_voidp arg11);
+extern swig_intgo _wrap_comm_go_broadcast_capi_a297df38d1b50be8(uintptr_t arg1, swig_voidp arg2, swig_type_19 arg3, swig_intgo arg4, swig_voidp arg5, swig_type_20 arg6, swig_intgo arg7, swig_intgo arg8, swig_intgo arg9, swig_voidp arg10);
+extern swig_intgo _wrap_comm_go_all_gather_capi_a297df38d1b50be8(uintptr_t arg1, swig_voidp arg2, swig_type_21 arg3, swig_intgo arg4, swig_voidp arg5, swig_type_22 arg6, swig_intgo arg7, swig_intgo arg8, swig_voidp arg9);
+extern swig_intgo _wrap_comm_go_reduce_scatter_capi_a297df38d1b50be8(uintptr_t arg1, swig_voidp arg2, swig_type_23 arg3, swig_intgo arg4, swig_voidp arg5, swig_type_24 arg6, swig_intgo arg7, swig_intgo arg8, swig_intgo arg9, swig_voidp arg10);
+extern swig_intgo _wrap_comm_go_gather_capi_a297df38d1b50be8(uintptr_t arg1, swig_voidp arg2, swig_type_25 arg3, swig_intgo arg4, swig_voidp arg5, swig_type_26 arg6, swig_intgo arg7, swig_intgo arg8, swig_intgo arg9, swig_voidp arg10);
+extern swig_intgo _wrap_comm_go_scatter_capi_a297df38d1b50be8(uintptr_t arg1, swig_voidp arg2, swig_type_27 arg3, swig_intgo arg4, swig_voidp arg5, swig_type_28 arg6, swig_intgo arg7, swig_intgo arg8, swig_intgo arg9, swig_voidp arg10);
+extern swig_intgo _wrap_comm_go_all_to_all_single_capi_a297df38d1b50be8(uintptr_t arg1, swig_voidp arg2, swig_type_29 arg3, swig_intgo arg4, swig_voidp arg5, swig_type_30 arg6, swig_intgo arg7, swig_intgo arg8, swig_voidp arg9, swig_voidp arg10, swig_voidp arg11);
+extern swig_intgo _wrap_comm_go_all_gather_v_capi_a297df38d1b50be8(uintptr_t arg1, swig_voidp arg2, swig_type_31 arg3, swig_intgo arg4, swig_voidp arg5, swig_type_32 arg6, swig_intgo arg7, swig_intgo arg8, swig_voidp arg9, swig_voidp arg10);
+extern swig_intgo _wrap_comm_go_reduce_scatter_v_capi_a297df38d1b50be8(uintptr_t arg1, swig_voidp arg2, swig_type_33 arg3, swig_intgo arg4, swig_voidp arg5, swig_type_34 arg6, swig_intgo arg7, swig_intgo arg8, swig_voidp arg9, swig_intgo arg10, swig_voidp arg11);
+extern swig_intgo _wrap_comm_go_gather_v_capi_a297df38d1b50be8(uintptr_t arg1, swig_voidp arg2, swig_type_35 arg3, swig_intgo arg4, swig_voidp arg5, swig_type_36 arg6, swig_intgo arg7, swig_intgo arg8, swig_voidp arg9, swig_intgo arg10, swig_voidp arg11);
+extern swig_intgo _wrap_comm_go_scatter_v_capi_a297df38d1b50be8(uintptr_t arg1, swig_voidp arg2, swig_type_37 arg3, swig_intgo arg4, swig_voidp arg5, swig_type_38 arg6, swig_intgo arg7, swig_intgo arg8, swig_voidp arg9, swig_intgo arg10, swig_voidp arg11);
+extern swig_intgo _wrap_comm_go_send_capi_a297df38d1b50be8(uintptr_t arg1, swig_voidp arg2, swig_type_39 arg3, swig_intgo arg4, swig_intgo arg5, swig_intgo arg6, swig_voidp arg7);
+extern swig_intgo _wrap_comm_go_recv_capi_a297df38d1b50be8(uintptr_t arg1, swig_voidp arg2, swig_type_40 arg3, swig_intgo arg4, swig_intgo arg5, swig_intgo arg6, swig_voidp arg7);
 #undef intgo
 */
 import "C"
@@ -701,6 +705,22 @@ func Comm_local_size(arg1 *int32, arg2 uintptr) (_swig_ret Enum_SS_comm_status) 
 	return swig_r
 }
 
+func Comm_node_count(arg1 *int32, arg2 uintptr) (_swig_ret Enum_SS_comm_status) {
+	var swig_r Enum_SS_comm_status
+	_swig_i_0 := arg1
+	_swig_i_1 := arg2
+	swig_r = (Enum_SS_comm_status)(C._wrap_comm_node_count_capi_a297df38d1b50be8(C.swig_voidp(_swig_i_0), C.uintptr_t(_swig_i_1)))
+	return swig_r
+}
+
+func Comm_node_id(arg1 *int32, arg2 uintptr) (_swig_ret Enum_SS_comm_status) {
+	var swig_r Enum_SS_comm_status
+	_swig_i_0 := arg1
+	_swig_i_1 := arg2
+	swig_r = (Enum_SS_comm_status)(C._wrap_comm_node_id_capi_a297df38d1b50be8(C.swig_voidp(_swig_i_0), C.uintptr_t(_swig_i_1)))
+	return swig_r
+}
+
 func Comm_timeout(arg1 *int64, arg2 uintptr) (_swig_ret Enum_SS_comm_status) {
 	var swig_r Enum_SS_comm_status
 	_swig_i_0 := arg1
@@ -776,6 +796,18 @@ func Comm_split(arg1 *uintptr, arg2 uintptr, arg3 int, arg4 int, arg5 string) (_
 	return swig_r
 }
 
+func Comm_split_by_node(arg1 *uintptr, arg2 uintptr, arg3 string) (_swig_ret Enum_SS_comm_status) {
+	var swig_r Enum_SS_comm_status
+	_swig_i_0 := arg1
+	_swig_i_1 := arg2
+	_swig_i_2 := arg3
+	swig_r = (Enum_SS_comm_status)(C._wrap_comm_split_by_node_capi_a297df38d1b50be8(C.swig_voidp(_swig_i_0), C.uintptr_t(_swig_i_1), *(*C.swig_type_13)(unsafe.Pointer(&_swig_i_2))))
+	if Swig_escape_always_false {
+		Swig_escape_val = arg3
+	}
+	return swig_r
+}
+
 func Comm_rank_to_world(arg1 *int32, arg2 uintptr, arg3 int) (_swig_ret Enum_SS_comm_status) {
 	var swig_r Enum_SS_comm_status
 	_swig_i_0 := arg1
@@ -805,7 +837,7 @@ func Comm_handle_wait(arg1 uintptr, arg2 int64) (_swig_ret Enum_SS_comm_status) 
 	var swig_r Enum_SS_comm_status
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
-	swig_r = (Enum_SS_comm_status)(C._wrap_comm_handle_wait_capi_a297df38d1b50be8(C.uintptr_t(_swig_i_0), C.swig_type_13(_swig_i_1)))
+	swig_r = (Enum_SS_comm_status)(C._wrap_comm_handle_wait_capi_a297df38d1b50be8(C.uintptr_t(_swig_i_0), C.swig_type_14(_swig_i_1)))
 	return swig_r
 }
 
@@ -1057,7 +1089,7 @@ func Comm_go_all_reduce(arg1 uintptr, arg2 unsafe.Pointer, arg3 int64, arg4 int,
 	_swig_i_7 := arg8
 	_swig_i_8 := arg9
 	_swig_i_9 := arg10
-	swig_r = (Enum_SS_comm_status)(C._wrap_comm_go_all_reduce_capi_a297df38d1b50be8(C.uintptr_t(_swig_i_0), C.swig_voidp(_swig_i_1), C.swig_type_14(_swig_i_2), C.swig_intgo(_swig_i_3), C.swig_voidp(_swig_i_4), C.swig_type_15(_swig_i_5), C.swig_intgo(_swig_i_6), C.swig_intgo(_swig_i_7), C.swig_intgo(_swig_i_8), C.swig_voidp(_swig_i_9)))
+	swig_r = (Enum_SS_comm_status)(C._wrap_comm_go_all_reduce_capi_a297df38d1b50be8(C.uintptr_t(_swig_i_0), C.swig_voidp(_swig_i_1), C.swig_type_15(_swig_i_2), C.swig_intgo(_swig_i_3), C.swig_voidp(_swig_i_4), C.swig_type_16(_swig_i_5), C.swig_intgo(_swig_i_6), C.swig_intgo(_swig_i_7), C.swig_intgo(_swig_i_8), C.swig_voidp(_swig_i_9)))
 	return swig_r
 }
 
@@ -1074,7 +1106,7 @@ func Comm_go_reduce(arg1 uintptr, arg2 unsafe.Pointer, arg3 int64, arg4 int, arg
 	_swig_i_8 := arg9
 	_swig_i_9 := arg10
 	_swig_i_10 := arg11
-	swig_r = (Enum_SS_comm_status)(C._wrap_comm_go_reduce_capi_a297df38d1b50be8(C.uintptr_t(_swig_i_0), C.swig_voidp(_swig_i_1), C.swig_type_16(_swig_i_2), C.swig_intgo(_swig_i_3), C.swig_voidp(_swig_i_4), C.swig_type_17(_swig_i_5), C.swig_intgo(_swig_i_6), C.swig_intgo(_swig_i_7), C.swig_intgo(_swig_i_8), C.swig_intgo(_swig_i_9), C.swig_voidp(_swig_i_10)))
+	swig_r = (Enum_SS_comm_status)(C._wrap_comm_go_reduce_capi_a297df38d1b50be8(C.uintptr_t(_swig_i_0), C.swig_voidp(_swig_i_1), C.swig_type_17(_swig_i_2), C.swig_intgo(_swig_i_3), C.swig_voidp(_swig_i_4), C.swig_type_18(_swig_i_5), C.swig_intgo(_swig_i_6), C.swig_intgo(_swig_i_7), C.swig_intgo(_swig_i_8), C.swig_intgo(_swig_i_9), C.swig_voidp(_swig_i_10)))
 	return swig_r
 }
 
@@ -1090,7 +1122,7 @@ func Comm_go_broadcast(arg1 uintptr, arg2 unsafe.Pointer, arg3 int64, arg4 int, 
 	_swig_i_7 := arg8
 	_swig_i_8 := arg9
 	_swig_i_9 := arg10
-	swig_r = (Enum_SS_comm_status)(C._wrap_comm_go_broadcast_capi_a297df38d1b50be8(C.uintptr_t(_swig_i_0), C.swig_voidp(_swig_i_1), C.swig_type_18(_swig_i_2), C.swig_intgo(_swig_i_3), C.swig_voidp(_swig_i_4), C.swig_type_19(_swig_i_5), C.swig_intgo(_swig_i_6), C.swig_intgo(_swig_i_7), C.swig_intgo(_swig_i_8), C.swig_voidp(_swig_i_9)))
+	swig_r = (Enum_SS_comm_status)(C._wrap_comm_go_broadcast_capi_a297df38d1b50be8(C.uintptr_t(_swig_i_0), C.swig_voidp(_swig_i_1), C.swig_type_19(_swig_i_2), C.swig_intgo(_swig_i_3), C.swig_voidp(_swig_i_4), C.swig_type_20(_swig_i_5), C.swig_intgo(_swig_i_6), C.swig_intgo(_swig_i_7), C.swig_intgo(_swig_i_8), C.swig_voidp(_swig_i_9)))
 	return swig_r
 }
 
@@ -1105,7 +1137,7 @@ func Comm_go_all_gather(arg1 uintptr, arg2 unsafe.Pointer, arg3 int64, arg4 int,
 	_swig_i_6 := arg7
 	_swig_i_7 := arg8
 	_swig_i_8 := arg9
-	swig_r = (Enum_SS_comm_status)(C._wrap_comm_go_all_gather_capi_a297df38d1b50be8(C.uintptr_t(_swig_i_0), C.swig_voidp(_swig_i_1), C.swig_type_20(_swig_i_2), C.swig_intgo(_swig_i_3), C.swig_voidp(_swig_i_4), C.swig_type_21(_swig_i_5), C.swig_intgo(_swig_i_6), C.swig_intgo(_swig_i_7), C.swig_voidp(_swig_i_8)))
+	swig_r = (Enum_SS_comm_status)(C._wrap_comm_go_all_gather_capi_a297df38d1b50be8(C.uintptr_t(_swig_i_0), C.swig_voidp(_swig_i_1), C.swig_type_21(_swig_i_2), C.swig_intgo(_swig_i_3), C.swig_voidp(_swig_i_4), C.swig_type_22(_swig_i_5), C.swig_intgo(_swig_i_6), C.swig_intgo(_swig_i_7), C.swig_voidp(_swig_i_8)))
 	return swig_r
 }
 
@@ -1121,7 +1153,7 @@ func Comm_go_reduce_scatter(arg1 uintptr, arg2 unsafe.Pointer, arg3 int64, arg4 
 	_swig_i_7 := arg8
 	_swig_i_8 := arg9
 	_swig_i_9 := arg10
-	swig_r = (Enum_SS_comm_status)(C._wrap_comm_go_reduce_scatter_capi_a297df38d1b50be8(C.uintptr_t(_swig_i_0), C.swig_voidp(_swig_i_1), C.swig_type_22(_swig_i_2), C.swig_intgo(_swig_i_3), C.swig_voidp(_swig_i_4), C.swig_type_23(_swig_i_5), C.swig_intgo(_swig_i_6), C.swig_intgo(_swig_i_7), C.swig_intgo(_swig_i_8), C.swig_voidp(_swig_i_9)))
+	swig_r = (Enum_SS_comm_status)(C._wrap_comm_go_reduce_scatter_capi_a297df38d1b50be8(C.uintptr_t(_swig_i_0), C.swig_voidp(_swig_i_1), C.swig_type_23(_swig_i_2), C.swig_intgo(_swig_i_3), C.swig_voidp(_swig_i_4), C.swig_type_24(_swig_i_5), C.swig_intgo(_swig_i_6), C.swig_intgo(_swig_i_7), C.swig_intgo(_swig_i_8), C.swig_voidp(_swig_i_9)))
 	return swig_r
 }
 
@@ -1137,7 +1169,7 @@ func Comm_go_gather(arg1 uintptr, arg2 unsafe.Pointer, arg3 int64, arg4 int, arg
 	_swig_i_7 := arg8
 	_swig_i_8 := arg9
 	_swig_i_9 := arg10
-	swig_r = (Enum_SS_comm_status)(C._wrap_comm_go_gather_capi_a297df38d1b50be8(C.uintptr_t(_swig_i_0), C.swig_voidp(_swig_i_1), C.swig_type_24(_swig_i_2), C.swig_intgo(_swig_i_3), C.swig_voidp(_swig_i_4), C.swig_type_25(_swig_i_5), C.swig_intgo(_swig_i_6), C.swig_intgo(_swig_i_7), C.swig_intgo(_swig_i_8), C.swig_voidp(_swig_i_9)))
+	swig_r = (Enum_SS_comm_status)(C._wrap_comm_go_gather_capi_a297df38d1b50be8(C.uintptr_t(_swig_i_0), C.swig_voidp(_swig_i_1), C.swig_type_25(_swig_i_2), C.swig_intgo(_swig_i_3), C.swig_voidp(_swig_i_4), C.swig_type_26(_swig_i_5), C.swig_intgo(_swig_i_6), C.swig_intgo(_swig_i_7), C.swig_intgo(_swig_i_8), C.swig_voidp(_swig_i_9)))
 	return swig_r
 }
 
@@ -1153,7 +1185,7 @@ func Comm_go_scatter(arg1 uintptr, arg2 unsafe.Pointer, arg3 int64, arg4 int, ar
 	_swig_i_7 := arg8
 	_swig_i_8 := arg9
 	_swig_i_9 := arg10
-	swig_r = (Enum_SS_comm_status)(C._wrap_comm_go_scatter_capi_a297df38d1b50be8(C.uintptr_t(_swig_i_0), C.swig_voidp(_swig_i_1), C.swig_type_26(_swig_i_2), C.swig_intgo(_swig_i_3), C.swig_voidp(_swig_i_4), C.swig_type_27(_swig_i_5), C.swig_intgo(_swig_i_6), C.swig_intgo(_swig_i_7), C.swig_intgo(_swig_i_8), C.swig_voidp(_swig_i_9)))
+	swig_r = (Enum_SS_comm_status)(C._wrap_comm_go_scatter_capi_a297df38d1b50be8(C.uintptr_t(_swig_i_0), C.swig_voidp(_swig_i_1), C.swig_type_27(_swig_i_2), C.swig_intgo(_swig_i_3), C.swig_voidp(_swig_i_4), C.swig_type_28(_swig_i_5), C.swig_intgo(_swig_i_6), C.swig_intgo(_swig_i_7), C.swig_intgo(_swig_i_8), C.swig_voidp(_swig_i_9)))
 	return swig_r
 }
 
@@ -1170,7 +1202,7 @@ func Comm_go_all_to_all_single(arg1 uintptr, arg2 unsafe.Pointer, arg3 int64, ar
 	_swig_i_8 := arg9
 	_swig_i_9 := arg10
 	_swig_i_10 := arg11
-	swig_r = (Enum_SS_comm_status)(C._wrap_comm_go_all_to_all_single_capi_a297df38d1b50be8(C.uintptr_t(_swig_i_0), C.swig_voidp(_swig_i_1), C.swig_type_28(_swig_i_2), C.swig_intgo(_swig_i_3), C.swig_voidp(_swig_i_4), C.swig_type_29(_swig_i_5), C.swig_intgo(_swig_i_6), C.swig_intgo(_swig_i_7), C.swig_voidp(_swig_i_8), C.swig_voidp(_swig_i_9), C.swig_voidp(_swig_i_10)))
+	swig_r = (Enum_SS_comm_status)(C._wrap_comm_go_all_to_all_single_capi_a297df38d1b50be8(C.uintptr_t(_swig_i_0), C.swig_voidp(_swig_i_1), C.swig_type_29(_swig_i_2), C.swig_intgo(_swig_i_3), C.swig_voidp(_swig_i_4), C.swig_type_30(_swig_i_5), C.swig_intgo(_swig_i_6), C.swig_intgo(_swig_i_7), C.swig_voidp(_swig_i_8), C.swig_voidp(_swig_i_9), C.swig_voidp(_swig_i_10)))
 	return swig_r
 }
 
@@ -1186,7 +1218,7 @@ func Comm_go_all_gather_v(arg1 uintptr, arg2 unsafe.Pointer, arg3 int64, arg4 in
 	_swig_i_7 := arg8
 	_swig_i_8 := arg9
 	_swig_i_9 := arg10
-	swig_r = (Enum_SS_comm_status)(C._wrap_comm_go_all_gather_v_capi_a297df38d1b50be8(C.uintptr_t(_swig_i_0), C.swig_voidp(_swig_i_1), C.swig_type_30(_swig_i_2), C.swig_intgo(_swig_i_3), C.swig_voidp(_swig_i_4), C.swig_type_31(_swig_i_5), C.swig_intgo(_swig_i_6), C.swig_intgo(_swig_i_7), C.swig_voidp(_swig_i_8), C.swig_voidp(_swig_i_9)))
+	swig_r = (Enum_SS_comm_status)(C._wrap_comm_go_all_gather_v_capi_a297df38d1b50be8(C.uintptr_t(_swig_i_0), C.swig_voidp(_swig_i_1), C.swig_type_31(_swig_i_2), C.swig_intgo(_swig_i_3), C.swig_voidp(_swig_i_4), C.swig_type_32(_swig_i_5), C.swig_intgo(_swig_i_6), C.swig_intgo(_swig_i_7), C.swig_voidp(_swig_i_8), C.swig_voidp(_swig_i_9)))
 	return swig_r
 }
 
@@ -1203,7 +1235,7 @@ func Comm_go_reduce_scatter_v(arg1 uintptr, arg2 unsafe.Pointer, arg3 int64, arg
 	_swig_i_8 := arg9
 	_swig_i_9 := arg10
 	_swig_i_10 := arg11
-	swig_r = (Enum_SS_comm_status)(C._wrap_comm_go_reduce_scatter_v_capi_a297df38d1b50be8(C.uintptr_t(_swig_i_0), C.swig_voidp(_swig_i_1), C.swig_type_32(_swig_i_2), C.swig_intgo(_swig_i_3), C.swig_voidp(_swig_i_4), C.swig_type_33(_swig_i_5), C.swig_intgo(_swig_i_6), C.swig_intgo(_swig_i_7), C.swig_voidp(_swig_i_8), C.swig_intgo(_swig_i_9), C.swig_voidp(_swig_i_10)))
+	swig_r = (Enum_SS_comm_status)(C._wrap_comm_go_reduce_scatter_v_capi_a297df38d1b50be8(C.uintptr_t(_swig_i_0), C.swig_voidp(_swig_i_1), C.swig_type_33(_swig_i_2), C.swig_intgo(_swig_i_3), C.swig_voidp(_swig_i_4), C.swig_type_34(_swig_i_5), C.swig_intgo(_swig_i_6), C.swig_intgo(_swig_i_7), C.swig_voidp(_swig_i_8), C.swig_intgo(_swig_i_9), C.swig_voidp(_swig_i_10)))
 	return swig_r
 }
 
@@ -1220,7 +1252,7 @@ func Comm_go_gather_v(arg1 uintptr, arg2 unsafe.Pointer, arg3 int64, arg4 int, a
 	_swig_i_8 := arg9
 	_swig_i_9 := arg10
 	_swig_i_10 := arg11
-	swig_r = (Enum_SS_comm_status)(C._wrap_comm_go_gather_v_capi_a297df38d1b50be8(C.uintptr_t(_swig_i_0), C.swig_voidp(_swig_i_1), C.swig_type_34(_swig_i_2), C.swig_intgo(_swig_i_3), C.swig_voidp(_swig_i_4), C.swig_type_35(_swig_i_5), C.swig_intgo(_swig_i_6), C.swig_intgo(_swig_i_7), C.swig_voidp(_swig_i_8), C.swig_intgo(_swig_i_9), C.swig_voidp(_swig_i_10)))
+	swig_r = (Enum_SS_comm_status)(C._wrap_comm_go_gather_v_capi_a297df38d1b50be8(C.uintptr_t(_swig_i_0), C.swig_voidp(_swig_i_1), C.swig_type_35(_swig_i_2), C.swig_intgo(_swig_i_3), C.swig_voidp(_swig_i_4), C.swig_type_36(_swig_i_5), C.swig_intgo(_swig_i_6), C.swig_intgo(_swig_i_7), C.swig_voidp(_swig_i_8), C.swig_intgo(_swig_i_9), C.swig_voidp(_swig_i_10)))
 	return swig_r
 }
 
@@ -1237,7 +1269,7 @@ func Comm_go_scatter_v(arg1 uintptr, arg2 unsafe.Pointer, arg3 int64, arg4 int, 
 	_swig_i_8 := arg9
 	_swig_i_9 := arg10
 	_swig_i_10 := arg11
-	swig_r = (Enum_SS_comm_status)(C._wrap_comm_go_scatter_v_capi_a297df38d1b50be8(C.uintptr_t(_swig_i_0), C.swig_voidp(_swig_i_1), C.swig_type_36(_swig_i_2), C.swig_intgo(_swig_i_3), C.swig_voidp(_swig_i_4), C.swig_type_37(_swig_i_5), C.swig_intgo(_swig_i_6), C.swig_intgo(_swig_i_7), C.swig_voidp(_swig_i_8), C.swig_intgo(_swig_i_9), C.swig_voidp(_swig_i_10)))
+	swig_r = (Enum_SS_comm_status)(C._wrap_comm_go_scatter_v_capi_a297df38d1b50be8(C.uintptr_t(_swig_i_0), C.swig_voidp(_swig_i_1), C.swig_type_37(_swig_i_2), C.swig_intgo(_swig_i_3), C.swig_voidp(_swig_i_4), C.swig_type_38(_swig_i_5), C.swig_intgo(_swig_i_6), C.swig_intgo(_swig_i_7), C.swig_voidp(_swig_i_8), C.swig_intgo(_swig_i_9), C.swig_voidp(_swig_i_10)))
 	return swig_r
 }
 
@@ -1250,7 +1282,7 @@ func Comm_go_send(arg1 uintptr, arg2 unsafe.Pointer, arg3 int64, arg4 Enum_SS_co
 	_swig_i_4 := arg5
 	_swig_i_5 := arg6
 	_swig_i_6 := arg7
-	swig_r = (Enum_SS_comm_status)(C._wrap_comm_go_send_capi_a297df38d1b50be8(C.uintptr_t(_swig_i_0), C.swig_voidp(_swig_i_1), C.swig_type_38(_swig_i_2), C.swig_intgo(_swig_i_3), C.swig_intgo(_swig_i_4), C.swig_intgo(_swig_i_5), C.swig_voidp(_swig_i_6)))
+	swig_r = (Enum_SS_comm_status)(C._wrap_comm_go_send_capi_a297df38d1b50be8(C.uintptr_t(_swig_i_0), C.swig_voidp(_swig_i_1), C.swig_type_39(_swig_i_2), C.swig_intgo(_swig_i_3), C.swig_intgo(_swig_i_4), C.swig_intgo(_swig_i_5), C.swig_voidp(_swig_i_6)))
 	return swig_r
 }
 
@@ -1263,7 +1295,7 @@ func Comm_go_recv(arg1 uintptr, arg2 unsafe.Pointer, arg3 int64, arg4 Enum_SS_co
 	_swig_i_4 := arg5
 	_swig_i_5 := arg6
 	_swig_i_6 := arg7
-	swig_r = (Enum_SS_comm_status)(C._wrap_comm_go_recv_capi_a297df38d1b50be8(C.uintptr_t(_swig_i_0), C.swig_voidp(_swig_i_1), C.swig_type_39(_swig_i_2), C.swig_intgo(_swig_i_3), C.swig_intgo(_swig_i_4), C.swig_intgo(_swig_i_5), C.swig_voidp(_swig_i_6)))
+	swig_r = (Enum_SS_comm_status)(C._wrap_comm_go_recv_capi_a297df38d1b50be8(C.uintptr_t(_swig_i_0), C.swig_voidp(_swig_i_1), C.swig_type_40(_swig_i_2), C.swig_intgo(_swig_i_3), C.swig_intgo(_swig_i_4), C.swig_intgo(_swig_i_5), C.swig_voidp(_swig_i_6)))
 	return swig_r
 }
 

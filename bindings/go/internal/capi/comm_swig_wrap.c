@@ -1200,6 +1200,36 @@ intgo _wrap_comm_local_size_capi_a297df38d1b50be8(int *_swig_go_0, comm_t *_swig
 }
 
 
+intgo _wrap_comm_node_count_capi_a297df38d1b50be8(int *_swig_go_0, comm_t *_swig_go_1) {
+  int *arg1 = (int *) 0 ;
+  comm_t *arg2 = (comm_t *) 0 ;
+  comm_status_t result;
+  intgo _swig_go_result;
+  
+  arg1 = (int *)_swig_go_0; 
+  arg2 = (comm_t *)_swig_go_1; 
+  
+  result = (comm_status_t)comm_node_count(arg1,(struct comm_communicator const *)arg2);
+  _swig_go_result = (intgo)result; 
+  return _swig_go_result;
+}
+
+
+intgo _wrap_comm_node_id_capi_a297df38d1b50be8(int *_swig_go_0, comm_t *_swig_go_1) {
+  int *arg1 = (int *) 0 ;
+  comm_t *arg2 = (comm_t *) 0 ;
+  comm_status_t result;
+  intgo _swig_go_result;
+  
+  arg1 = (int *)_swig_go_0; 
+  arg2 = (comm_t *)_swig_go_1; 
+  
+  result = (comm_status_t)comm_node_id(arg1,(struct comm_communicator const *)arg2);
+  _swig_go_result = (intgo)result; 
+  return _swig_go_result;
+}
+
+
 intgo _wrap_comm_timeout_capi_a297df38d1b50be8(long long *_swig_go_0, comm_t *_swig_go_1) {
   int64_t *arg1 = (int64_t *) 0 ;
   comm_t *arg2 = (comm_t *) 0 ;
@@ -1342,6 +1372,32 @@ intgo _wrap_comm_split_capi_a297df38d1b50be8(comm_t **_swig_go_0, comm_t *_swig_
   result = (comm_status_t)comm_split(arg1,arg2,arg3,arg4,(char const *)arg5);
   _swig_go_result = (intgo)result; 
   free((char *)arg5); 
+  return _swig_go_result;
+}
+
+
+intgo _wrap_comm_split_by_node_capi_a297df38d1b50be8(comm_t **_swig_go_0, comm_t *_swig_go_1, _gostring_ _swig_go_2) {
+  comm_t **arg1 = (comm_t **) 0 ;
+  comm_t *arg2 = (comm_t *) 0 ;
+  char *arg3 = (char *) 0 ;
+  comm_status_t result;
+  intgo _swig_go_result;
+  
+  arg1 = (comm_t **)_swig_go_0; 
+  arg2 = (comm_t *)_swig_go_1; 
+  
+  arg3 = NULL;
+  if (_swig_go_2.n > 0) {
+    arg3 = (char *)malloc((size_t)_swig_go_2.n + 1);
+    if (arg3 == NULL) return COMM_ERR_NO_MEMORY;
+    memcpy((char *)arg3, _swig_go_2.p, (size_t)_swig_go_2.n);
+    ((char *)arg3)[_swig_go_2.n] = '\0';
+  }
+  
+  
+  result = (comm_status_t)comm_split_by_node(arg1,arg2,(char const *)arg3);
+  _swig_go_result = (intgo)result; 
+  free((char *)arg3); 
   return _swig_go_result;
 }
 
