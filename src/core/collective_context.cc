@@ -403,6 +403,10 @@ void CollectiveContext::watchNotices() {
       postNoticeReceive(notices_->receives[slot].peer);
       continue;
     }
+    // A rank that timed out waiting for this one tells it nothing its own
+    // wait will not say better (whom this rank waits for): it keeps
+    // waiting, at most to its own deadline.
+    if (notice.status == COMM_ERR_TIMEOUT && notice.otherRank == rank_) continue;
     peersNotified_ = true;  // every rank heard it from the rank that gave up
     const char* name = collectiveName(static_cast<CollectiveKind>(signature_.kind));
     if (notice.status == COMM_ERR_MISMATCH && notice.otherRank >= 0) {
