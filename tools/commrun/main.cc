@@ -114,7 +114,11 @@ void leaveStore(const Options& options, uint16_t storePort, const std::string& s
       usleep(std::chrono::microseconds(kNodesDonePoll).count());
     }
   } catch (const comm::Error& error) {
-    fmt::print(stderr, "commrun: node {} could not sign off at the store: {}\n", options.nodeRank, error.what());
+    // After a failure node 0 does not wait for the others' sign-off, so its
+    // store may be gone; the job's last line has already said why it ended.
+    if (succeeded) {
+      fmt::print(stderr, "commrun: node {} could not sign off at the store: {}\n", options.nodeRank, error.what());
+    }
   }
 }
 
