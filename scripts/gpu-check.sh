@@ -14,6 +14,10 @@
 #     COMM_GPU_BUILD  build folder (default: build-gpu in the checkout)
 #     JOBS            build parallelism (default: nproc)
 #     PYTHON          the Python to build the binding for (default: python3)
+#     COMM_GPU_PACK   run what scripts/gpu-pack.sh packed on another machine
+#                     instead of building here (for a GPU machine without
+#                     comm's build dependencies); the Python extension is
+#                     then compiled here from the packed SWIG wrapper
 set -uo pipefail
 root="$(cd "$(dirname "$0")/.." && pwd)"
 results="${1:-$root/gpu-results-$(date -u +%Y%m%d-%H%M%S)}"
@@ -46,21 +50,45 @@ step() {
   return $rc
 }
 
-say "comm gpu-check: $(git -C "$root" rev-parse --short HEAD 2>/dev/null || echo '?') on $(hostname), $(date -u)"
+say "comm gpu-check: $(git -C "$root" rev-parse --short HEAD 2>/dev/null || cat "${COMM_GPU_PACK:-/nonexistent}/commit" 2>/dev/null || echo '?') on $(hostname), $(date -u)"
 { nvidia-smi || echo "nvidia-smi: not found"; } >"$results/nvidia-smi.txt" 2>&1
 nvidia-smi --query-gpu=name,memory.total,driver_version --format=csv,noheader 2>/dev/null | sed 's/^/gpu: /' | tee -a "$summary"
 export PATH="$PATH:/usr/local/cuda/bin"
 
-# Build only what the checks run: a whole build would eat the budget.
+python="${PYTHON:-$(command -v python3)}"
 python_targets=()
-step configure 120 cmake -S "$root" -B "$build" -DCMAKE_BUILD_TYPE=RelWithDebInfo \
-  -DPython3_EXECUTABLE="${PYTHON:-$(command -v python3)}" -DCOMM_WITH_CUDA=ON || { say "configure failed: see configure.log"; exit 1; }
-grep -E "CUDA device memory|Python binding" "$results/configure.log" | sed 's/^-- /  /' | tee -a "$summary"
-if grep -q "Python binding: building" "$results/configure.log"; then python_targets=(libcomm_python); fi
-step build 240 cmake --build "$build" -j "$jobs" --target comm commrun comm-info comm-bench comm-cuda-bench \
-  cuda_collectives_test cuda_kernels_test tensor_memory_test "${python_targets[@]}" ||
-  step build_core 120 cmake --build "$build" -j "$jobs" --target comm commrun comm-info comm-bench comm-cuda-bench \
-    cuda_collectives_test cuda_kernels_test tensor_memory_test
+if [ -n "${COMM_GPU_PACK:-}" ]; then
+  pack="$(cd "$COMM_GPU_PACK" && pwd)"
+  { read -r packed_root; read -r build; } <"$pack/paths"
+  # The pack's paths are absolute: where this checkout lies elsewhere, a
+  # link puts it where they point.
+  if [ "$(cd "$packed_root" 2>/dev/null && pwd -P)" != "$(pwd -P)" ]; then
+    [ -e "$packed_root" ] && { say "$packed_root exists and is not this checkout: cannot place the pack"; exit 1; }
+    mkdir -p "$(dirname "$packed_root")" && ln -s "$root" "$packed_root"
+  fi
+  mkdir -p "$build" && cp -a "$pack/build/." "$build/"
+  export LD_LIBRARY_PATH="$pack/lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
+  say "prebuilt: $pack ($(ls "$pack/lib" | wc -l) libraries) at $build"
+  python_include=$("$python" -c 'import sysconfig; print(sysconfig.get_paths()["include"])' 2>/dev/null)
+  if [ -f "$python_include/Python.h" ] && [ -f "$build/bindings/python/wrap/comm_swigPYTHON_wrap.c" ]; then
+    step python-extension 120 cc -O2 -fPIC -shared -I"$root/include" -I"$build/include" -I"$python_include" \
+      -o "$build/bindings/python/package/libcomm/_comm_swig$("$python" -c 'import sysconfig; print(sysconfig.get_config_var("EXT_SUFFIX"))')" \
+      "$build/bindings/python/wrap/comm_swigPYTHON_wrap.c" -Wl,-rpath,"$build/src" "$build/src/libcomm.so" &&
+      python_targets=(packed)
+  else
+    say "python-extension             skipped                  (no Python.h for $python)"
+  fi
+else
+  # Build only what the checks run: a whole build would eat the budget.
+  step configure 120 cmake -S "$root" -B "$build" -DCMAKE_BUILD_TYPE=RelWithDebInfo \
+    -DPython3_EXECUTABLE="$python" -DCOMM_WITH_CUDA=ON || { say "configure failed: see configure.log"; exit 1; }
+  grep -E "CUDA device memory|Python binding" "$results/configure.log" | sed 's/^-- /  /' | tee -a "$summary"
+  if grep -q "Python binding: building" "$results/configure.log"; then python_targets=(libcomm_python); fi
+  step build 240 cmake --build "$build" -j "$jobs" --target comm commrun comm-info comm-bench comm-cuda-bench \
+    cuda_collectives_test cuda_kernels_test tensor_memory_test "${python_targets[@]}" ||
+    step build_core 120 cmake --build "$build" -j "$jobs" --target comm commrun comm-info comm-bench comm-cuda-bench \
+      cuda_collectives_test cuda_kernels_test tensor_memory_test
+fi
 ldd "$build/src/libcomm.so" >"$results/ldd-libcomm.txt" 2>&1
 step comm-info 20 "$build/tools/comm-info/comm-info"
 grep "CUDA device memory" "$results/comm-info.log" | sed 's/^/  /' | tee -a "$summary"
@@ -85,7 +113,7 @@ fi
 # Python: CUDA arrays where CuPy or PyTorch (with CUDA) is importable.
 if [ ${#python_targets[@]} -gt 0 ] && [ -f "$root/bindings/python/tests/test_cuda.py" ]; then
   step pytest-cuda 90 env PYTHONPATH="$build/bindings/python/package" PYTHONDONTWRITEBYTECODE=1 \
-    "$build/tools/commrun/commrun" -n 2 python3 -m pytest -q "$root/bindings/python/tests/test_cuda.py"
+    "$build/tools/commrun/commrun" -n 2 "$python" -m pytest -q "$root/bindings/python/tests/test_cuda.py"
 else
   say "pytest-cuda                  skipped                  (no Python binding built, or no Python CUDA tests)"
 fi
@@ -107,6 +135,9 @@ if [ "$gpu" = 1 ]; then
   step bench-all_gather-cuda-n2 45 "$commrun" -n 2 "$bench" all_gather --sizes $sizes -n 10 --memory cuda
   step bench-reduce_scatter-cuda-n2 45 "$commrun" -n 2 "$bench" reduce_scatter --sizes $sizes -n 10 --memory cuda
 fi
+if [ "$gpu" = 1 ] && "$python" -c 'import torch, sys; sys.exit(not torch.cuda.is_available())' 2>/dev/null; then
+  step nccl-torch-n1 90 "$python" "$root/bench/compare/nccl_torch.py"
+fi
 if command -v all_reduce_perf >/dev/null 2>&1; then
   step nccl-all_reduce_perf 60 all_reduce_perf -b 8 -e 64M -f 8 -g 1
 else
@@ -118,10 +149,11 @@ fi
   echo
   echo "device yardsticks (comm-cuda-bench, 64 MiB):"
   grep -E "^(memcpy|add_kernel|comm_combine|ratio)" "$results/cuda-bench.log" 2>/dev/null | sed 's/^/  /'
-  for f in all_reduce-cuda-n2 all_reduce-host-n2; do
+  for f in all_reduce-cuda-n1 all_reduce-cuda-n2 all_reduce-host-n2; do
     echo "$f (8 B and 64 MiB rows, out-of-place time us):"
     grep -E '^\[0\] +(8|67108864) ' "$results/bench-$f.log" 2>/dev/null | sed 's/^/  /'
   done
+  grep -E '^ +(8|67108864) ' "$results/nccl-torch-n1.log" 2>/dev/null | sed 's/^/  nccl-torch-n1 /'
 } | tee -a "$summary"
 
 say ""
