@@ -152,11 +152,16 @@ static void data_collectives_on_device(void **state) {
   download(got, dout, rowBytes * (size_t)size);
   assert_memory_equal(got, all, rowBytes * (size_t)size);
 
-  /* reduce_scatter SUM: every rank gives `all`; rank r gets size x row r */
+  /* reduce_scatter SUM: every rank gives `all`; rank r gets size x row r
+   * (out of place: only rank r's block of the input may be its output) */
   upload(din, all, rowBytes * (size_t)size);
-  assert_int_equal(comm_reduce_scatter(world, rowsIn, row, COMM_OP_SUM, NULL), COMM_OK);
-  download(got, din, rowBytes);
+  comm_tensor_t *rowOut = NULL;
+  assert_int_equal(comm_tensor_create(&rowOut, dout, COMM_INT32, 2, rowShape), COMM_OK);
+  assert_int_equal(comm_tensor_set_memory(rowOut, COMM_MEMORY_CUDA, device), COMM_OK);
+  assert_int_equal(comm_reduce_scatter(world, rowsIn, rowOut, COMM_OP_SUM, NULL), COMM_OK);
+  download(got, dout, rowBytes);
   for (int i = 0; i < kRow; ++i) assert_int_equal(got[i], size * all[rank * kRow + i]);
+  comm_tensor_destroy(rowOut);
 
   /* gather to rank 0, scatter from rank 0 */
   upload(din, mine, rowBytes);
