@@ -130,6 +130,21 @@ if [ "$gpu" = 1 ]; then
     step "bench-all_reduce-cuda-n$n" 60 "$commrun" -n "$n" "$bench" all_reduce --sizes $sizes -n 20 \
       --memory cuda --json "$results/all_reduce-cuda-n$n.json"
   done
+  # Ranks sharing one GPU: its processes' contexts time-slice the device
+  # unless an MPS server merges them (docs/cuda.md), so the shared-GPU
+  # figures are taken both ways where MPS can be started.
+  export CUDA_MPS_PIPE_DIRECTORY="$results/mps" CUDA_MPS_LOG_DIRECTORY="$results/mps"
+  mkdir -p "$CUDA_MPS_PIPE_DIRECTORY"
+  if command -v nvidia-cuda-mps-control >/dev/null 2>&1 && nvidia-cuda-mps-control -d; then
+    for n in 2 4; do
+      step "bench-all_reduce-cuda-n$n-mps" 60 "$commrun" -n "$n" "$bench" all_reduce --sizes $sizes -n 20 \
+        --memory cuda --json "$results/all_reduce-cuda-n$n-mps.json"
+    done
+    echo quit | nvidia-cuda-mps-control
+  else
+    say "bench-all_reduce-cuda-n*-mps skipped                  (no MPS control daemon could be started)"
+  fi
+  unset CUDA_MPS_PIPE_DIRECTORY CUDA_MPS_LOG_DIRECTORY
   step bench-all_reduce-cuda-async-n2 60 "$commrun" -n 2 "$bench" all_reduce --sizes $sizes -n 20 --async \
     --memory cuda
   step bench-all_gather-cuda-n2 45 "$commrun" -n 2 "$bench" all_gather --sizes $sizes -n 10 --memory cuda
@@ -149,7 +164,7 @@ fi
   echo
   echo "device yardsticks (comm-cuda-bench, 64 MiB):"
   grep -E "^(memcpy|add_kernel|comm_combine|ratio)" "$results/cuda-bench.log" 2>/dev/null | sed 's/^/  /'
-  for f in all_reduce-cuda-n1 all_reduce-cuda-n2 all_reduce-host-n2; do
+  for f in all_reduce-cuda-n1 all_reduce-cuda-n2 all_reduce-cuda-n2-mps all_reduce-host-n2; do
     echo "$f (8 B and 64 MiB rows, out-of-place time us):"
     grep -E '^\[0\] +(8|67108864) ' "$results/bench-$f.log" 2>/dev/null | sed 's/^/  /'
   done

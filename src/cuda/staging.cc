@@ -1,8 +1,6 @@
 #include "cuda/staging.h"
 
 #include <algorithm>
-#include <array>
-#include <cstring>
 #include <map>
 #include <memory>
 #include <mutex>
@@ -11,17 +9,11 @@
 #include "common/error.h"
 #include "common/log.h"
 #include "cuda/check.h"
-#include "cuda/chunk_plan.h"
 #include "cuda/device.h"
 #include "cuda/stream_gate.h"
 
 namespace comm::cuda {
 
-// Chunks big enough that a copy's fixed cost (~10 us) is small beside it,
-// small enough that three fit in little pinned memory and the CPU's copy of
-// one overlaps the copy engine's of the next.
-constexpr size_t kChunkBytes = size_t{4} << 20;
-constexpr uint32_t kSlots = 3;
 constexpr size_t kAlignment = 256;
 
 // What one call in flight needs; kept per device and reused, since pinned
@@ -30,9 +22,12 @@ struct StagingResources {
   int device = 0;
   cudaStream_t stream = nullptr;  // comm's own, not synchronised with the legacy default stream
   cudaEvent_t start = nullptr;
-  std::array<void*, kSlots> slots{};
-  std::array<cudaEvent_t, kSlots> copied{};
-  std::unique_ptr<char[]> host;  // pageable: the host algorithms work here
+  cudaEvent_t copied = nullptr;
+  // Pinned: the copy engines move a whole region straight in and out at
+  // full speed, and the host algorithms work on it in place. (Pageable
+  // memory behind a few pinned chunks cost a CPU copy each way, which took
+  // longer than the device copies themselves.)
+  void* host = nullptr;
   size_t hostBytes = 0;
 };
 
@@ -43,10 +38,7 @@ StagingResources* makeResources(int device) {
   r->device = device;
   check(cudaStreamCreateWithFlags(&r->stream, cudaStreamNonBlocking), "cudaStreamCreateWithFlags");
   check(cudaEventCreateWithFlags(&r->start, cudaEventDisableTiming), "cudaEventCreateWithFlags");
-  for (uint32_t s = 0; s < kSlots; ++s) {
-    check(cudaHostAlloc(&r->slots[s], kChunkBytes, cudaHostAllocPortable), "cudaHostAlloc (a staging buffer)");
-    check(cudaEventCreateWithFlags(&r->copied[s], cudaEventDisableTiming), "cudaEventCreateWithFlags");
-  }
+  check(cudaEventCreateWithFlags(&r->copied, cudaEventDisableTiming), "cudaEventCreateWithFlags");
   return r.release();
 }
 
@@ -137,8 +129,17 @@ void Staging::prepare() {
   resources_ = acquire(device_);
   const size_t need = std::max<size_t>(total, 1);
   if (resources_->hostBytes < need) {
-    resources_->host.reset();  // before the new one: the two together may not fit
-    resources_->host = std::make_unique_for_overwrite<char[]>(need);
+    // The old buffer first: the two together may not fit. Idle resources
+    // have no copy in flight (the destructor sets busy ones aside).
+    if (resources_->host != nullptr) check(cudaFreeHost(resources_->host), "cudaFreeHost (a staging buffer)");
+    resources_->host = nullptr;
+    resources_->hostBytes = 0;
+    if (cudaHostAlloc(&resources_->host, need, cudaHostAllocPortable) != cudaSuccess) {
+      cudaGetLastError();
+      release(resources_);
+      resources_ = nullptr;
+      fail(COMM_ERR_NO_MEMORY, "cudaHostAlloc of {} bytes of pinned memory to stage device buffers failed", need);
+    }
     resources_->hostBytes = need;
   }
 }
@@ -157,62 +158,40 @@ void* Staging::host(const void* data) const {
   if (data == nullptr) return nullptr;
   auto* p = static_cast<const char*>(data);
   for (const Region& r : regions_) {
-    if (p >= r.begin && p < r.begin + r.bytes) return resources_->host.get() + r.hostOffset + (p - r.begin);
+    if (p >= r.begin && p < r.begin + r.bytes) return hostBase() + r.hostOffset + (p - r.begin);
   }
   // Only the empty buffers of the call are in no region; nothing reads or
   // writes through their address.
-  return resources_->host.get();
+  return hostBase();
 }
 
-namespace {
+char* Staging::hostBase() const { return static_cast<char*>(resources_->host); }
 
-// Copies every chunk of one region through the pinned slots, in the order
-// stagingSchedule gives.
-void copyRegion(StagingResources& r, char* device, char* host, size_t bytes, Direction direction, Deadline deadline) {
-  const bool toHost = direction == Direction::kToHost;
-  const std::vector<Chunk> chunks = planChunks(bytes, kChunkBytes, kAlignment);
-  for (const Step& step : stagingSchedule(static_cast<uint32_t>(chunks.size()), kSlots, direction)) {
-    const Chunk& c = chunks[step.chunk];
-    void* slot = r.slots[step.slot];
-    switch (step.kind) {
-      case StepKind::kFill: std::memcpy(slot, host + c.offset, c.bytes); break;
-      case StepKind::kIssue:
-        check(cudaMemcpyAsync(toHost ? slot : device + c.offset, toHost ? device + c.offset : slot, c.bytes,
-                              toHost ? cudaMemcpyDeviceToHost : cudaMemcpyHostToDevice, r.stream),
-              "cudaMemcpyAsync (staging)");
-        check(cudaEventRecord(r.copied[step.slot], r.stream), "cudaEventRecord (staging)");
-        break;
-      case StepKind::kAwait:
-        await(r.copied[step.slot], deadline,
-              toHost ? "the copy of device memory to the host (after the stream's earlier work)"
-                     : "the copy of the result to device memory");
-        break;
-      case StepKind::kDrain: std::memcpy(host + c.offset, slot, c.bytes); break;
-    }
+void Staging::copy(uint8_t use, Deadline deadline) {
+  const bool toHost = use == kIn;
+  for (const Region& r : regions_) {
+    if (!(r.use & use)) continue;
+    char* device = const_cast<char*>(r.begin);
+    char* host = hostBase() + r.hostOffset;
+    check(cudaMemcpyAsync(toHost ? host : device, toHost ? device : host, r.bytes,
+                          toHost ? cudaMemcpyDeviceToHost : cudaMemcpyHostToDevice, resources_->stream),
+          "cudaMemcpyAsync (staging)");
   }
+  check(cudaEventRecord(resources_->copied, resources_->stream), "cudaEventRecord (staging)");
+  await(resources_->copied, deadline,
+        toHost ? "the copy of device memory to the host (after the stream's earlier work)"
+               : "the copy of the result to device memory");
 }
-
-}  // namespace
 
 void Staging::toHost(Deadline deadline) {
   DeviceScope scope(device_);
   check(cudaStreamWaitEvent(resources_->stream, resources_->start, 0), "cudaStreamWaitEvent");
-  for (const Region& r : regions_) {
-    if (r.use & kIn) {
-      copyRegion(*resources_, const_cast<char*>(r.begin), resources_->host.get() + r.hostOffset, r.bytes,
-                 Direction::kToHost, deadline);
-    }
-  }
+  copy(kIn, deadline);
 }
 
 void Staging::toDevice(Deadline deadline) {
   DeviceScope scope(device_);
-  for (const Region& r : regions_) {
-    if (r.use & kOut) {
-      copyRegion(*resources_, const_cast<char*>(r.begin), resources_->host.get() + r.hostOffset, r.bytes,
-                 Direction::kToDevice, deadline);
-    }
-  }
+  copy(kOut, deadline);
   openGate();
 }
 

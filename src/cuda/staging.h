@@ -1,7 +1,6 @@
 // One call's device buffers, seen by comm's host algorithms as host memory:
-// inputs are copied from the device before the algorithm runs, outputs back
-// after it, through a few pinned buffers with the chunk schedule of
-// cuda/chunk_plan.h. Ordered on the caller's CUDA stream when it gives one:
+// inputs are copied from the device into pinned host memory before the
+// algorithm runs, outputs back after it, by the copy engines. Ordered on the caller's CUDA stream when it gives one:
 // the copies start after the work already on the stream, and later work on
 // the stream waits (cuda/stream_gate.h) until the outputs are back; no host
 // thread blocks on the stream for that.
@@ -64,6 +63,10 @@ class Staging {
     size_t hostOffset;
   };
   void openGate();
+  char* hostBase() const;
+  // Copies every region used as `use` (kIn: to the host, kOut: back to the
+  // device) and waits until the copies are done.
+  void copy(uint8_t use, Deadline deadline);
 
   int device_;
   StreamGate* gate_ = nullptr;
