@@ -225,6 +225,7 @@ void World::connectTransport() {
   options.maxUnexpectedBytes = static_cast<size_t>(unexpected);
   options.connectTimeout = initDeadline_->remaining();
   transport::ShmOptions shm{transport::parseShmMode(settings_.get("shm")), initDeadline_->remaining()};
+  shm.maxUnexpectedBytes = options.maxUnexpectedBytes;
   transport_ = transport::createTransport(options, shm);
   std::vector<transport::PeerInfo> infos(size_);
   std::vector<uint8_t> self = transport_->localAddress();

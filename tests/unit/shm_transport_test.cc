@@ -155,6 +155,42 @@ void cancelMatched(const ShmOptions& options) {
 void test_cancel_matched(void**) { cancelMatched(kAttach); }
 void test_cancel_matched_copy(void**) { cancelMatched(kCopy); }
 
+// A sender far ahead of its receiver: the receiver holds only
+// maxUnexpectedBytes of early messages and then leaves the sender's ring
+// unread, so the sender's later sends wait in its own queue (back-pressure)
+// instead of the receiver's memory growing; once the receives are posted
+// every message arrives, in order.
+void test_early_messages_held_back(void**) {
+  constexpr int kMessages = 200;
+  const size_t size = kSlot / 2;
+  ShmOptions options = kAuto;
+  options.maxUnexpectedBytes = 8 * size;
+  runRanks(2, [&](Rank& self) {
+    connectDirect(self, options);
+    std::vector<Bytes> data(kMessages);
+    std::vector<Request> requests(kMessages);
+    for (int i = 0; i < kMessages; ++i) data[i] = self.rank == 0 ? pattern(size, i) : Bytes(size, 0);
+    if (self.rank == 0) {
+      for (int i = 0; i < kMessages; ++i) self.transport->send(1, 4, data[i].data(), size, requests[i]);
+    }
+    self.pump(200ms);
+    self.barrier();
+    if (self.rank == 0) {
+      const auto sent = std::count_if(requests.begin(), requests.end(), [](const Request& r) { return r.done.load(); });
+      CHECK(sent > 0 && sent < kMessages / 2, "{} of {} early sends completed; the receiver holds {} bytes",
+            sent, kMessages, options.maxUnexpectedBytes);
+    }
+    self.barrier();
+    if (self.rank == 1) {
+      for (int i = 0; i < kMessages; ++i) self.transport->recv(0, 4, data[i].data(), size, requests[i]);
+    }
+    for (Request& request : requests) waitOk(*self.transport, request);
+    if (self.rank == 1) {
+      for (int i = 0; i < kMessages; ++i) checkPattern(data[i], size, i);
+    }
+  });
+}
+
 // A peer that dies mid-conversation: progress() keeps returning promptly,
 // a message it announced fails with COMM_ERR_REMOTE (Cross-Memory Attach) or
 // can be cancelled (streamed), sends to it pile up without blocking, and the
@@ -367,6 +403,7 @@ int main(int argc, char** argv) {
       cmocka_unit_test(test_self),
       cmocka_unit_test(test_cancel_matched),
       cmocka_unit_test(test_cancel_matched_copy),
+      cmocka_unit_test(test_early_messages_held_back),
       cmocka_unit_test(test_peer_death),
       cmocka_unit_test(test_peer_death_copy),
       cmocka_unit_test(test_auto_attaches_when_sharing_cpus),

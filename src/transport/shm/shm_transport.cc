@@ -38,6 +38,11 @@ constexpr size_t kNodeBudget = size_t{32} << 20;
 // lock between them: another thread may take the next piece, and a cancel
 // waits for one piece at most.
 constexpr size_t kCopyPiece = size_t{8} << 20;
+// Early messages held for one peer when ShmOptions does not say.
+constexpr size_t kDefaultUnexpectedBytes = size_t{256} << 20;
+// What an early message costs beyond its bytes: a flood of empty messages or
+// of announcements of large ones is bounded too.
+constexpr size_t kArrivalOverhead = sizeof(ShmArrival);
 // How long cancel() sleeps while a piece it must wait for is being copied.
 constexpr auto kCopyWait = std::chrono::microseconds(50);
 
@@ -164,6 +169,8 @@ class ShmTransport final : public Transport {
     ShmConsumer in;            // peer -> this rank, in this rank's segment
     ShmList<ShmOp> posted;     // receives, in posting order
     ShmList<ShmArrival> unexpected;
+    size_t unexpectedBytes = 0;  // what `unexpected` counts against maxUnexpected_
+    bool heldBack = false;       // its ring is left unread until receives take some of `unexpected`
     ShmList<ShmOp> backlog;    // sends waiting for ring space, in posting order
     ShmList<ShmOp> streaming;  // sends cleared to stream, in clearing order
     ShmList<ShmOp> receiving;  // receives taking chunks
@@ -176,8 +183,11 @@ class ShmTransport final : public Transport {
 
   // Both return how many slots they moved.
   uint64_t drain(Peer& peer);
-  void onEager(Peer& peer, const ShmSlot& slot);
-  void onRequestToSend(Peer& peer, const ShmSlot& slot);
+  // Both return false, consuming nothing, when the peer's early messages
+  // already hold as much as maxUnexpected_ allows.
+  bool onEager(Peer& peer, const ShmSlot& slot);
+  bool onRequestToSend(Peer& peer, const ShmSlot& slot);
+  bool holdUnexpected(Peer& peer, size_t bytes);
   void onChunk(Peer& peer, const ShmSlot& slot);
   void onFinish(Peer& peer, const ShmSlot& slot);
   void match(Peer& peer, ShmOp* receive, size_t size, uint64_t senderToken, uint64_t address);
@@ -200,6 +210,7 @@ class ShmTransport final : public Transport {
 
   mutable std::mutex mutex_;
   const ShmOptions options_;
+  const size_t maxUnexpected_;
   const pid_t pid_;
   const uint64_t nonce_;  // peers read it to probe Cross-Memory Attach
   const std::string segmentName_;
@@ -218,7 +229,9 @@ class ShmTransport final : public Transport {
 };
 
 ShmTransport::ShmTransport(const ShmOptions& options)
-    : options_(options), pid_(getpid()), nonce_(randomShmNonce()), segmentName_(shmSegmentName(pid_, nonce_)) {
+    : options_(options),
+      maxUnexpected_(options.maxUnexpectedBytes > 0 ? options.maxUnexpectedBytes : kDefaultUnexpectedBytes),
+      pid_(getpid()), nonce_(randomShmNonce()), segmentName_(shmSegmentName(pid_, nonce_)) {
   if (options.mode == ShmMode::kOff) fail(COMM_ERR_INVALID_USAGE, "shm: direct transport created with shm off");
 }
 
@@ -367,6 +380,7 @@ void ShmTransport::recv(int rank, uint64_t tag, void* data, size_t size, Request
   activate(peer);
   if (ShmArrival* arrival = peer.unexpected.find([tag](const ShmArrival& a) { return a.tag == tag; })) {
     peer.unexpected.remove(arrival);
+    peer.unexpectedBytes -= kArrivalOverhead + (arrival->rendezvous ? 0 : arrival->size);
     if (arrival->rendezvous) {
       match(peer, newOp(request, rank, tag, data, size, ShmOpState::kPosted), arrival->size, arrival->senderToken,
             arrival->address);
@@ -412,8 +426,12 @@ uint64_t ShmTransport::drain(Peer& peer) {
     const ShmSlot* slot = peer.in.peek();
     if (slot == nullptr) return n;
     switch (slot->kind) {
-      case ShmKind::kEager: onEager(peer, *slot); break;
-      case ShmKind::kRequestToSend: onRequestToSend(peer, *slot); break;
+      case ShmKind::kEager:
+        if (!onEager(peer, *slot)) return n;
+        break;
+      case ShmKind::kRequestToSend:
+        if (!onRequestToSend(peer, *slot)) return n;
+        break;
       case ShmKind::kClearToSend: {
         ShmClearToSend clear;
         std::memcpy(&clear, shmPayload(slot), sizeof clear);
@@ -434,31 +452,49 @@ uint64_t ShmTransport::drain(Peer& peer) {
   return kMaxSlots;
 }
 
-void ShmTransport::onEager(Peer& peer, const ShmSlot& slot) {
+bool ShmTransport::holdUnexpected(Peer& peer, size_t bytes) {
+  if (peer.unexpectedBytes + bytes > maxUnexpected_) {
+    if (!peer.heldBack) {
+      log::debug("shm: rank {} sent more messages before their receives than this rank holds for one peer ({} bytes); "
+                 "its ring is left unread until receives take some",
+                 peer.rank, maxUnexpected_);
+      peer.heldBack = true;
+    }
+    return false;
+  }
+  peer.heldBack = false;
+  peer.unexpectedBytes += bytes;
+  return true;
+}
+
+bool ShmTransport::onEager(Peer& peer, const ShmSlot& slot) {
   const uint64_t tag = slot.tagOrToken;
   if (ShmOp* op = peer.posted.find([tag](const ShmOp& o) { return o.tag == tag; })) {
     peer.posted.remove(op);
     deliver(peer, *op->request, tag, op->buffer, op->size, shmPayload(&slot), slot.size);
     ops_.release(op);
-    return;
+    return true;
   }
+  if (!holdUnexpected(peer, kArrivalOverhead + slot.size)) return false;
   ShmArrival* arrival = arrivals_.acquire();
   arrival->tag = tag;
   arrival->size = slot.size;
   arrival->rendezvous = false;
   arrival->data.assign(shmPayload(&slot), shmPayload(&slot) + slot.size);
   peer.unexpected.pushBack(arrival);
+  return true;
 }
 
-void ShmTransport::onRequestToSend(Peer& peer, const ShmSlot& slot) {
+bool ShmTransport::onRequestToSend(Peer& peer, const ShmSlot& slot) {
   ShmRendezvous rendezvous;
   std::memcpy(&rendezvous, shmPayload(&slot), sizeof rendezvous);
   const uint64_t tag = slot.tagOrToken;
   if (ShmOp* op = peer.posted.find([tag](const ShmOp& o) { return o.tag == tag; })) {
     peer.posted.remove(op);
     match(peer, op, slot.size, rendezvous.senderToken, rendezvous.address);
-    return;
+    return true;
   }
+  if (!holdUnexpected(peer, kArrivalOverhead)) return false;
   ShmArrival* arrival = arrivals_.acquire();
   arrival->tag = tag;
   arrival->size = slot.size;
@@ -466,6 +502,7 @@ void ShmTransport::onRequestToSend(Peer& peer, const ShmSlot& slot) {
   arrival->senderToken = rendezvous.senderToken;
   arrival->address = rendezvous.address;
   peer.unexpected.pushBack(arrival);
+  return true;
 }
 
 void ShmTransport::onChunk(Peer& peer, const ShmSlot& slot) {

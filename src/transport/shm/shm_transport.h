@@ -37,6 +37,11 @@ struct ShmOptions {
   ShmMode mode = ShmMode::kAuto;
   // How long connect() waits for a peer on the node to create its segment.
   std::chrono::milliseconds connectTimeout{60000};
+  // Bytes of messages that arrived before their receives held for one peer
+  // (each counted with its bookkeeping). Beyond it the peer's ring is left
+  // unread until receives take some, so that its sends wait (back-pressure)
+  // instead of this rank's memory growing. 0: 256 MiB.
+  size_t maxUnexpectedBytes = 0;
 };
 
 // Serves the peers whose PeerInfo says sameNode and whose address is not
