@@ -6,6 +6,7 @@
 #include <string>
 #include <vector>
 
+#include "algo/all_reduce/device_ipc.h"
 #include "algo/collectives.h"
 #include "api/guard.h"
 #include "api/objects.h"
@@ -26,14 +27,21 @@ using comm::core::Signature;
 
 namespace {
 
+// Who copies a device call's tensors to and from host memory.
+enum class StagedBy {
+  kLaunch,  // launch, around the body: the body works on host memory only
+  kBody,    // the body, which may work on the device instead (and then opens the stream gate)
+};
+
 // Run `body` (void(CollectiveContext&)) as collective `signature` on `comm`,
 // blocking or through `handle`. `memory` knows where the tensors are: for
 // device tensors the body runs on the host memory that stands for them,
-// between the copies in and out, and ordered on the communicator's CUDA
-// stream when it has one (docs/cuda.md).
+// between the copies in and out (unless `stagedBy` says the body sees to
+// that), and ordered on the communicator's CUDA stream when it has one
+// (docs/cuda.md).
 template <typename Body>
 void launch(const char* call, comm_communicator* comm, comm_handle_t** handle, Signature signature,
-            const CallMemory& memory, Body body) {
+            const CallMemory& memory, Body body, StagedBy stagedBy = StagedBy::kLaunch) {
   // A plain pointer: a communicator drains its queued collectives before it
   // goes away, so it outlives every body it runs.
   comm::core::Communicator* c = comm->impl.get();
@@ -48,14 +56,16 @@ void launch(const char* call, comm_communicator* comm, comm_handle_t** handle, S
   // Stream-ordered calls never block the host; one without a handle has
   // nobody to tell of a failure but the log.
   const bool unobserved = stream != nullptr && handle == nullptr;
+  if (staging) signature.memory = comm::core::kMemoryDevice;
+  const bool stageHere = staging && stagedBy == StagedBy::kLaunch;
   auto op = c->runCollective(
-      [c, signature, body = std::move(body), staging, unobserved, call](uint32_t sequence) {
+      [c, signature, body = std::move(body), staging, stageHere, unobserved, call](uint32_t sequence) {
         try {
-          if (staging) staging->toHost(c->deadline());
+          if (stageHere) staging->toHost(c->deadline());
           CollectiveContext ctx(*c, sequence, signature);
           body(ctx);
           ctx.finish();
-          if (staging) staging->toDevice(c->deadline());
+          if (stageHere) staging->toDevice(c->deadline());
         } catch (const comm::Error& e) {
           if (unobserved) comm::log::error("{} (stream-ordered, no handle) on '{}': {}", call, c->name(), e.what());
           throw;
@@ -70,7 +80,7 @@ void launch(const char* call, comm_communicator* comm, comm_handle_t** handle, S
 
 Signature signatureOf(CollectiveKind kind, comm_dtype_t dtype, int64_t count) {
   Signature s;
-  s.kind = static_cast<uint32_t>(kind);
+  s.kind = static_cast<uint16_t>(kind);
   s.dtype = dtype;
   s.count = count;
   return s;
@@ -243,8 +253,24 @@ COMM_API comm_status_t comm_all_reduce(comm_t* comm, const comm_tensor_t* in, co
     comm_dtype_t dtype = i.dtype;
     const void* src = memory.at(i.data);
     void* dst = memory.at(o.data);
-    launch("comm_all_reduce", comm, handle, s, memory,
-           [=](CollectiveContext& ctx) { comm::algo::allReduce(ctx, src, dst, count, dtype, op); });
+    // On device memory, ranks that share a GPU reduce on it; others stage.
+    launch(
+        "comm_all_reduce", comm, handle, s, memory,
+        [=, staging = memory.staging(), device = memory.device(), deviceIn = i.data,
+         deviceOut = o.data](CollectiveContext& ctx) {
+          if (!staging) {
+            comm::algo::allReduce(ctx, src, dst, count, dtype, op);
+            return;
+          }
+          if (comm::algo::deviceIpcAllReduce(ctx, *staging, device, deviceIn, deviceOut, count, dtype, op)) {
+            staging->finishOnDevice();
+            return;
+          }
+          staging->toHost(ctx.communicator().deadline());
+          comm::algo::allReduce(ctx, src, dst, count, dtype, op);
+          staging->toDevice(ctx.communicator().deadline());
+        },
+        StagedBy::kBody);
   });
 }
 

@@ -265,6 +265,11 @@ cuda::StreamGate& Communicator::streamGate() {
   return *gate_;
 }
 
+cuda::IpcWorkspace& Communicator::ipcWorkspace() {
+  if (!ipcWorkspace_) ipcWorkspace_ = std::make_unique<cuda::IpcWorkspace>();
+  return *ipcWorkspace_;
+}
+
 int Communicator::nextChildIndex(const std::string& key) {
   std::lock_guard lock(issueMutex_);
   return childCounts_[key]++;

@@ -22,6 +22,7 @@
 #include "core/node_board.h"
 #include "core/pending.h"
 #include "core/world.h"
+#include "cuda/ipc_workspace.h"
 #include "cuda/stream_gate.h"
 
 namespace comm::core {
@@ -135,6 +136,10 @@ class Communicator : public std::enable_shared_from_this<Communicator> {
   // What holds the stream while a stream-ordered collective runs; made on
   // first use. Only under the issue lock (runCollective's onIssue).
   cuda::StreamGate& streamGate();
+  // The device scratch ranks sharing a GPU exchange data through
+  // (algo/all_reduce/device_ipc.h); made on first use. Only on the thread
+  // that runs collectives.
+  cuda::IpcWorkspace& ipcWorkspace();
 
   CollectiveBuffers& collectiveBuffers() { return collectiveBuffers_; }
   // Where small collectives and every collective's signature go when all
@@ -185,6 +190,7 @@ class Communicator : public std::enable_shared_from_this<Communicator> {
   std::atomic<void*> stream_{nullptr};
   std::atomic<int> streamDevice_{-1};
   std::unique_ptr<cuda::StreamGate> gate_;  // guarded by issueMutex_
+  std::unique_ptr<cuda::IpcWorkspace> ipcWorkspace_;
   FlightRecorder flight_;
   std::atomic<bool> stallReported_{false};
   Executor executor_;

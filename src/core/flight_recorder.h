@@ -50,7 +50,7 @@ class FlightRecorder {
     const uint64_t count = messageCount_.fetch_add(1, std::memory_order_relaxed);
     const uint64_t number = (count + 1) | kMessageBit;
     Signature signature;
-    signature.kind = kind;
+    signature.kind = static_cast<uint16_t>(kind);
     signature.root = peer;
     signature.count = bytes;
     messages_.start(number, static_cast<uint32_t>(count), signature);

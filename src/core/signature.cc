@@ -34,6 +34,7 @@ std::string describe(const Signature& s) {
   if (s.op >= 0) text += fmt::format(" {}", opName(static_cast<comm_op_t>(s.op)));
   if (s.root >= 0) text += fmt::format(" root {}", s.root);
   if (s.extra != 0) text += fmt::format(" (layout {:x})", s.extra);
+  if (s.memory == kMemoryDevice) text += " in device memory";
   return text;
 }
 

@@ -39,7 +39,8 @@ std::optional<CollectiveKind> collectiveNamed(std::string_view name);
 // What every rank of one collective must agree on. Fields a collective does
 // not use stay at their defaults.
 struct Signature {
-  uint32_t kind = 0;
+  uint16_t kind = 0;
+  uint16_t memory = 0;  // 1: the tensors are in CUDA device memory (kMemoryDevice)
   int32_t dtype = -1;
   int32_t op = -1;
   int32_t root = -1;
@@ -54,7 +55,12 @@ struct Signature {
 static_assert(sizeof(Signature) == 32 && std::has_unique_object_representations_v<Signature>,
               "Signature must have no padding: it is compared bytewise");
 
-// "all_reduce float32 x 1024 sum", "broadcast int8 x 7 root 2"
+// Signature::memory of a collective on device tensors: every rank of it
+// must use device memory (the device paths exchange device buffers).
+inline constexpr uint16_t kMemoryDevice = 1;
+
+// "all_reduce float32 x 1024 sum", "broadcast int8 x 7 root 2",
+// "all_reduce float32 x 8 sum in device memory"
 std::string describe(const Signature& signature);
 
 }  // namespace comm::core

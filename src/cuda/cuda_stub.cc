@@ -5,6 +5,8 @@
 // further than deviceCount() and checkDevice() here.
 #include "common/error.h"
 #include "cuda/device.h"
+#include "cuda/ipc_workspace.h"
+#include "cuda/reduce_kernels.h"
 #include "cuda/staging.h"
 #include "cuda/stream_gate.h"
 
@@ -62,6 +64,30 @@ void Staging::toHost(Deadline) {}
 
 void Staging::toDevice(Deadline) {}
 
+void* Staging::deviceStream() { notBuilt("CUDA staging"); }
+
+void Staging::copyOnDevice(void*, const void*, size_t) { notBuilt("CUDA staging"); }
+
+void Staging::awaitDevice(Deadline, const char*) { notBuilt("CUDA staging"); }
+
 void Staging::openGate() {}
+
+DeviceUuid deviceUuid(int) { notBuilt("a CUDA device"); }
+
+PeerBuffer::PeerBuffer(const IpcHandle&, int) { notBuilt("a CUDA IPC buffer"); }
+
+PeerBuffer::~PeerBuffer() = default;
+
+IpcWorkspace::~IpcWorkspace() = default;
+
+void IpcWorkspace::prepare(int) { notBuilt("a CUDA IPC workspace"); }
+
+char* IpcWorkspace::peer(int, const IpcHandle&) { notBuilt("a CUDA IPC workspace"); }
+
+void combineOnDevice(void*, const void*, const void*, size_t, comm_dtype_t, comm_op_t, void*) {
+  notBuilt("a CUDA reduction");
+}
+
+void finishAverageOnDevice(void*, size_t, comm_dtype_t, int, void*) { notBuilt("a CUDA reduction"); }
 
 }  // namespace comm::cuda

@@ -183,9 +183,28 @@ void Staging::copy(uint8_t use, Deadline deadline) {
                : "the copy of the result to device memory");
 }
 
+void* Staging::deviceStream() {
+  if (!started_) {
+    DeviceScope scope(device_);
+    check(cudaStreamWaitEvent(resources_->stream, resources_->start, 0), "cudaStreamWaitEvent");
+    started_ = true;
+  }
+  return resources_->stream;
+}
+
+void Staging::copyOnDevice(void* to, const void* from, size_t bytes) {
+  check(cudaMemcpyAsync(to, from, bytes, cudaMemcpyDeviceToDevice, static_cast<cudaStream_t>(deviceStream())),
+        "cudaMemcpyAsync (device to device)");
+}
+
+void Staging::awaitDevice(Deadline deadline, const char* what) {
+  check(cudaEventRecord(resources_->copied, static_cast<cudaStream_t>(deviceStream())), "cudaEventRecord");
+  await(resources_->copied, deadline, what);
+}
+
 void Staging::toHost(Deadline deadline) {
   DeviceScope scope(device_);
-  check(cudaStreamWaitEvent(resources_->stream, resources_->start, 0), "cudaStreamWaitEvent");
+  deviceStream();
   copy(kIn, deadline);
 }
 

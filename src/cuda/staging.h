@@ -55,6 +55,16 @@ class Staging {
   // they are there, and open the gate.
   void toDevice(Deadline deadline);
 
+  // For a call that works on the device itself rather than on staged host
+  // memory (algo/all_reduce/device_ipc.h): comm's stream for the call,
+  // which starts after the caller's earlier work; copies on it; a wait,
+  // polling, until the device has done what was enqueued on it (`what`
+  // names it in a timeout); and the end, which opens the gate.
+  void* deviceStream();
+  void copyOnDevice(void* to, const void* from, size_t bytes);
+  void awaitDevice(Deadline deadline, const char* what);
+  void finishOnDevice() { openGate(); }
+
  private:
   struct Region {
     const char* begin;
@@ -73,6 +83,7 @@ class Staging {
   uint64_t ticket_ = 0;  // 0 = the gate is not closed by this call
   std::vector<Region> regions_;
   StagingResources* resources_ = nullptr;  // one call's at a time; back to the pool when done
+  bool started_ = false;                   // resources_->stream waits for the caller's earlier work
   void* start_ = nullptr;                  // cudaEvent_t: the stream's earlier work is done
 };
 

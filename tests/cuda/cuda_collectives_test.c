@@ -55,7 +55,9 @@ static float value_of(int r, int64_t i) { return (float)(r + 1) + (float)(i % 97
  * in place, blocking and through a handle. */
 static void all_reduce_on_device(void **state) {
   (void)state;
-  const int64_t counts[] = {1, 1000, (4 << 20) + 3}; /* one chunk, and several pinned chunks */
+  /* staged through host memory (small), and on the device where ranks share
+   * a GPU: in one piece, and in two chunks of the device scratch */
+  const int64_t counts[] = {1, 1000, (4 << 20) + 3, (9 << 20) + 5};
   for (size_t c = 0; c < sizeof counts / sizeof counts[0]; ++c) {
     int64_t n = counts[c];
     float *host = malloc((size_t)n * sizeof(float));
@@ -89,6 +91,24 @@ static void all_reduce_on_device(void **state) {
     cudaFree(in);
     cudaFree(out);
     free(host);
+  }
+  /* float64 AVG large enough for the device path: one division, at the end */
+  {
+    const int64_t n = 20000;
+    double *values = malloc((size_t)n * sizeof(double));
+    for (int64_t i = 0; i < n; ++i) values[i] = rank + (double)(i % 5);
+    void *dv = device_alloc((size_t)n * 8);
+    upload(dv, values, (size_t)n * 8);
+    comm_tensor_t *tv = device_tensor(dv, COMM_FLOAT64, n);
+    assert_int_equal(comm_all_reduce(world, tv, tv, COMM_OP_AVG, NULL), COMM_OK);
+    download(values, dv, (size_t)n * 8);
+    for (int64_t i = 0; i < n; ++i) {
+      double expected = (double)(size - 1) / 2.0 + (double)(i % 5);
+      if (values[i] != expected) fail_msg("avg element %lld: %g, expected %g", (long long)i, values[i], expected);
+    }
+    comm_tensor_destroy(tv);
+    cudaFree(dv);
+    free(values);
   }
   /* int32 MAX and float64 AVG, small. */
   int32_t mine = 10 * rank - 3, largest = 0;
@@ -363,6 +383,27 @@ static void bad_device_input_is_refused(void **state) {
   cudaFree(d);
 }
 
+/* Ranks of one collective agree on the kind of memory: rank 0 on the host
+ * and the others on the device is a mismatch every rank reports, naming
+ * device memory. Last: a mismatch ends the communicator's collectives. */
+static void memory_must_agree_across_ranks(void **state) {
+  (void)state;
+  if (size < 2) skip();
+  const int64_t n = 1 << 16;
+  void *d = device_alloc((size_t)n * 4);
+  float *host = calloc((size_t)n, 4);
+  comm_tensor_t *t = NULL;
+  if (rank == 0) {
+    assert_int_equal(comm_tensor_create(&t, host, COMM_FLOAT32, 1, &n), COMM_OK);
+  } else {
+    t = device_tensor(d, COMM_FLOAT32, n);
+  }
+  expect_error(comm_all_reduce(world, t, t, COMM_OP_SUM, NULL), COMM_ERR_MISMATCH, "all_reduce", "device memory");
+  comm_tensor_destroy(t);
+  cudaFree(d);
+  free(host);
+}
+
 int main(void) {
   int devices = cuda_devices_or_skip_reason("cuda_collectives_test");
   if (devices == 0) return COMM_TEST_SKIP;
@@ -375,7 +416,7 @@ int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(all_reduce_on_device),        cmocka_unit_test(data_collectives_on_device),
       cmocka_unit_test(send_recv_on_device),         cmocka_unit_test(stream_ordered_all_reduce),
-      cmocka_unit_test(bad_device_input_is_refused),
+      cmocka_unit_test(bad_device_input_is_refused), cmocka_unit_test(memory_must_agree_across_ranks),
   };
   int failed = cmocka_run_group_tests(tests, NULL, NULL);
   comm_destroy(world);

@@ -1,0 +1,121 @@
+#include "algo/all_reduce/device_ipc.h"
+
+#include <algorithm>
+#include <vector>
+
+#include "common/dtype.h"
+#include "core/communicator.h"
+#include "cuda/device.h"
+#include "cuda/ipc_workspace.h"
+#include "cuda/reduce_kernels.h"
+#include "cuda/staging.h"
+
+namespace comm::algo {
+namespace {
+
+constexpr uint32_t kDescriptorStep = 0;
+constexpr uint32_t kBarrierStep = 1;  // and one more per round of the barrier
+// Slices start on this boundary: the kernels' vector loads stay aligned.
+constexpr size_t kSliceAlignment = 256;
+
+// What each rank tells the others before the data moves.
+struct Descriptor {
+  cuda::DeviceUuid device{};
+  cuda::IpcHandle scratch;
+};
+
+// Dissemination barrier among the collective's ranks. Barriers of one
+// collective share their steps: messages of one peer and step match in
+// order, and a rank leaves a barrier only after its peers entered it.
+void barrier(CollectiveContext& ctx) {
+  const int n = ctx.size();
+  const int rank = ctx.rank();
+  for (int distance = 1, round = 0; distance < n; distance *= 2, ++round) {
+    ctx.send((rank + distance) % n, kBarrierStep + round, nullptr, 0);
+    ctx.wait(ctx.recv((rank - distance + n) % n, kBarrierStep + round, nullptr, 0));
+  }
+}
+
+struct Slice {
+  size_t begin;
+  size_t count;
+};
+
+// Rank q's part of a chunk of `count` elements.
+Slice sliceOf(int q, int n, size_t count, size_t elementBytes) {
+  const size_t align = std::max<size_t>(kSliceAlignment / elementBytes, 1);
+  const size_t even = (count + n - 1) / n;
+  const size_t per = (even + align - 1) / align * align;
+  const size_t begin = std::min(static_cast<size_t>(q) * per, count);
+  return {begin, std::min(per, count - begin)};
+}
+
+}  // namespace
+
+bool deviceIpcAllReduce(CollectiveContext& ctx, cuda::Staging& staging, int device, const void* in, void* out,
+                        size_t count, comm_dtype_t dtype, comm_op_t op) {
+  const size_t elementBytes = dtypeSize(dtype);
+  const int n = ctx.size();
+  const int rank = ctx.rank();
+  // The same on every rank: the signature makes them agree on count and dtype.
+  if (n == 1 || count * elementBytes < kDeviceIpcMinBytes) return false;
+
+  cuda::DeviceScope scope(device);
+  cuda::IpcWorkspace& workspace = ctx.communicator().ipcWorkspace();
+  workspace.prepare(device);
+  std::vector<Descriptor> all(n);
+  all[rank] = {cuda::deviceUuid(device), workspace.handle()};
+  for (int p = 0; p < n; ++p) {
+    if (p != rank) ctx.recv(p, kDescriptorStep, &all[p], sizeof(Descriptor));
+  }
+  for (int p = 0; p < n; ++p) {
+    if (p != rank) ctx.send(p, kDescriptorStep, &all[rank], sizeof(Descriptor));
+  }
+  ctx.waitAll();
+  // Every rank sees the same descriptors, so every rank decides alike.
+  for (const Descriptor& d : all) {
+    if (d.device != all[0].device) return false;
+  }
+
+  std::vector<char*> scratch(n);
+  for (int p = 0; p < n; ++p) scratch[p] = p == rank ? workspace.scratch() : workspace.peer(p, all[p].scratch);
+  void* stream = staging.deviceStream();
+  const Deadline deadline = ctx.communicator().deadline();
+  const auto* input = static_cast<const char*>(in);
+  auto* output = static_cast<char*>(out);
+  const size_t chunkCount = cuda::IpcWorkspace::kScratchBytes / elementBytes;
+  for (size_t offset = 0; offset < count; offset += chunkCount) {
+    const size_t chunk = std::min(chunkCount, count - offset);
+    staging.copyOnDevice(scratch[rank], input + offset * elementBytes, chunk * elementBytes);
+    staging.awaitDevice(deadline, "the copy of the input into the device scratch");
+    barrier(ctx);
+
+    // Slice `rank`, in this rank's scratch: its own data first, then every
+    // other rank's in rank order. Each element is reduced by one rank only,
+    // so every rank gets the same bits.
+    const Slice mine = sliceOf(rank, n, chunk, elementBytes);
+    if (mine.count > 0) {
+      char* reduced = scratch[rank] + mine.begin * elementBytes;
+      for (int q = 0; q < n; ++q) {
+        if (q == rank) continue;
+        cuda::combineOnDevice(reduced, reduced, scratch[q] + mine.begin * elementBytes, mine.count, dtype, op, stream);
+      }
+      if (op == COMM_OP_AVG) cuda::finishAverageOnDevice(reduced, mine.count, dtype, n, stream);
+      staging.awaitDevice(deadline, "the reduction of this rank's slice on the device");
+    }
+    barrier(ctx);
+
+    for (int q = 0; q < n; ++q) {
+      const Slice slice = sliceOf(q, n, chunk, elementBytes);
+      if (slice.count == 0) continue;
+      staging.copyOnDevice(output + (offset + slice.begin) * elementBytes, scratch[q] + slice.begin * elementBytes,
+                           slice.count * elementBytes);
+    }
+    staging.awaitDevice(deadline, "the copy of the reduced slices into the output");
+    // Nobody refills a scratch while another rank still reads it.
+    barrier(ctx);
+  }
+  return true;
+}
+
+}  // namespace comm::algo

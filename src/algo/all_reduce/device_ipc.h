@@ -1,0 +1,39 @@
+// all_reduce on device memory among ranks that share one GPU, done on the
+// GPU: each rank copies its input into its communicator's device scratch
+// (cuda/ipc_workspace.h), which the other ranks have mapped through CUDA
+// IPC; rank r reduces slice r of every rank's scratch into its own with
+// comm's kernels; every rank then copies the reduced slices from the
+// scratches into its output. The copy engines and kernels do the work; the
+// host only exchanges the scratch handles and waits at a barrier between
+// the phases. Messages larger than the scratch go in chunks of it.
+#pragma once
+
+#include <cstddef>
+
+#include "comm.h"
+#include "core/collective_context.h"
+
+namespace comm::cuda {
+class Staging;
+}
+
+namespace comm::algo {
+
+using core::CollectiveContext;
+
+// Below this many bytes the staged path's two copies cost less than this
+// path's host round trips.
+inline constexpr size_t kDeviceIpcMinBytes = size_t{64} << 10;
+
+// Runs the all_reduce of device buffers `in` and `out` (of CUDA device
+// `device`) this way and returns true when every rank's buffers are on the
+// same GPU, which the ranks learn from each other first; returns false,
+// with nothing written, when they are not or the message is smaller than
+// kDeviceIpcMinBytes: every rank then returns false, and the caller stages
+// through host memory. Every rank of the collective must have device
+// tensors (the signature says so: Signature::memory). The device work runs
+// on `staging`'s stream, after the caller's earlier work.
+bool deviceIpcAllReduce(CollectiveContext& ctx, cuda::Staging& staging, int device, const void* in, void* out,
+                        size_t count, comm_dtype_t dtype, comm_op_t op);
+
+}  // namespace comm::algo

@@ -1,0 +1,57 @@
+#include "cuda/ipc_workspace.h"
+
+#include <cuda_runtime.h>
+
+#include <cstring>
+
+#include "common/error.h"
+#include "cuda/check.h"
+#include "cuda/device.h"
+
+namespace comm::cuda {
+
+DeviceUuid deviceUuid(int device) {
+  cudaDeviceProp properties{};
+  check(cudaGetDeviceProperties(&properties, device), "cudaGetDeviceProperties");
+  DeviceUuid uuid;
+  static_assert(sizeof properties.uuid.bytes == sizeof uuid);
+  std::memcpy(uuid.data(), properties.uuid.bytes, uuid.size());
+  return uuid;
+}
+
+IpcWorkspace::~IpcWorkspace() { release(); }
+
+void IpcWorkspace::release() {
+  peers_.clear();
+  if (scratch_ == nullptr) return;
+  // A destructor cannot report a failure; memory not freed goes with the process.
+  try {
+    DeviceScope scope(device_);
+    cudaFree(scratch_);
+  } catch (const Error&) {
+  }
+  scratch_ = nullptr;
+}
+
+void IpcWorkspace::prepare(int device) {
+  if (scratch_ != nullptr && device_ == device) return;
+  release();
+  DeviceScope scope(device);
+  void* memory = nullptr;
+  check(cudaMalloc(&memory, kScratchBytes), "cudaMalloc (the communicator's device scratch)");
+  scratch_ = static_cast<char*>(memory);
+  device_ = device;
+  handle_ = exportBuffer(scratch_, kScratchBytes, device);
+}
+
+char* IpcWorkspace::peer(int rank, const IpcHandle& handle) {
+  Opened& opened = peers_[rank];
+  if (!opened.buffer || !(opened.handle == handle)) {
+    opened.buffer.reset();
+    opened.buffer = std::make_unique<PeerBuffer>(handle, device_);
+    opened.handle = handle;
+  }
+  return static_cast<char*>(opened.buffer->data());
+}
+
+}  // namespace comm::cuda
