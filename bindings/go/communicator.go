@@ -198,6 +198,21 @@ func (c *Communicator) FromWorldRank(worldRank int) (int, error) {
 	return int(out), err
 }
 
+// NodeCount is the number of nodes (hosts) c's ranks are on.
+func (c *Communicator) NodeCount() (int, error) {
+	var out int32
+	err := c.do("comm.NodeCount", func(ptr uintptr) error { return check(capi.Comm_node_count(&out, ptr)) })
+	return int(out), err
+}
+
+// NodeID is this rank's node in c, 0 .. NodeCount()-1; nodes are numbered in
+// the order of their lowest rank.
+func (c *Communicator) NodeID() (int, error) {
+	var out int32
+	err := c.do("comm.NodeID", func(ptr uintptr) error { return check(capi.Comm_node_id(&out, ptr)) })
+	return int(out), err
+}
+
 // Timeout is the deadline of every wait on c.
 func (c *Communicator) Timeout() (time.Duration, error) {
 	var ms int64
@@ -225,6 +240,15 @@ func (c *Communicator) Split(color, key int, name string) (*Communicator, error)
 	}
 	return c.adopt(call, name, func(ptr uintptr, out *uintptr, cname string) capi.Enum_SS_comm_status {
 		return capi.Comm_split(out, ptr, color, key, cname)
+	})
+}
+
+// SplitByNode makes a communicator of c's ranks on this rank's node, in c's
+// rank order. Every rank of c calls it; each gets its own node's. name may be
+// "" for a generated one. Closing c closes the new communicator.
+func (c *Communicator) SplitByNode(name string) (*Communicator, error) {
+	return c.adopt("comm.SplitByNode", name, func(ptr uintptr, out *uintptr, cname string) capi.Enum_SS_comm_status {
+		return capi.Comm_split_by_node(out, ptr, cname)
 	})
 }
 

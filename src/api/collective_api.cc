@@ -256,13 +256,14 @@ COMM_API comm_status_t comm_all_reduce(comm_t* comm, const comm_tensor_t* in, co
     // On device memory, ranks that share a GPU reduce on it; others stage.
     launch(
         "comm_all_reduce", comm, handle, s, memory,
-        [=, staging = memory.staging(), device = memory.device(), deviceIn = i.data,
-         deviceOut = o.data](CollectiveContext& ctx) {
+        [=, staging = memory.staging(), device = memory.device(), deviceIn = i.data, deviceOut = o.data,
+         streamOrdered = comm->impl->stream() != nullptr](CollectiveContext& ctx) {
           if (!staging) {
             comm::algo::allReduce(ctx, src, dst, count, dtype, op);
             return;
           }
-          if (comm::algo::deviceIpcAllReduce(ctx, *staging, device, deviceIn, deviceOut, count, dtype, op)) {
+          if (comm::algo::deviceIpcAllReduce(ctx, *staging, device, streamOrdered, deviceIn, deviceOut, count, dtype,
+                                             op)) {
             staging->finishOnDevice();
             return;
           }

@@ -20,7 +20,10 @@ __all__ = [
     "get_local_rank",
     "get_group_size",
     "get_local_rank_size",
+    "get_node_count",
+    "get_node_id",
     "create_group",
+    "create_node_group",
     "destroy_group",
     "get_world_rank_from_group_rank",
     "get_group_rank_from_world_rank",
@@ -148,6 +151,17 @@ def get_local_rank_size(group: str | None = WORLD_COMM_GROUP) -> int:
     return _c.comm_local_size(group_of(group, "get_local_rank_size").comm)
 
 
+def get_node_count(group: str | None = WORLD_COMM_GROUP) -> int:
+    """The number of nodes (hosts) the ranks of ``group`` are on."""
+    return _c.comm_node_count(group_of(group, "get_node_count").comm)
+
+
+def get_node_id(group: str | None = WORLD_COMM_GROUP) -> int:
+    """This rank's node in ``group``, 0 .. get_node_count(group) - 1; nodes
+    are numbered in the order of their lowest rank."""
+    return _c.comm_node_id(group_of(group, "get_node_id").comm)
+
+
 def create_group(group: str, rank_ids: list[int]) -> None:
     """Make group ``group`` of the world ranks ``rank_ids`` (group rank i is
     rank_ids[i]). Called by the member ranks only, all with the same list."""
@@ -166,6 +180,18 @@ def create_group(group: str, rank_ids: list[int]) -> None:
     if group in _groups:
         raise ValueError(f"For {call}, group '{group}' exists already")
     _groups[group] = Group(group, _c.comm_group_create(world.comm, [int(r) for r in rank_ids], group))
+
+
+def create_node_group(group: str, parent: str | None = WORLD_COMM_GROUP) -> None:
+    """Make group ``group`` of the ranks of ``parent`` on this rank's node,
+    in ``parent``'s rank order. Collective: every rank of ``parent`` calls
+    it with the same name, and each gets its own node's group."""
+    call = "create_node_group"
+    _check_group_name(group, call)
+    source = group_of(parent, call)
+    if group in _groups:
+        raise ValueError(f"For {call}, group '{group}' exists already")
+    _groups[group] = Group(group, _c.comm_split_by_node(source.comm, group))
 
 
 def destroy_group(group: str) -> None:

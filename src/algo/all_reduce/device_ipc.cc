@@ -22,6 +22,7 @@ constexpr size_t kSliceAlignment = 256;
 struct Descriptor {
   cuda::DeviceUuid device{};
   cuda::IpcHandle scratch;
+  uint8_t willing = 0;  // this rank's call may take this path
 };
 
 // Dissemination barrier among the collective's ranks. Barriers of one
@@ -52,8 +53,8 @@ Slice sliceOf(int q, int n, size_t count, size_t elementBytes) {
 
 }  // namespace
 
-bool deviceIpcAllReduce(CollectiveContext& ctx, cuda::Staging& staging, int device, const void* in, void* out,
-                        size_t count, comm_dtype_t dtype, comm_op_t op) {
+bool deviceIpcAllReduce(CollectiveContext& ctx, cuda::Staging& staging, int device, bool streamOrdered,
+                        const void* in, void* out, size_t count, comm_dtype_t dtype, comm_op_t op) {
   const size_t elementBytes = dtypeSize(dtype);
   const int n = ctx.size();
   const int rank = ctx.rank();
@@ -64,7 +65,7 @@ bool deviceIpcAllReduce(CollectiveContext& ctx, cuda::Staging& staging, int devi
   cuda::IpcWorkspace& workspace = ctx.communicator().ipcWorkspace();
   workspace.prepare(device);
   std::vector<Descriptor> all(n);
-  all[rank] = {cuda::deviceUuid(device), workspace.handle()};
+  all[rank] = {cuda::deviceUuid(device), workspace.handle(), static_cast<uint8_t>(streamOrdered ? 0 : 1)};
   for (int p = 0; p < n; ++p) {
     if (p != rank) ctx.recv(p, kDescriptorStep, &all[p], sizeof(Descriptor));
   }
@@ -74,7 +75,7 @@ bool deviceIpcAllReduce(CollectiveContext& ctx, cuda::Staging& staging, int devi
   ctx.waitAll();
   // Every rank sees the same descriptors, so every rank decides alike.
   for (const Descriptor& d : all) {
-    if (d.device != all[0].device) return false;
+    if (d.device != all[0].device || !d.willing) return false;
   }
 
   std::vector<char*> scratch(n);

@@ -21,19 +21,24 @@ namespace comm::algo {
 
 using core::CollectiveContext;
 
-// Below this many bytes the staged path's two copies cost less than this
-// path's host round trips.
-inline constexpr size_t kDeviceIpcMinBytes = size_t{64} << 10;
+// Below this many bytes the staged path's two copies cost about as much
+// as this path's three device synchronisations with MPS, and much less
+// without it, where every synchronisation may wait for the other
+// processes' time slices (docs/performance.md, CUDA device memory).
+inline constexpr size_t kDeviceIpcMinBytes = size_t{1} << 20;
 
 // Runs the all_reduce of device buffers `in` and `out` (of CUDA device
 // `device`) this way and returns true when every rank's buffers are on the
-// same GPU, which the ranks learn from each other first; returns false,
-// with nothing written, when they are not or the message is smaller than
-// kDeviceIpcMinBytes: every rank then returns false, and the caller stages
-// through host memory. Every rank of the collective must have device
+// same GPU and no rank's call is ordered on a CUDA stream, which the ranks
+// learn from each other first; returns false, with nothing written,
+// otherwise or when the message is smaller than kDeviceIpcMinBytes: every
+// rank then returns false, and the caller stages through host memory.
+// (Stream-ordered calls stage: on the first GPU run, a stream-ordered call
+// with a handle taking this path did not complete, for a reason not yet
+// found.) Every rank of the collective must have device
 // tensors (the signature says so: Signature::memory). The device work runs
 // on `staging`'s stream, after the caller's earlier work.
-bool deviceIpcAllReduce(CollectiveContext& ctx, cuda::Staging& staging, int device, const void* in, void* out,
-                        size_t count, comm_dtype_t dtype, comm_op_t op);
+bool deviceIpcAllReduce(CollectiveContext& ctx, cuda::Staging& staging, int device, bool streamOrdered,
+                        const void* in, void* out, size_t count, comm_dtype_t dtype, comm_op_t op);
 
 }  // namespace comm::algo

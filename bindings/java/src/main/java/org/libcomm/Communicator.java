@@ -184,6 +184,23 @@ public final class Communicator implements AutoCloseable {
     return localSize;
   }
 
+  /** The number of nodes (hosts) this communicator's ranks are on. */
+  public int nodeCount() {
+    int[] out = new int[1];
+    invoke("Communicator.nodeCount", null, false, handle -> CommNative.comm_node_count(out, comm));
+    return out[0];
+  }
+
+  /**
+   * This rank's node, 0 .. {@link #nodeCount()} - 1; nodes are numbered in
+   * the order of their lowest rank.
+   */
+  public int nodeId() {
+    int[] out = new int[1];
+    invoke("Communicator.nodeId", null, false, handle -> CommNative.comm_node_id(out, comm));
+    return out[0];
+  }
+
   /** "world" for the world; a group's given or generated name. */
   public String name() {
     ensureOpen("Communicator.name");
@@ -261,6 +278,23 @@ public final class Communicator implements AutoCloseable {
     long[] out = new long[1];
     return Optional.ofNullable(
         adopt(call, handle -> CommNative.comm_split(out, comm, color, key, encoded), out));
+  }
+
+  /**
+   * The ranks of this communicator on this rank's node, in this
+   * communicator's rank order. Every rank calls it; each gets its own
+   * node's. Closing this communicator closes the new one.
+   */
+  public Communicator splitByNode() {
+    return splitByNode(null);
+  }
+
+  /** {@link #splitByNode()} naming the new communicator ({@code null}: generated). */
+  public Communicator splitByNode(String name) {
+    String call = "Communicator.splitByNode";
+    byte[] encoded = utf8(call, "name", name);
+    long[] out = new long[1];
+    return adopt(call, handle -> CommNative.comm_split_by_node(out, comm, encoded), out);
   }
 
   /**
