@@ -177,8 +177,8 @@ void test_early_messages_held_back(void**) {
     self.barrier();
     if (self.rank == 0) {
       const auto sent = std::count_if(requests.begin(), requests.end(), [](const Request& r) { return r.done.load(); });
-      CHECK(sent > 0 && sent < kMessages / 2, "{} of {} early sends completed; the receiver holds {} bytes",
-            sent, kMessages, options.maxUnexpectedBytes);
+      CHECK(sent > 0 && sent < kMessages / 2, "{} of {} early sends completed; the receiver holds {} bytes", sent,
+            kMessages, options.maxUnexpectedBytes);
     }
     self.barrier();
     if (self.rank == 1) {

@@ -53,8 +53,8 @@ Slice sliceOf(int q, int n, size_t count, size_t elementBytes) {
 
 }  // namespace
 
-bool deviceIpcAllReduce(CollectiveContext& ctx, cuda::Staging& staging, int device, bool streamOrdered,
-                        const void* in, void* out, size_t count, comm_dtype_t dtype, comm_op_t op) {
+bool deviceIpcAllReduce(CollectiveContext& ctx, cuda::Staging& staging, int device, bool streamOrdered, const void* in,
+                        void* out, size_t count, comm_dtype_t dtype, comm_op_t op) {
   const size_t elementBytes = dtypeSize(dtype);
   const int n = ctx.size();
   const int rank = ctx.rank();

@@ -38,7 +38,7 @@ inline constexpr size_t kDeviceIpcMinBytes = size_t{1} << 20;
 // found.) Every rank of the collective must have device
 // tensors (the signature says so: Signature::memory). The device work runs
 // on `staging`'s stream, after the caller's earlier work.
-bool deviceIpcAllReduce(CollectiveContext& ctx, cuda::Staging& staging, int device, bool streamOrdered,
-                        const void* in, void* out, size_t count, comm_dtype_t dtype, comm_op_t op);
+bool deviceIpcAllReduce(CollectiveContext& ctx, cuda::Staging& staging, int device, bool streamOrdered, const void* in,
+                        void* out, size_t count, comm_dtype_t dtype, comm_op_t op);
 
 }  // namespace comm::algo

@@ -171,9 +171,9 @@ class ShmTransport final : public Transport {
     ShmList<ShmArrival> unexpected;
     size_t unexpectedBytes = 0;  // what `unexpected` counts against maxUnexpected_
     bool heldBack = false;       // its ring is left unread until receives take some of `unexpected`
-    ShmList<ShmOp> backlog;    // sends waiting for ring space, in posting order
-    ShmList<ShmOp> streaming;  // sends cleared to stream, in clearing order
-    ShmList<ShmOp> receiving;  // receives taking chunks
+    ShmList<ShmOp> backlog;      // sends waiting for ring space, in posting order
+    ShmList<ShmOp> streaming;    // sends cleared to stream, in clearing order
+    ShmList<ShmOp> receiving;    // receives taking chunks
     std::deque<Reply> replies;
   };
 
@@ -231,7 +231,9 @@ class ShmTransport final : public Transport {
 ShmTransport::ShmTransport(const ShmOptions& options)
     : options_(options),
       maxUnexpected_(options.maxUnexpectedBytes > 0 ? options.maxUnexpectedBytes : kDefaultUnexpectedBytes),
-      pid_(getpid()), nonce_(randomShmNonce()), segmentName_(shmSegmentName(pid_, nonce_)) {
+      pid_(getpid()),
+      nonce_(randomShmNonce()),
+      segmentName_(shmSegmentName(pid_, nonce_)) {
   if (options.mode == ShmMode::kOff) fail(COMM_ERR_INVALID_USAGE, "shm: direct transport created with shm off");
 }
 
@@ -455,9 +457,10 @@ uint64_t ShmTransport::drain(Peer& peer) {
 bool ShmTransport::holdUnexpected(Peer& peer, size_t bytes) {
   if (peer.unexpectedBytes + bytes > maxUnexpected_) {
     if (!peer.heldBack) {
-      log::debug("shm: rank {} sent more messages before their receives than this rank holds for one peer ({} bytes); "
-                 "its ring is left unread until receives take some",
-                 peer.rank, maxUnexpected_);
+      log::debug(
+          "shm: rank {} sent more messages before their receives than this rank holds for one peer ({} bytes); "
+          "its ring is left unread until receives take some",
+          peer.rank, maxUnexpected_);
       peer.heldBack = true;
     }
     return false;
