@@ -29,6 +29,8 @@ bool powerOfTwo(const Situation& situation) { return (situation.ranks & (situati
 
 bool evenNodes(const Situation& situation) { return situation.nodes > 1 && situation.ranksPerNode > 1; }
 
+bool spansNodes(const Situation& situation) { return situation.nodes > 1; }
+
 namespace {
 
 constexpr const CollectiveTable* kTables[] = {

@@ -102,6 +102,8 @@ bool powerOfTwo(const Situation& situation);
 // Several nodes with the same number (> 1) of ranks each: hierarchical
 // algorithms pair each rank with the ranks of the same place on every node.
 bool evenNodes(const Situation& situation);
+// Several nodes, of any sizes.
+bool spansNodes(const Situation& situation);
 
 // Every collective's table, one per kind (the V forms share their plain
 // form's algorithms and rules).

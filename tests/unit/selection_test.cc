@@ -130,6 +130,20 @@ void allReduceAcrossEvenNodesIsHierarchical(void**) {
   assert_true(across(8, 4, 1, 4) == "recursive_doubling");
 }
 
+// Several nodes, of any sizes, take the hierarchical broadcast at every
+// size but the board's; one node takes the flat rows.
+void broadcastAcrossNodesIsHierarchical(void**) {
+  const CollectiveTable& table = comm::algo::tableOf(CollectiveKind::kBroadcast);
+  auto across = [&](size_t bytes, int ranks, bool board, int nodes, int perNode) {
+    return table.algorithms[table.choose(Situation{bytes, ranks, board, nodes, perNode})].name;
+  };
+  assert_true(across(8, 4, false, 2, 2) == "hierarchical");
+  assert_true(across(64 * kMiB, 5, false, 3, 0) == "hierarchical");
+  assert_true(across(64 * kMiB, 4, false, 4, 1) == "hierarchical");
+  assert_true(across(8, 4, true, 2, 2) == "board");
+  assert_true(across(64 * kMiB, 4, false, 1, 4) == "scatter_all_gather");
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -143,6 +157,7 @@ int main(int argc, char** argv) {
       cmocka_unit_test(allGatherDoublesOnlyOnPowersOfTwo),
       cmocka_unit_test(reduceAtTwoRanksWithoutABoardTakesTheTree),
       cmocka_unit_test(allReduceAcrossEvenNodesIsHierarchical),
+      cmocka_unit_test(broadcastAcrossNodesIsHierarchical),
   };
   return cmocka_run_group_tests(tests, nullptr, nullptr);
 }

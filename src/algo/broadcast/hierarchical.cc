@@ -1,0 +1,52 @@
+// Hierarchical broadcast for a communicator on H > 1 nodes (of any sizes):
+//   1. across nodes, one leader per node (the root on its own node, the
+//      node's first rank elsewhere) broadcasts with the flat algorithm the
+//      table picks for N bytes on H ranks;
+//   2. within each node, the leader broadcasts to the node's other ranks
+//      (shared memory) the same way.
+// Every node but the root's receives the message once, whatever the
+// placement: the groups come from core::NodeLayout, not from rank numbers.
+// A flat tree over all ranks sends it into a node once per rank of the
+// node whose parent is elsewhere.
+// Cost: the flat cost of N on H ranks over the network, then of N on L
+// ranks in the node (binomial: ceil(log2 H) alpha_net + ceil(log2 L)
+// alpha_shm + the bytes of each).
+#include "algo/broadcast/hierarchical.h"
+
+#include <algorithm>
+#include <vector>
+
+#include "core/communicator.h"
+
+namespace comm::algo {
+namespace {
+
+// Steps of each phase start this far apart: no flat algorithm uses as many.
+constexpr uint32_t kPhaseSteps = uint32_t{1} << 24;
+
+}  // namespace
+
+void hierarchicalBroadcast(CollectiveContext& ctx, void* buffer, size_t bytes, int root) {
+  const core::NodeLayout& nodes = ctx.communicator().nodes();
+  const int rank = ctx.rank();
+  const int rootNode = nodes.nodeOf[root];
+  const int myNode = nodes.nodeOf[rank];
+  const std::vector<int>& node = nodes.members[myNode];
+  std::vector<int> leaders;
+  for (int n = 0; n < nodes.count(); ++n) leaders.push_back(n == rootNode ? root : nodes.members[n][0]);
+  const int leader = leaders[myNode];
+  if (rank == leader) {
+    CollectiveContext::Subgroup acrossNodes(ctx, leaders, 0);
+    flatBroadcast(ctx, buffer, bytes, rootNode);
+    ctx.waitAll();
+  }
+  if (node.size() > 1) {
+    CollectiveContext::Subgroup onNode(ctx, node, kPhaseSteps);
+    const int leaderPlace = static_cast<int>(std::find(node.begin(), node.end(), leader) - node.begin());
+    flatBroadcast(ctx, buffer, bytes, leaderPlace);
+    // The caller may reuse `buffer` as soon as this returns, so no send may still read it.
+    ctx.waitAll();
+  }
+}
+
+}  // namespace comm::algo
