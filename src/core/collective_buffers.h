@@ -21,8 +21,9 @@ namespace comm::core {
 enum class Scratch : uint8_t {
   kLanding,  // where messages land before they are reduced or passed on
   kResult,   // where a rank builds what it sends on, around an inner algorithm's landing area
+  kPhase,    // what a hierarchical algorithm carries from one phase (flat algorithm) to the next
 };
-inline constexpr size_t kScratchAreas = 2;
+inline constexpr size_t kScratchAreas = 3;
 
 struct CollectiveBuffers {
   std::deque<transport::Request> requests;  // addresses stay put as it grows

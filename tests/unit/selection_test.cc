@@ -144,6 +144,17 @@ void broadcastAcrossNodesIsHierarchical(void**) {
   assert_true(across(64 * kMiB, 4, false, 1, 4) == "scatter_all_gather");
 }
 
+// Likewise reduce.
+void reduceAcrossNodesIsHierarchical(void**) {
+  const CollectiveTable& table = comm::algo::tableOf(CollectiveKind::kReduce);
+  auto across = [&](size_t bytes, int ranks, int nodes, int perNode) {
+    return table.algorithms[table.choose(Situation{bytes, ranks, false, nodes, perNode})].name;
+  };
+  assert_true(across(8, 4, 2, 2) == "hierarchical");
+  assert_true(across(64 * kMiB, 5, 3, 0) == "hierarchical");
+  assert_true(across(64 * kMiB, 4, 1, 4) == "reduce_scatter_gather");
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -158,6 +169,7 @@ int main(int argc, char** argv) {
       cmocka_unit_test(reduceAtTwoRanksWithoutABoardTakesTheTree),
       cmocka_unit_test(allReduceAcrossEvenNodesIsHierarchical),
       cmocka_unit_test(broadcastAcrossNodesIsHierarchical),
+      cmocka_unit_test(reduceAcrossNodesIsHierarchical),
   };
   return cmocka_run_group_tests(tests, nullptr, nullptr);
 }

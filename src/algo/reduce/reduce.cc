@@ -4,6 +4,7 @@
 #include "algo/board_collectives.h"
 #include "algo/collectives.h"
 #include "algo/reduce/binomial.h"
+#include "algo/reduce/hierarchical.h"
 #include "algo/reduce/reduce_scatter_gather.h"
 #include "algo/registry.h"
 #include "algo/selection.h"
@@ -18,6 +19,7 @@ using Run = void(CollectiveContext&, const void* in, void* out, size_t count, co
 
 constexpr Algorithm<Run> kAlgorithms[] = {
     {{"board", fitsBoard}, boardReduce},
+    {{"hierarchical", spansNodes}, hierarchicalReduce},
     {{"binomial"}, binomialReduce},
     {{"reduce_scatter_gather"}, reduceScatterGatherReduce},
 };
@@ -25,6 +27,7 @@ constexpr auto kInfo = infoOf(kAlgorithms);
 constexpr bool kWithoutBoard = true;
 constexpr Rule kRules[] = {
     rule(kInfo, "board", kAnyBytes, kAnyRanks),
+    rule(kInfo, "hierarchical", kAnyBytes, kAnyRanks),
     rule(kInfo, "binomial", kAnyBytes, 2, kWithoutBoard),
     rule(kInfo, "binomial", 64 * 1024, kAnyRanks),
     rule(kInfo, "reduce_scatter_gather", kAnyBytes, kAnyRanks),
@@ -33,6 +36,12 @@ constexpr Rule kRules[] = {
 }  // namespace
 
 extern const CollectiveTable kReduceTable{core::CollectiveKind::kReduce, kInfo, kRules};
+
+void flatReduce(CollectiveContext& ctx, const void* in, void* out, size_t count, comm_dtype_t dtype, comm_op_t op,
+                int root) {
+  const Situation flat{count * dtypeSize(dtype), ctx.size()};
+  kAlgorithms[kReduceTable.choose(flat)].run(ctx, in, out, count, dtype, op, root);
+}
 
 void reduce(CollectiveContext& ctx, const void* in, void* out, size_t count, comm_dtype_t dtype, comm_op_t op,
             int root) {
