@@ -31,6 +31,8 @@ bool evenNodes(const Situation& situation) { return situation.nodes > 1 && situa
 
 bool spansNodes(const Situation& situation) { return situation.nodes > 1; }
 
+bool unevenNodes(const Situation& situation) { return situation.nodes > 1 && situation.ranksPerNode == 0; }
+
 namespace {
 
 constexpr const CollectiveTable* kTables[] = {

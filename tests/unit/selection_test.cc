@@ -117,7 +117,8 @@ void reduceAtTwoRanksWithoutABoardTakesTheTree(void**) {
 }
 
 // Several nodes of equal size > 1 take the hierarchical all_reduce at every
-// size; one node, nodes of one rank or of different sizes take the flat rows.
+// size, nodes of different sizes node_leaders; one node or nodes of one rank
+// take the flat rows.
 void allReduceAcrossEvenNodesIsHierarchical(void**) {
   const CollectiveTable& table = comm::algo::tableOf(CollectiveKind::kAllReduce);
   auto across = [&](size_t bytes, int ranks, int nodes, int perNode) {
@@ -126,7 +127,8 @@ void allReduceAcrossEvenNodesIsHierarchical(void**) {
   assert_true(across(8, 4, 2, 2) == "hierarchical");
   assert_true(across(64 * kMiB, 8, 4, 2) == "hierarchical");
   assert_true(across(64 * kMiB, 4, 4, 1) == "ring");
-  assert_true(across(64 * kMiB, 3, 2, 0) == "ring");
+  assert_true(across(64 * kMiB, 3, 2, 0) == "node_leaders");
+  assert_true(across(8, 5, 3, 0) == "node_leaders");
   assert_true(across(8, 4, 1, 4) == "recursive_doubling");
 }
 

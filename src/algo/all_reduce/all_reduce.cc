@@ -2,6 +2,7 @@
 #include <cstring>
 
 #include "algo/all_reduce/hierarchical.h"
+#include "algo/all_reduce/node_leaders.h"
 #include "algo/all_reduce/rabenseifner.h"
 #include "algo/all_reduce/recursive_doubling.h"
 #include "algo/all_reduce/ring.h"
@@ -20,17 +21,16 @@ using Run = void(CollectiveContext&, const void* in, void* out, size_t count, co
 constexpr Algorithm<Run> kAlgorithms[] = {
     {{"board", fitsBoard}, boardAllReduce},
     {{"hierarchical", evenNodes}, hierarchicalAllReduce},
+    {{"node_leaders", unevenNodes}, nodeLeadersAllReduce},
     {{"recursive_doubling"}, recursiveDoublingAllReduce},
     {{"rabenseifner"}, rabenseifnerAllReduce},
     {{"ring"}, ringAllReduce},
 };
 constexpr auto kInfo = infoOf(kAlgorithms);
 constexpr Rule kRules[] = {
-    rule(kInfo, "board", kAnyBytes, kAnyRanks),
-    rule(kInfo, "hierarchical", kAnyBytes, kAnyRanks),
-    rule(kInfo, "recursive_doubling", 16 * 1024, kAnyRanks),
-    rule(kInfo, "rabenseifner", 512 * 1024, kAnyRanks),
-    rule(kInfo, "ring", kAnyBytes, kAnyRanks),
+    rule(kInfo, "board", kAnyBytes, kAnyRanks),         rule(kInfo, "hierarchical", kAnyBytes, kAnyRanks),
+    rule(kInfo, "node_leaders", kAnyBytes, kAnyRanks),  rule(kInfo, "recursive_doubling", 16 * 1024, kAnyRanks),
+    rule(kInfo, "rabenseifner", 512 * 1024, kAnyRanks), rule(kInfo, "ring", kAnyBytes, kAnyRanks),
 };
 
 }  // namespace
@@ -47,7 +47,8 @@ void allReduce(CollectiveContext& ctx, const void* in, void* out, size_t count, 
   int algorithm = choose(ctx, bytes);
   if (ctx.size() == 1 || count == 0) {
     if (in != out && bytes > 0) std::memcpy(out, in, bytes);
-  } else if (ctx.communicator().nodes().blocked || kAlgorithms[algorithm].run == hierarchicalAllReduce) {
+  } else if (ctx.communicator().nodes().blocked || kAlgorithms[algorithm].run == hierarchicalAllReduce ||
+             kAlgorithms[algorithm].run == nodeLeadersAllReduce) {
     kAlgorithms[algorithm].run(ctx, in, out, count, dtype, op);
   } else {
     // Ranks placed round-robin: a flat ring in rank order would cross
