@@ -71,6 +71,12 @@ Communicator::~Communicator() {
   if (id_ != 0) world_->releaseCommunicatorId(id_, size());
 }
 
+std::vector<int> NodeLayout::leaders(int root) const {
+  std::vector<int> chosen;
+  for (int n = 0; n < count(); ++n) chosen.push_back(root >= 0 && nodeOf[root] == n ? root : members[n][0]);
+  return chosen;
+}
+
 int Communicator::rankOfWorld(int worldRank) const {
   auto it = std::find(worldRanks_.begin(), worldRanks_.end(), worldRank);
   return it == worldRanks_.end() ? -1 : static_cast<int>(it - worldRanks_.begin());

@@ -53,6 +53,9 @@ struct NodeLayout {
   bool blocked = true;                    // byNode is rank order (each node's ranks are consecutive)
 
   int count() const { return static_cast<int>(members.size()); }
+  // One rank per node, in node order: `root` on its own node, the node's
+  // first rank on the others (every node's first rank for -1).
+  std::vector<int> leaders(int root = -1) const;
 };
 
 class Communicator : public std::enable_shared_from_this<Communicator> {

@@ -34,8 +34,7 @@ void nodeLeadersAllReduce(CollectiveContext& ctx, const void* in, void* out, siz
   const core::NodeLayout& nodes = ctx.communicator().nodes();
   const int rank = ctx.rank();
   const std::vector<int>& node = nodes.members[nodes.nodeOf[rank]];
-  std::vector<int> leaders;
-  for (const std::vector<int>& members : nodes.members) leaders.push_back(members[0]);
+  const std::vector<int> leaders = nodes.leaders();
   const bool leader = rank == node[0];
   const size_t bytes = count * dtypeSize(dtype);
 

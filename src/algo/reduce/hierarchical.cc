@@ -32,8 +32,7 @@ void hierarchicalReduce(CollectiveContext& ctx, const void* in, void* out, size_
   const int rootNode = nodes.nodeOf[root];
   const int myNode = nodes.nodeOf[rank];
   const std::vector<int>& node = nodes.members[myNode];
-  std::vector<int> leaders;
-  for (int n = 0; n < nodes.count(); ++n) leaders.push_back(n == rootNode ? root : nodes.members[n][0]);
+  const std::vector<int> leaders = nodes.leaders(root);
   const int leader = leaders[myNode];
 
   // What this node's leader takes across: its node's result, or its own
