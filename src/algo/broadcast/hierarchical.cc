@@ -13,10 +13,7 @@
 // alpha_shm + the bytes of each).
 #include "algo/broadcast/hierarchical.h"
 
-#include <algorithm>
-#include <vector>
-
-#include "core/communicator.h"
+#include "algo/patterns/node_roles.h"
 
 namespace comm::algo {
 namespace {
@@ -27,22 +24,15 @@ constexpr uint32_t kPhaseSteps = uint32_t{1} << 24;
 }  // namespace
 
 void hierarchicalBroadcast(CollectiveContext& ctx, void* buffer, size_t bytes, int root) {
-  const core::NodeLayout& nodes = ctx.communicator().nodes();
-  const int rank = ctx.rank();
-  const int rootNode = nodes.nodeOf[root];
-  const int myNode = nodes.nodeOf[rank];
-  const std::vector<int>& node = nodes.members[myNode];
-  const std::vector<int> leaders = nodes.leaders(root);
-  const int leader = leaders[myNode];
-  if (rank == leader) {
-    CollectiveContext::Subgroup acrossNodes(ctx, leaders, 0);
-    flatBroadcast(ctx, buffer, bytes, rootNode);
+  const NodeRoles roles(ctx.communicator().nodes(), ctx.rank(), root);
+  if (ctx.rank() == roles.leader) {
+    CollectiveContext::Subgroup acrossNodes(ctx, roles.leaders, 0);
+    flatBroadcast(ctx, buffer, bytes, roles.rootNode);
     ctx.waitAll();
   }
-  if (node.size() > 1) {
-    CollectiveContext::Subgroup onNode(ctx, node, kPhaseSteps);
-    const int leaderPlace = static_cast<int>(std::find(node.begin(), node.end(), leader) - node.begin());
-    flatBroadcast(ctx, buffer, bytes, leaderPlace);
+  if (roles.node->size() > 1) {
+    CollectiveContext::Subgroup onNode(ctx, *roles.node, kPhaseSteps);
+    flatBroadcast(ctx, buffer, bytes, roles.leaderPlace);
     // The caller may reuse `buffer` as soon as this returns, so no send may still read it.
     ctx.waitAll();
   }

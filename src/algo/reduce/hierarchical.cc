@@ -11,11 +11,8 @@
 // across them.
 #include "algo/reduce/hierarchical.h"
 
-#include <algorithm>
-#include <vector>
-
+#include "algo/patterns/node_roles.h"
 #include "common/dtype.h"
-#include "core/communicator.h"
 
 namespace comm::algo {
 namespace {
@@ -27,30 +24,23 @@ constexpr uint32_t kPhaseSteps = uint32_t{1} << 24;
 
 void hierarchicalReduce(CollectiveContext& ctx, const void* in, void* out, size_t count, comm_dtype_t dtype,
                         comm_op_t op, int root) {
-  const core::NodeLayout& nodes = ctx.communicator().nodes();
   const int rank = ctx.rank();
-  const int rootNode = nodes.nodeOf[root];
-  const int myNode = nodes.nodeOf[rank];
-  const std::vector<int>& node = nodes.members[myNode];
-  const std::vector<int> leaders = nodes.leaders(root);
-  const int leader = leaders[myNode];
-
+  const NodeRoles roles(ctx.communicator().nodes(), rank, root);
   // What this node's leader takes across: its node's result, or its own
   // input on a node of one rank.
   const void* nodeResult = in;
-  if (node.size() > 1) {
-    void* partial = rank == root     ? out
-                    : rank == leader ? ctx.scratch(core::Scratch::kPhase, count * dtypeSize(dtype))
-                                     : nullptr;
-    CollectiveContext::Subgroup onNode(ctx, node, 0);
-    const int leaderPlace = static_cast<int>(std::find(node.begin(), node.end(), leader) - node.begin());
-    flatReduce(ctx, in, partial, count, dtype, op, leaderPlace);
+  if (roles.node->size() > 1) {
+    void* partial = rank == root           ? out
+                    : rank == roles.leader ? ctx.scratch(core::Scratch::kPhase, count * dtypeSize(dtype))
+                                           : nullptr;
+    CollectiveContext::Subgroup onNode(ctx, *roles.node, 0);
+    flatReduce(ctx, in, partial, count, dtype, op, roles.leaderPlace);
     ctx.waitAll();
     nodeResult = partial;
   }
-  if (rank == leader) {
-    CollectiveContext::Subgroup acrossNodes(ctx, leaders, kPhaseSteps);
-    flatReduce(ctx, nodeResult, rank == root ? out : nullptr, count, dtype, op, rootNode);
+  if (rank == roles.leader) {
+    CollectiveContext::Subgroup acrossNodes(ctx, roles.leaders, kPhaseSteps);
+    flatReduce(ctx, nodeResult, rank == root ? out : nullptr, count, dtype, op, roles.rootNode);
     // The caller may divide `out` for AVG as soon as this returns, so no send may still read it.
     ctx.waitAll();
   }
