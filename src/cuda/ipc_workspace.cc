@@ -3,6 +3,8 @@
 #include <cuda_runtime.h>
 
 #include <cstring>
+#include <map>
+#include <mutex>
 
 #include "common/error.h"
 #include "cuda/check.h"
@@ -11,11 +13,19 @@
 namespace comm::cuda {
 
 DeviceUuid deviceUuid(int device) {
+  // Asked of the runtime once per device: the device all_reduce needs it at
+  // every call, the query is slow, and a device's UUID never changes.
+  static std::mutex mutex;
+  static std::map<int, DeviceUuid> known;
+  std::lock_guard lock(mutex);
+  auto it = known.find(device);
+  if (it != known.end()) return it->second;
   cudaDeviceProp properties{};
   check(cudaGetDeviceProperties(&properties, device), "cudaGetDeviceProperties");
   DeviceUuid uuid;
   static_assert(sizeof properties.uuid.bytes == sizeof uuid);
   std::memcpy(uuid.data(), properties.uuid.bytes, uuid.size());
+  known.emplace(device, uuid);
   return uuid;
 }
 
