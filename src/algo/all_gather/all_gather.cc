@@ -1,14 +1,17 @@
 // comm::algo::allGatherV: the dispatch from the selection table to an
 // algorithm; all_gather and all_gather_v share it and the algorithms.
 #include <numeric>
+#include <vector>
 
 #include "algo/all_gather/bruck.h"
+#include "algo/all_gather/hierarchical.h"
 #include "algo/all_gather/recursive_doubling.h"
 #include "algo/all_gather/ring.h"
 #include "algo/board_collectives.h"
 #include "algo/collectives.h"
 #include "algo/registry.h"
 #include "algo/selection.h"
+#include "core/communicator.h"
 
 namespace comm::algo {
 namespace {
@@ -17,6 +20,7 @@ using Run = void(CollectiveContext&, const void* in, void* out, const size_t* by
 
 constexpr Algorithm<Run> kAlgorithms[] = {
     {{"board", fitsBoard}, boardAllGather},
+    {{"hierarchical", evenNodes}, hierarchicalAllGather},
     {{"recursive_doubling", powerOfTwo}, recursiveDoublingAllGather},
     {{"bruck"}, bruckAllGather},
     {{"ring"}, ringAllGather},
@@ -25,6 +29,7 @@ constexpr auto kInfo = infoOf(kAlgorithms);
 // Bruck is recursive doubling's form for any group size.
 constexpr Rule kRules[] = {
     rule(kInfo, "board", kAnyBytes, kAnyRanks),
+    rule(kInfo, "hierarchical", kAnyBytes, kAnyRanks),
     rule(kInfo, "recursive_doubling", 256 * 1024, kAnyRanks),
     rule(kInfo, "bruck", 256 * 1024, kAnyRanks),
     rule(kInfo, "ring", kAnyBytes, kAnyRanks),
@@ -35,9 +40,27 @@ constexpr Rule kRules[] = {
 extern const CollectiveTable kAllGatherTable{core::CollectiveKind::kAllGather, kInfo, kRules};
 extern const CollectiveTable kAllGatherVTable{core::CollectiveKind::kAllGatherV, kInfo, kRules};
 
+void flatAllGather(CollectiveContext& ctx, const void* in, void* out, const size_t* bytes, const size_t* offsets) {
+  const Situation flat{std::accumulate(bytes, bytes + ctx.size(), size_t{0}), ctx.size()};
+  kAlgorithms[kAllGatherTable.choose(flat)].run(ctx, in, out, bytes, offsets);
+}
+
 void allGatherV(CollectiveContext& ctx, const void* in, void* out, const size_t* bytes, const size_t* offsets) {
   int algorithm = choose(ctx, std::accumulate(bytes, bytes + ctx.size(), size_t{0}));
-  kAlgorithms[algorithm].run(ctx, in, out, bytes, offsets);
+  const core::NodeLayout& nodes = ctx.communicator().nodes();
+  if (nodes.blocked || kAlgorithms[algorithm].run == hierarchicalAllGather) {
+    return kAlgorithms[algorithm].run(ctx, in, out, bytes, offsets);
+  }
+  // Ranks placed round-robin: a flat ring in rank order would cross between
+  // nodes at every step; in node order it crosses as few times as with
+  // block placement (docs/algorithms.md). The blocks stay where they are.
+  std::vector<size_t> nodeOrderBytes, nodeOrderOffsets;
+  for (int rank : nodes.byNode) {
+    nodeOrderBytes.push_back(bytes[rank]);
+    nodeOrderOffsets.push_back(offsets[rank]);
+  }
+  CollectiveContext::Subgroup inNodeOrder(ctx, nodes.byNode, 0);
+  kAlgorithms[algorithm].run(ctx, in, out, nodeOrderBytes.data(), nodeOrderOffsets.data());
 }
 
 }  // namespace comm::algo

@@ -18,6 +18,7 @@
 
 #include "algo/all_gather/ring.h"
 #include "algo/patterns/element_blocks.h"
+#include "algo/patterns/place_major.h"
 #include "algo/reduce_scatter/ring.h"
 #include "common/dtype.h"
 #include "core/communicator.h"
@@ -36,8 +37,7 @@ void hierarchicalAllReduce(CollectiveContext& ctx, const void* in, void* out, si
   const int rank = ctx.rank();
   const std::vector<int>& node = nodes.members[nodes.nodeOf[rank]];
   const int place = nodes.indexOnNode[rank];
-  std::vector<int> samePlace;
-  for (const std::vector<int>& other : nodes.members) samePlace.push_back(other[place]);
+  const std::vector<int> samePlace = ranksAtPlace(nodes, place);
 
   const size_t elementSize = dtypeSize(dtype);
   const ElementBlocks blocks = ElementBlocks::even(count, nodes.ranksPerNode);

@@ -6,6 +6,7 @@
 #include "algo/board_collectives.h"
 #include "algo/collectives.h"
 #include "algo/patterns/element_blocks.h"
+#include "algo/reduce_scatter/hierarchical.h"
 #include "algo/reduce_scatter/recursive_halving.h"
 #include "algo/reduce_scatter/ring.h"
 #include "algo/registry.h"
@@ -32,12 +33,14 @@ void ring(CollectiveContext& ctx, const void* in, void* out, const ElementBlocks
 
 constexpr Algorithm<Run> kAlgorithms[] = {
     {{"board", fitsBoard}, board},
+    {{"hierarchical", evenNodes}, hierarchicalReduceScatter},
     {{"recursive_halving"}, recursiveHalvingReduceScatter},
     {{"ring"}, ring},
 };
 constexpr auto kInfo = infoOf(kAlgorithms);
 constexpr Rule kRules[] = {
     rule(kInfo, "board", kAnyBytes, kAnyRanks),
+    rule(kInfo, "hierarchical", kAnyBytes, kAnyRanks),
     rule(kInfo, "recursive_halving", 64 * 1024, kAnyRanks),
     rule(kInfo, "ring", kAnyBytes, kAnyRanks),
 };
@@ -46,6 +49,12 @@ constexpr Rule kRules[] = {
 
 extern const CollectiveTable kReduceScatterTable{core::CollectiveKind::kReduceScatter, kInfo, kRules};
 extern const CollectiveTable kReduceScatterVTable{core::CollectiveKind::kReduceScatterV, kInfo, kRules};
+
+void flatReduceScatter(CollectiveContext& ctx, const void* in, void* out, const ElementBlocks& blocks,
+                       comm_dtype_t dtype, comm_op_t op) {
+  const Situation flat{blocks.total() * dtypeSize(dtype), ctx.size()};
+  kAlgorithms[kReduceScatterTable.choose(flat)].run(ctx, in, out, blocks, dtype, op);
+}
 
 void reduceScatterV(CollectiveContext& ctx, const void* in, void* out, const size_t* counts, const size_t* offsets,
                     comm_dtype_t dtype, comm_op_t op) {

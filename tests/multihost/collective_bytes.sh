@@ -1,23 +1,26 @@
 #!/usr/bin/env bash
-# all_reduce_bytes.sh HOSTS RANKS PROGRAM: the bytes host 0 sends on its link
-# for one 64 MiB float32 all_reduce (PROGRAM: all_reduce_bytes.c) on HOSTS
-# hosts of RANKS ranks, with ranks placed by block (rank r on host r / RANKS)
-# and round-robin (host r % HOSTS, Slurm's cyclic distribution), each with
-# the algorithm comm chooses and with the flat ring forced (COMM_ALGO), for
-# comparison. Ranks are started by hand, as a launcher would, with COMM_RANK
-# and friends. Passes when every job computes the right result and comm's
-# choice sends within 5% of the bandwidth-optimal 2 (HOSTS-1)/HOSTS x 64 MiB
-# in both placements, and the flat ring, which runs in node order, sends
-# within 5% of its block-placement figure when placed round-robin. Exits 77 where hosts.sh cannot make hosts.
+# collective_bytes.sh HOSTS RANKS PROGRAM COLLECTIVE MIB: the bytes host 0
+# sends on its link for one float32 all_reduce, all_gather or reduce_scatter
+# of MIB MiB (PROGRAM: collective_bytes.c) on HOSTS hosts of RANKS ranks,
+# with ranks placed by block (rank r on host r / RANKS) and round-robin
+# (host r % HOSTS, Slurm's cyclic distribution), each with the algorithm
+# comm chooses and with the flat ring forced (COMM_ALGO), for comparison.
+# Ranks are started by hand, as a launcher would, with COMM_RANK and
+# friends. Passes when every job computes the right result and comm's
+# choice sends within 5% of the bandwidth-optimal figure in both
+# placements: 2 (HOSTS-1)/HOSTS x MIB for all_reduce, (HOSTS-1)/HOSTS x MIB
+# for the others; and, for the collectives whose flat ring runs in node
+# order (all_reduce, all_gather), when the ring sends within 5% of its
+# block-placement figure when placed round-robin. Exits 77 where hosts.sh
+# cannot make hosts.
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 if [ "${1:-}" != --inside ]; then
-  [ $# -eq 3 ] || { sed -n '2,/^set /p' "$0" | sed '$d; s/^# \{0,1\}//' >&2; exit 2; }
+  [ $# -eq 5 ] || { sed -n '2,/^set /p' "$0" | sed '$d; s/^# \{0,1\}//' >&2; exit 2; }
   exec "$here/hosts.sh" run "$1" -- "$0" --inside "$@"
 fi
-hosts=$2 ranks=$3 program=$4
+hosts=$2 ranks=$3 program=$4 collective=$5 mib=$6
 size=$((ranks * hosts))
-mib=64
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 COMM_JOB_SECRET=$(od -An -tx1 -N32 /dev/urandom | tr -d ' \n')
@@ -34,7 +37,7 @@ run() {
     fi
     "$here/hosts.sh" exec "$host" env COMM_ALGO="$algo" COMM_RANK=$r COMM_WORLD_SIZE=$size COMM_LOCAL_RANK=$local \
       COMM_LOCAL_WORLD_SIZE=$ranks COMM_MASTER_ADDR=10.77.0.1 COMM_MASTER_PORT="$port" \
-      timeout 240 "$program" "$mib" >"$work/out.$r" 2>&1 &
+      timeout 240 "$program" "$collective" "$mib" >"$work/out.$r" 2>&1 &
     pids+=($!)
   done
   for ((r = 0; r < size; r++)); do
@@ -44,11 +47,13 @@ run() {
   sed -n 's/^host_tx_bytes node 0 bytes \([0-9]*\)$/\1/p' "$work"/out.*
 }
 
-ideal=$((2 * (hosts - 1) * mib * 1024 * 1024 / hosts))
-echo "all_reduce of $mib MiB at ${hosts}x${ranks}: host 0's link, bandwidth-optimal $ideal bytes (2(H-1)/H x size)"
+factor=1
+[ "$collective" = all_reduce ] && factor=2
+ideal=$((factor * (hosts - 1) * mib * 1024 * 1024 / hosts))
+echo "$collective of $mib MiB at ${hosts}x${ranks}: host 0's link, bandwidth-optimal $ideal bytes (${factor}(H-1)/H x size)"
 failed=0 port=29600
 for placement in block round_robin; do
-  for algo in "" all_reduce:ring; do
+  for algo in "" "$collective:ring"; do
     port=$((port + 1))
     bytes=$(run "$placement" "$algo" "$port") || { failed=1; continue; }
     ratio=$(awk -v b="$bytes" -v s=$((mib * 1024 * 1024)) 'BEGIN { printf "%.3f", b / s }')
@@ -58,7 +63,7 @@ for placement in block round_robin; do
       echo "FAIL: $placement: host 0 sent $bytes bytes, not within 5% of $ideal"
       failed=1
     fi
-    if [ -n "$algo" ]; then
+    if [ -n "$algo" ] && [ "$collective" != reduce_scatter ]; then
       if [ "$placement" = block ]; then
         ring_block=$bytes
       elif ! awk -v b="$bytes" -v r="$ring_block" 'BEGIN { exit !(b >= r * 0.95 && b <= r * 1.05) }'; then

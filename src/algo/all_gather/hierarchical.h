@@ -1,0 +1,21 @@
+#pragma once
+
+#include <cstddef>
+
+#include "core/collective_context.h"
+
+namespace comm::algo {
+
+using core::CollectiveContext;
+
+// The allGatherV contract of algo/collectives.h. Needs evenNodes
+// (algo/registry.h): L > 1 ranks on each of H > 1 nodes.
+void hierarchicalAllGather(CollectiveContext& ctx, const void* in, void* out, const size_t* bytes,
+                           const size_t* offsets);
+
+// The flat algorithm the all_gather table chooses for the context's current
+// group (a subgroup's size, as if on one node without a board), run on it:
+// each phase of the hierarchical one. Defined with the table, in all_gather.cc.
+void flatAllGather(CollectiveContext& ctx, const void* in, void* out, const size_t* bytes, const size_t* offsets);
+
+}  // namespace comm::algo

@@ -1,0 +1,23 @@
+#pragma once
+
+#include "algo/patterns/element_blocks.h"
+#include "comm.h"
+#include "core/collective_context.h"
+
+namespace comm::algo {
+
+using core::CollectiveContext;
+
+// reduceScatterV's contract (the blocks back to back, one per rank). Needs
+// evenNodes (algo/registry.h): L > 1 ranks on each of H > 1 nodes.
+void hierarchicalReduceScatter(CollectiveContext& ctx, const void* in, void* out, const ElementBlocks& blocks,
+                               comm_dtype_t dtype, comm_op_t op);
+
+// The flat algorithm the reduce_scatter table chooses for the context's
+// current group (a subgroup's size, as if on one node without a board), run
+// on it: each phase of the hierarchical one. Defined with the table, in
+// reduce_scatter.cc.
+void flatReduceScatter(CollectiveContext& ctx, const void* in, void* out, const ElementBlocks& blocks,
+                       comm_dtype_t dtype, comm_op_t op);
+
+}  // namespace comm::algo
