@@ -60,6 +60,17 @@
 extern "C" {
 #endif
 
+/* In C++ the enums a caller passes in have int as their fixed underlying
+ * type, as in C, so a value outside the named ones (a caller's mistake that
+ * every entry point reports as COMM_ERR_INVALID_ARGUMENT) is still a value
+ * of the type; without it, loading such a value is undefined in C++. The
+ * size and the calling convention are those of C's enum either way. */
+#if defined(__cplusplus) && !defined(SWIG)
+#define COMM_ENUM_INT : int
+#else
+#define COMM_ENUM_INT
+#endif
+
 /* ------------------------------------------------------------------ */
 /* Version                                                             */
 /* ------------------------------------------------------------------ */
@@ -76,7 +87,7 @@ COMM_API const char *comm_version_string(void);
 /* Status and errors                                                   */
 /* ------------------------------------------------------------------ */
 
-typedef enum comm_status {
+typedef enum comm_status COMM_ENUM_INT {
     COMM_OK = 0,
     /** Returned by comm_handle_test while the operation is still running. */
     COMM_IN_PROGRESS = 1,
@@ -122,7 +133,7 @@ COMM_API comm_status_t comm_check_version(int major, int minor);
 #define COMM_CHECK_VERSION() comm_check_version(COMM_VERSION_MAJOR, COMM_VERSION_MINOR)
 
 /** What a build of comm may or may not have. */
-typedef enum comm_feature {
+typedef enum comm_feature COMM_ENUM_INT {
     COMM_FEATURE_CUDA = 0 /**< tensors in CUDA device memory (COMM_MEMORY_CUDA) */
 } comm_feature_t;
 
@@ -161,7 +172,7 @@ COMM_API comm_status_t comm_providers(const char **out);
 /* Data types, reduce ops, memory types                                */
 /* ------------------------------------------------------------------ */
 
-typedef enum comm_dtype {
+typedef enum comm_dtype COMM_ENUM_INT {
     COMM_INT8 = 0,
     COMM_UINT8 = 1,
     COMM_INT16 = 2,
@@ -188,7 +199,7 @@ COMM_API const char *comm_dtype_name(comm_dtype_t dtype);
  * logical and/or/xor, as in PyTorch; AVG is not defined for bool. An op not
  * defined for the dtype is COMM_ERR_INVALID_ARGUMENT.
  */
-typedef enum comm_op {
+typedef enum comm_op COMM_ENUM_INT {
     COMM_OP_SUM = 0,
     COMM_OP_PROD = 1,
     COMM_OP_MIN = 2,
@@ -202,7 +213,7 @@ typedef enum comm_op {
 /** Lower-case name ("sum"); "unknown" for an unknown op; never NULL. Cannot fail. */
 COMM_API const char *comm_op_name(comm_op_t op);
 
-typedef enum comm_memory_type {
+typedef enum comm_memory_type COMM_ENUM_INT {
     COMM_MEMORY_HOST = 0,
     COMM_MEMORY_CUDA = 1
 } comm_memory_type_t;

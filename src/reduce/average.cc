@@ -7,6 +7,7 @@
 
 #include "common/dtype.h"
 #include "common/error.h"
+#include "reduce/aligned_blocks.h"
 #include "reduce/half.h"
 #include "reduce/reduce.h"
 
@@ -78,7 +79,11 @@ void finishAverage(void* data, size_t count, comm_dtype_t dtype, int divisor) {
     fail(COMM_ERR_INVALID_ARGUMENT, "reduce::finishAverage: divisor {} for {} is not positive", divisor,
          dtypeName(dtype));
   }
-  kAverage[dtype](data, count, divisor);
+  const AverageFn divideAll = kAverage[dtype];
+  const size_t elementSize = dtypeSize(dtype);
+  if (alignedTo(elementSize, {data})) return divideAll(data, count, divisor);
+  throughAlignedBlocks<1>(data, {data}, count, elementSize,
+                          [&](auto& blocks, size_t elements) { divideAll(blocks[0], elements, divisor); });
 }
 
 }  // namespace comm::reduce

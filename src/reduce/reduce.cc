@@ -9,6 +9,7 @@
 
 #include "common/dtype.h"
 #include "common/error.h"
+#include "reduce/aligned_blocks.h"
 #include "reduce/kernels.h"
 #include "reduce/ops.h"
 
@@ -86,7 +87,11 @@ void combine(void* out, const void* a, const void* b, size_t count, comm_dtype_t
          "reduce::combine: op {} ({}) is not defined for dtype {} ({})", opName(op), int(op), dtypeName(dtype),
          int(dtype));
   }
-  kernels()[dtype][op](out, a, b, count);
+  const CombineFn kernel = kernels()[dtype][op];
+  const size_t elementSize = dtypeSize(dtype);
+  if (alignedTo(elementSize, {out, a, b})) return kernel(out, a, b, count);
+  throughAlignedBlocks<2>(out, {a, b}, count, elementSize,
+                          [&](auto& blocks, size_t elements) { kernel(blocks[0], blocks[0], blocks[1], elements); });
 }
 
 }  // namespace comm::reduce

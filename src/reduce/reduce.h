@@ -20,7 +20,8 @@ namespace comm::reduce {
 bool supported(comm_dtype_t dtype, comm_op_t op);
 
 // out[i] = op(a[i], b[i]) for i < count. `out` may alias `a` or `b` exactly
-// (in place); other overlaps are not allowed. AVG combines like SUM (divide
+// (in place); other overlaps are not allowed. The buffers need not be
+// aligned to the element size (reduce/aligned_blocks.h). AVG combines like SUM (divide
 // once at the end with finishAverage). Callers check supported() first; an
 // unsupported pair throws NOT_SUPPORTED, an unknown dtype or op
 // INVALID_ARGUMENT.
