@@ -8,6 +8,7 @@
 #include "common/dtype.h"
 #include "common/error.h"
 #include "reduce/aligned_blocks.h"
+#include "reduce/cpu_variants.h"
 #include "reduce/half.h"
 #include "reduce/reduce.h"
 
@@ -22,8 +23,7 @@ using AverageFn = void (*)(void* data, size_t count, int divisor);
 // 2^-53 * |q| <= 2^-53 * 2^32 / d, so truncating (the conversion back)
 // gives the integer quotient.
 template <class T>
-[[gnu::target_clones("arch=x86-64-v4", "arch=x86-64-v3", "default")]] void divide(T* __restrict data, size_t count,
-                                                                                  int divisor) {
+[[COMM_CPU_CLONES]] void divide(T* __restrict data, size_t count, int divisor) {
   if constexpr (std::is_integral_v<T> && sizeof(T) <= sizeof(uint32_t)) {
     double d = divisor;
     for (size_t i = 0; i < count; ++i) data[i] = T(double(data[i]) / d);

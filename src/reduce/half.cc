@@ -2,6 +2,7 @@
 
 #include <vector>
 
+#include "reduce/cpu_variants.h"
 #include "reduce/half_x86.h"
 
 namespace comm::reduce {
@@ -15,6 +16,7 @@ void narrowScalar(const float* in, uint16_t* out, size_t count) {
   for (size_t i = 0; i < count; ++i) out[i] = Float16::fromFloat(in[i]);
 }
 
+#if COMM_FLOAT16_INTRINSICS
 // The hardware paths convert whole vectors and leave the tail to the scalar
 // code, which rounds identically.
 [[gnu::target("avx,f16c")]] void widenF16c(const uint16_t* in, float* out, size_t count) {
@@ -40,15 +42,18 @@ void narrowScalar(const float* in, uint16_t* out, size_t count) {
   for (; i + 16 <= count; i += 16) x86::narrow16(_mm512_loadu_ps(in + i), out + i);
   narrowScalar(in + i, out + i, count - i);
 }
+#endif
 
 std::vector<Float16Converter> availableFloat16Converters() {
   __builtin_cpu_init();  // we may run from a static initializer, before libgcc's own
   std::vector<Float16Converter> converters;
+#if COMM_FLOAT16_INTRINSICS
   if (__builtin_cpu_supports("avx512f"))
     converters.push_back({Float16Isa::kAvx512, "avx512f", widenAvx512, narrowAvx512});
   if (__builtin_cpu_supports("avx") && __builtin_cpu_supports("f16c")) {
     converters.push_back({Float16Isa::kF16c, "f16c", widenF16c, narrowF16c});
   }
+#endif
   converters.push_back({Float16Isa::kScalar, "scalar", widenScalar, narrowScalar});
   return converters;
 }
@@ -69,14 +74,11 @@ void Float16::widen(const uint16_t* in, float* out, size_t count) { float16Conve
 
 void Float16::narrow(const float* in, uint16_t* out, size_t count) { float16Converter().narrow(in, out, count); }
 
-[[gnu::target_clones("arch=x86-64-v4", "arch=x86-64-v3", "default")]] void BFloat16::widen(
-    const uint16_t* __restrict in, float* __restrict out, size_t count) {
+[[COMM_CPU_CLONES]] void BFloat16::widen(const uint16_t* __restrict in, float* __restrict out, size_t count) {
   for (size_t i = 0; i < count; ++i) out[i] = toFloat(in[i]);
 }
 
-[[gnu::target_clones("arch=x86-64-v4", "arch=x86-64-v3", "default")]] void BFloat16::narrow(const float* __restrict in,
-                                                                                            uint16_t* __restrict out,
-                                                                                            size_t count) {
+[[COMM_CPU_CLONES]] void BFloat16::narrow(const float* __restrict in, uint16_t* __restrict out, size_t count) {
   for (size_t i = 0; i < count; ++i) out[i] = fromFloat(in[i]);
 }
 

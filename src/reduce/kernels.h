@@ -1,6 +1,6 @@
 // Array loops of the combine kernels, one instantiation per (element type,
 // op). The plain loops are compiled for AVX-512, AVX2 and baseline x86-64 and
-// picked by the CPU once at load time (an ifunc), so the hot loops are
+// picked by the CPU once at load time (reduce/cpu_variants.h), so the hot loops are
 // restrict-qualified code that the compiler vectorises. float16 has loops
 // written with F16C / AVX-512 conversions, picked by float16Converter().
 #pragma once
@@ -8,6 +8,7 @@
 #include <cstddef>
 #include <cstdint>
 
+#include "reduce/cpu_variants.h"
 #include "reduce/half.h"
 #include "reduce/half_x86.h"
 
@@ -16,20 +17,15 @@ namespace comm::reduce {
 // out[i] = op(a[i], b[i]); `out` may be `a` or `b` exactly.
 using CombineFn = void (*)(void* out, const void* a, const void* b, size_t count);
 
-#define COMM_REDUCE_CLONES gnu::target_clones("arch=x86-64-v4", "arch=x86-64-v3", "default")
-
 template <class T, class Op>
-[[COMM_REDUCE_CLONES]] void combineInPlace(T* __restrict inout, const T* __restrict other, size_t count) {
+[[COMM_CPU_CLONES]] void combineInPlace(T* __restrict inout, const T* __restrict other, size_t count) {
   for (size_t i = 0; i < count; ++i) inout[i] = Op::apply(inout[i], other[i]);
 }
 
 template <class T, class Op>
-[[COMM_REDUCE_CLONES]] void combineApart(T* __restrict out, const T* __restrict a, const T* __restrict b,
-                                         size_t count) {
+[[COMM_CPU_CLONES]] void combineApart(T* __restrict out, const T* __restrict a, const T* __restrict b, size_t count) {
   for (size_t i = 0; i < count; ++i) out[i] = Op::apply(a[i], b[i]);
 }
-
-#undef COMM_REDUCE_CLONES
 
 // Aliased calls go to the in-place loop, whose pointers really do not alias
 // (restrict on three pointers of which two are equal would be undefined).
@@ -56,6 +52,7 @@ struct InFloat32 {
   }
 };
 
+#if COMM_FLOAT16_INTRINSICS
 // float16 with hardware conversion: Op runs on the float32 vectors in
 // registers; the tail goes to the portable loop, which rounds identically.
 // Each vector of both inputs is loaded before the output vector is stored, so
@@ -79,14 +76,17 @@ template <class Op>
   for (; i + 16 <= count; i += 16) x86::narrow16(Op::apply(x86::widen16(x + i), x86::widen16(y + i)), o + i);
   combineArrays<uint16_t, InFloat32<Float16, Op>>(o + i, x + i, y + i, count - i);
 }
+#endif
 
 template <class Op>
-CombineFn float16Kernel(Float16Isa isa) {
+CombineFn float16Kernel([[maybe_unused]] Float16Isa isa) {
+#if COMM_FLOAT16_INTRINSICS
   switch (isa) {
     case Float16Isa::kAvx512: return combineFloat16Avx512<Op>;
     case Float16Isa::kF16c: return combineFloat16F16c<Op>;
     case Float16Isa::kScalar: break;
   }
+#endif
   return combineArrays<uint16_t, InFloat32<Float16, Op>>;
 }
 

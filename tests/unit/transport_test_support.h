@@ -8,7 +8,6 @@
 #include <chrono>
 #include <cstdint>
 #include <cstring>
-#include <source_location>
 #include <stdexcept>
 #include <thread>
 #include <vector>
@@ -45,10 +44,11 @@ inline constexpr std::chrono::seconds kRanksPatience = 540s;
 
 // Loops progress() until the request is done, sleeping between idle polls so
 // an idle wait does not spin a core. A request still not done at the
-// deadline fails the test, naming the line that waited for it.
+// deadline fails the test, naming the line that waited for it (as a
+// default argument __builtin_LINE() is the caller's; clang 14, which builds
+// the sanitizer checks, has no std::source_location).
 inline void waitFor(comm::transport::Transport& transport, const comm::transport::Request& request,
-                    std::chrono::milliseconds timeout = kPatience,
-                    std::source_location caller = std::source_location::current()) {
+                    std::chrono::milliseconds timeout = kPatience, int callerLine = __builtin_LINE()) {
   comm::Deadline deadline(timeout);
   int idle = 0;
   while (!request.done.load(std::memory_order_acquire)) {
@@ -56,17 +56,16 @@ inline void waitFor(comm::transport::Transport& transport, const comm::transport
       idle = 0;
       continue;
     }
-    CHECK(!deadline.expired(), "the request waited for at line {} is not done after {} s", caller.line(),
+    CHECK(!deadline.expired(), "the request waited for at line {} is not done after {} s", callerLine,
           std::chrono::duration_cast<std::chrono::seconds>(timeout).count());
     if (++idle > 64) std::this_thread::sleep_for(50us);
   }
 }
 
 inline void waitOk(comm::transport::Transport& transport, const comm::transport::Request& request,
-                   std::chrono::milliseconds timeout = kPatience,
-                   std::source_location caller = std::source_location::current()) {
-  waitFor(transport, request, timeout, caller);
-  CHECK(request.status == COMM_OK, "line {}: status {}: {}", caller.line(), static_cast<int>(request.status),
+                   std::chrono::milliseconds timeout = kPatience, int callerLine = __builtin_LINE()) {
+  waitFor(transport, request, timeout, callerLine);
+  CHECK(request.status == COMM_OK, "line {}: status {}: {}", callerLine, static_cast<int>(request.status),
         request.error);
 }
 

@@ -1,6 +1,7 @@
 #include "values.h"
 
 #include <algorithm>
+#include <cmath>
 
 namespace commbench {
 
@@ -12,6 +13,31 @@ bool opDefined(comm_dtype_t dtype, comm_op_t op) {
   if (dtype == COMM_BOOL) return op != COMM_OP_AVG;
   bool bitwise = op == COMM_OP_BAND || op == COMM_OP_BOR || op == COMM_OP_BXOR;
   return !bitwise || !isFloating(dtype);
+}
+
+double float16ToDouble(uint16_t bits) {
+  const int exponent = (bits >> 10) & 0x1F;
+  const int fraction = bits & 0x3FF;
+  double magnitude = exponent == 0    ? std::ldexp(fraction, -24)
+                     : exponent == 31 ? (fraction == 0 ? INFINITY : NAN)
+                                      : std::ldexp(fraction + 1024, exponent - 25);
+  return (bits & 0x8000) != 0 ? -magnitude : magnitude;
+}
+
+uint16_t float16FromDouble(double value) {
+  const uint16_t sign = std::signbit(value) ? 0x8000 : 0;
+  const double magnitude = std::fabs(value);
+  if (std::isnan(value)) return sign | 0x7E00;
+  if (magnitude == 0 || std::isinf(value)) return sign | (magnitude == 0 ? 0 : 0x7C00);
+  int exponent;  // magnitude = m x 2^exponent, m in [0.5, 1)
+  std::frexp(magnitude, &exponent);
+  // Subnormals count in steps of 2^-24; normals keep 11 significant bits.
+  // A significand that rounds up to 2^11 carries into the exponent field.
+  const int scale = std::max(exponent - 11, -24);
+  const double steps = std::nearbyint(std::ldexp(magnitude, -scale));
+  const uint32_t bits = scale == -24 ? static_cast<uint32_t>(steps)
+                                     : (static_cast<uint32_t>(scale + 25) << 10) + static_cast<uint32_t>(steps) - 1024;
+  return sign | static_cast<uint16_t>(std::min<uint32_t>(bits, 0x7C00));
 }
 
 double inputValue(const Workload& workload, int rank, size_t index) {

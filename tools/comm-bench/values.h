@@ -45,17 +45,27 @@ bool opDefined(comm_dtype_t dtype, comm_op_t op);
 // bool; about two units in the last place for floating types (avg divides).
 double tolerance(comm_dtype_t dtype);
 
-// Storage types of the dtypes without a C++ arithmetic type of their own.
+// Storage types of the dtypes without a C++ arithmetic type of their own
+// (_Float16 is not one: clang 14, which builds the sanitizer checks, lacks it).
+struct Float16 {
+  uint16_t bits;
+};
 struct BFloat16 {
   uint16_t bits;
 };
+
+// IEEE binary16 conversions, rounding to nearest even.
+double float16ToDouble(uint16_t bits);
+uint16_t float16FromDouble(double value);
 struct Bool {
   uint8_t value;
 };
 
 template <class T>
 double toDouble(T element) {
-  if constexpr (std::is_same_v<T, BFloat16>) {
+  if constexpr (std::is_same_v<T, Float16>) {
+    return float16ToDouble(element.bits);
+  } else if constexpr (std::is_same_v<T, BFloat16>) {
     uint32_t bits = static_cast<uint32_t>(element.bits) << 16;
     float f;
     std::memcpy(&f, &bits, sizeof f);
@@ -69,7 +79,9 @@ double toDouble(T element) {
 
 template <class T>
 T fromDouble(double value) {
-  if constexpr (std::is_same_v<T, BFloat16>) {
+  if constexpr (std::is_same_v<T, Float16>) {
+    return Float16{float16FromDouble(value)};
+  } else if constexpr (std::is_same_v<T, BFloat16>) {
     float f = static_cast<float>(value);
     uint32_t bits;
     std::memcpy(&bits, &f, sizeof bits);
@@ -125,7 +137,7 @@ decltype(auto) visitDtype(comm_dtype_t dtype, Visitor&& visitor) {
     case COMM_UINT32: return visitor(uint32_t{});
     case COMM_INT64: return visitor(int64_t{});
     case COMM_UINT64: return visitor(uint64_t{});
-    case COMM_FLOAT16: return visitor(_Float16{});
+    case COMM_FLOAT16: return visitor(Float16{});
     case COMM_BFLOAT16: return visitor(BFloat16{});
     case COMM_FLOAT32: return visitor(float{});
     case COMM_FLOAT64: return visitor(double{});

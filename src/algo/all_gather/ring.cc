@@ -20,7 +20,8 @@ void ringAllGather(CollectiveContext& ctx, const void* in, void* out, const size
   int rank = ctx.rank();
   char* data = static_cast<char*>(out);
   if (n == 1) return copyBlock(ctx, data + offsets[rank], in, bytes[rank]);
-  const auto [left, right] = ringNeighbours(rank, n);
+  const RingNeighbours ring = ringNeighbours(rank, n);
+  const int left = ring.left, right = ring.right;
   const size_t chunk = transferChunkBytes(ctx);
   // The block a rank receives in step s, and passes on in step s+1 (its own goes in step 0).
   auto blockOf = [&](int step) { return (rank - step - 1 + n) % n; };

@@ -23,7 +23,8 @@ namespace comm::algo {
 void ringAllReduce(CollectiveContext& ctx, const void* in, void* out, size_t count, comm_dtype_t dtype, comm_op_t op) {
   const int n = ctx.size();
   const int rank = ctx.rank();
-  const auto [left, right] = ringNeighbours(rank, n);
+  const RingNeighbours ring = ringNeighbours(rank, n);
+  const int left = ring.left, right = ring.right;
   const size_t elementSize = dtypeSize(dtype);
   auto* data = static_cast<char*>(out);
   ElementBlocks blocks = ElementBlocks::even(count, n);

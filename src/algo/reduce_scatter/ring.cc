@@ -25,7 +25,8 @@ void ringReduceScatter(CollectiveContext& ctx, const void* in, void* mine, const
                        comm_dtype_t dtype, comm_op_t op, uint32_t stepBase, const ChunkFn& onChunk) {
   const int n = ctx.size();
   const int rank = ctx.rank();
-  const auto [left, right] = ringNeighbours(rank, n);
+  const RingNeighbours ring = ringNeighbours(rank, n);
+  const int left = ring.left, right = ring.right;
   const size_t elementSize = dtypeSize(dtype);
   auto* src = static_cast<const char*>(in);
   auto* dest = static_cast<char*>(mine);
