@@ -10,6 +10,7 @@ packages=(
   swig python3 python3-dev python3-numpy python3-pytest
   python3-pip python3-venv python3-setuptools python3-wheel
   gnuplot-nox procps iproute2 clang-format
+  clang libclang-rt-dev  # the sanitizer and fuzz build (scripts/test-sanitized.sh)
   help2man man-db
 )
 # Java's test jars only matter where a JDK is present (Java is optional).

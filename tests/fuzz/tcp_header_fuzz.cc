@@ -2,7 +2,7 @@
 // (transport/tcp/tcp_wire.h), 32 bytes each. Nothing may crash, and a
 // header checkHeader() lets through has a known kind and announces no
 // eager payload larger than kEagerBytes (so nothing is ever sized by a
-// larger claim).
+// larger claim), and control messages (clear-to-send, goodbye) carry none.
 #include <cstddef>
 #include <cstdint>
 #include <cstdlib>
@@ -25,6 +25,9 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
         break;
       case Kind::kReadyToSend:
         if (payloadBytes(header) != 0) std::abort();
+        break;
+      case Kind::kGoodbye:
+        if (header.size != 0 || payloadBytes(header) != 0) std::abort();
         break;
       case Kind::kPayload: break;
       default: std::abort();
