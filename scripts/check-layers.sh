@@ -8,26 +8,26 @@ set -euo pipefail
 src="${1:-$(cd "$(dirname "$0")/../src" && pwd)}"
 layers=(common reduce topo bootstrap cuda transport core algo api)
 
-rank_of() {
-  local i
-  for i in "${!layers[@]}"; do
-    [ "${layers[$i]}" = "$1" ] && { echo "$i"; return; }
-  done
-  echo -1
-}
+# Bash's own matching, no process per include: the check runs many times in
+# the tests.
+declare -A rank_of
+for i in "${!layers[@]}"; do rank_of[${layers[$i]}]=$i; done
+include_re='#[[:space:]]*include "([a-z_]+)/'
+transport_re='#[[:space:]]*include "transport/([a-z_]+)/'
 
 violations=0
 for dir in "$src"/*/; do
   folder=$(basename "$dir")
-  own=$(rank_of "$folder")
+  own=${rank_of[$folder]:--1}
   if [ "$own" -lt 0 ]; then
     echo "check-layers: src/$folder/ is in no layer: add it to scripts/check-layers.sh and docs/architecture.md"
     violations=$((violations + 1))
     continue
   fi
   while IFS=: read -r file line text; do
-    target=$(sed -E 's@.*#include "([a-z_]+)/.*@\1@' <<<"$text")
-    theirs=$(rank_of "$target")
+    [[ $text =~ $include_re ]] || continue
+    target=${BASH_REMATCH[1]}
+    theirs=${rank_of[$target]:--1}
     [ "$theirs" -lt 0 ] && continue  # not a folder of src/
     if [ "$theirs" -gt "$own" ]; then
       echo "check-layers: ${file#"$src"/}:$line: $folder/ includes $target/, a layer above it: $text"
@@ -41,7 +41,8 @@ done
 # which routes peers to them, includes its headers.
 while IFS=: read -r file line text; do
   inside=${file#"$src"/}
-  target=$(sed -E 's@.*#include "transport/([a-z_]+)/.*@\1@' <<<"$text")
+  [[ $text =~ $transport_re ]] || continue
+  target=${BASH_REMATCH[1]}
   [[ "$inside" == transport/"$target"/* || "$inside" == transport/hybrid_transport.* ]] && continue
   echo "check-layers: $inside:$line: includes transport/$target/, which only transport/hybrid_transport.* may: $text"
   violations=$((violations + 1))
