@@ -3,7 +3,8 @@
  * groups working at once, rank translation both ways), comm_split (order by
  * key, ties by parent rank, COMM_UNDEFINED), comm_split_by_node and the node
  * queries (nodes faked with COMM_TEST_RANKS_PER_NODE), collectives on those groups
- * checked by value, names; and mismatch detection: ranks that disagree on the
+ * checked by value, names, destroying a split while peers still finish its
+ * last collective; and mismatch detection: ranks that disagree on the
  * collective, dtype, count, op or root (also where their signatures put
  * them in different lanes of the node board) get COMM_ERR_MISMATCH (at least one of
  * them, with a message naming both sides), nobody waits for the timeout, and
@@ -253,6 +254,47 @@ static void split_with_undefined_colour(void **state) {
   OK(comm_barrier(world, NULL));
 }
 
+/* comm_destroy is not collective: a rank that has finished its part of an
+ * all_gather and destroys the communicator must never fail a peer still
+ * finishing the same all_gather (once seen at 8 ranks over shm: "rank N has
+ * exited" or a timeout). Round after round, two splits each run large
+ * all_gathers, checked, and are destroyed as soon as this rank is done. */
+static void destroy_while_peers_finish(void **state) {
+  (void)state;
+  enum { kRounds = 40, kGathers = 2, kCount = 50000 };
+  int64_t *in = malloc(kCount * sizeof *in), *out = malloc((size_t)kCount * size * sizeof *out);
+  assert_non_null(in);
+  assert_non_null(out);
+  for (int round = 0; round < kRounds; ++round) {
+    comm_t *splits[2] = {NULL, NULL};
+    OK(comm_split(&splits[0], world, rank % 2, rank, NULL));
+    OK(comm_split(&splits[1], world, rank < size / 2, rank, NULL));
+    for (int s = 0; s < 2; ++s) {
+      int n, me;
+      OK(comm_size(&n, splits[s]));
+      OK(comm_rank(&me, splits[s]));
+      int64_t in_shape[1] = {kCount}, out_shape[1] = {(int64_t)kCount * n};
+      comm_tensor_t *ti = NULL, *to = NULL;
+      OK(comm_tensor_create(&ti, in, COMM_INT64, 1, in_shape));
+      OK(comm_tensor_create(&to, out, COMM_INT64, 1, out_shape));
+      for (int g = 0; g < kGathers; ++g) {
+        const int64_t stamp = ((int64_t)round * kGathers + g) * 64;
+        for (int i = 0; i < kCount; ++i) in[i] = stamp + me + i;
+        OK(comm_all_gather(splits[s], ti, to, NULL));
+        for (int q = 0; q < n; ++q) {
+          for (int i = 0; i < kCount; i += 997) assert_int_equal(out[(size_t)q * kCount + i], stamp + q + i);
+        }
+      }
+      comm_tensor_destroy(ti);
+      comm_tensor_destroy(to);
+    }
+    OK(comm_destroy(splits[0]));
+    OK(comm_destroy(splits[1]));
+  }
+  free(in);
+  free(out);
+}
+
 /* The world on one host is one node, unless COMM_TEST_RANKS_PER_NODE cuts
  * it into nodes of that many ranks by world rank. */
 static void split_by_node(void **state) {
@@ -467,6 +509,7 @@ int main(int argc, char **argv) {
       cmocka_unit_test(group_without_world_rank_0),  cmocka_unit_test(two_disjoint_groups_at_once),
       cmocka_unit_test(generated_and_world_names),   cmocka_unit_test(split_orders_by_key_then_parent_rank),
       cmocka_unit_test(split_with_undefined_colour), cmocka_unit_test(split_by_node),
+      cmocka_unit_test(destroy_while_peers_finish),
   };
   const struct CMUnitTest mismatches[] = {
       cmocka_unit_test(mismatched_collective),
