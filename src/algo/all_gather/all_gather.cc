@@ -48,9 +48,10 @@ void flatAllGather(CollectiveContext& ctx, const void* in, void* out, const size
 void allGatherV(CollectiveContext& ctx, const void* in, void* out, const size_t* bytes, const size_t* offsets) {
   int algorithm = choose(ctx, std::accumulate(bytes, bytes + ctx.size(), size_t{0}));
   const core::NodeLayout& nodes = ctx.communicator().nodes();
-  if (nodes.blocked || kAlgorithms[algorithm].run == hierarchicalAllGather) {
-    return kAlgorithms[algorithm].run(ctx, in, out, bytes, offsets);
-  }
+  Run* const run = kAlgorithms[algorithm].run;
+  // The board's slots belong to the communicator's ranks, and the
+  // hierarchical algorithm orders its phases itself.
+  if (nodes.blocked || run == boardAllGather || run == hierarchicalAllGather) return run(ctx, in, out, bytes, offsets);
   // Ranks placed round-robin: a flat ring in rank order would cross between
   // nodes at every step; in node order it crosses as few times as with
   // block placement (docs/algorithms.md). The blocks stay where they are.
@@ -60,7 +61,7 @@ void allGatherV(CollectiveContext& ctx, const void* in, void* out, const size_t*
     nodeOrderOffsets.push_back(offsets[rank]);
   }
   CollectiveContext::Subgroup inNodeOrder(ctx, nodes.byNode, 0);
-  kAlgorithms[algorithm].run(ctx, in, out, nodeOrderBytes.data(), nodeOrderOffsets.data());
+  run(ctx, in, out, nodeOrderBytes.data(), nodeOrderOffsets.data());
 }
 
 }  // namespace comm::algo
