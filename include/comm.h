@@ -37,10 +37,18 @@
  *    valid and untouched until its handle completes. The tensor descriptors
  *    themselves may be destroyed as soon as the call returns.
  *  - Thread safety: functions on different communicators may be called
- *    concurrently. Calls on one communicator from several threads are safe,
- *    but their order is then the order in which they take its lock, which must
- *    be the same on every rank. comm_abort may be called from any thread at any
- *    time.
+ *    concurrently. Collective calls on one communicator (collectives, group
+ *    creation, splits) pair up across ranks in the order each rank issues
+ *    them, so they must be issued from one thread, or from several one after
+ *    the other in an order that is the same on every rank. A collective call
+ *    made while another thread is issuing one on the same communicator fails
+ *    with COMM_ERR_INVALID_USAGE (the other call goes on): its order against
+ *    the other would be a race, decided differently on each rank. Calls that
+ *    do not overlap in time cannot be told apart from calls in a planned
+ *    order, so that check is no proof. Point-to-point calls, handles and
+ *    queries may come from any thread (messages with the same peer and tag
+ *    match in the order they are posted). comm_abort may be called from any
+ *    thread at any time.
  */
 #ifndef COMM_H
 #define COMM_H

@@ -276,6 +276,14 @@ cuda::IpcWorkspace& Communicator::ipcWorkspace() {
   return *ipcWorkspace_;
 }
 
+void Communicator::failConcurrentIssue() const {
+  fail(COMM_ERR_INVALID_USAGE,
+       "another thread is issuing a collective on communicator '{}' at the same time: the ranks could pair the two "
+       "calls in different orders; issue collectives on one communicator from one thread, or one after the other "
+       "in the same order on every rank",
+       name_);
+}
+
 int Communicator::nextChildIndex(const std::string& key) {
   std::lock_guard lock(issueMutex_);
   return childCounts_[key]++;

@@ -116,12 +116,17 @@ class Communicator : public std::enable_shared_from_this<Communicator> {
   // The sequence number it gets is fixed here, in issue order; `onIssue`
   // runs first, in that same order (it may throw: the call is then not
   // issued).
+  // A call made while another thread is issuing one on this communicator
+  // fails with COMM_ERR_INVALID_USAGE (failConcurrentIssue): which of the
+  // two comes first would be a race, decided differently on each rank, and
+  // the ranks would pair different calls (comm.h, thread safety).
   // A template so that the blocking path calls `body` without wrapping it
   // in a std::function (an allocation per call).
   template <typename Body, typename OnIssue = void (*)()>
   std::shared_ptr<Operation> runCollective(
       Body&& body, bool async, OnIssue&& onIssue = [] {}) {
-    std::unique_lock lock(issueMutex_);
+    std::unique_lock lock(issueMutex_, std::try_to_lock);
+    if (!lock.owns_lock()) failConcurrentIssue();
     onIssue();
     uint32_t sequence = nextSequence_++;
     if (!async && executor_.idle()) {
@@ -185,6 +190,8 @@ class Communicator : public std::enable_shared_from_this<Communicator> {
   NodeLayout nodes_;
   std::atomic<int64_t> timeoutMs_;
   std::atomic<bool> aborted_{false};
+  [[noreturn]] void failConcurrentIssue() const;
+
   std::mutex issueMutex_;  // orders collective issue (sequence numbers, inline vs queued)
   uint32_t nextSequence_ = 0;
   std::map<std::string, int> childCounts_;  // guarded by issueMutex_
