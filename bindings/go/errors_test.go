@@ -204,3 +204,40 @@ func TestErrorsCompareByStatus(t *testing.T) {
 		t.Fatal("sentinels need words")
 	}
 }
+
+// Device memory, as a CUDA library hands it out, reaches the C library
+// marked with its device, whole or re-sliced: where comm has no CUDA (or
+// the machine no GPU) the call that uses it fails naming
+// comm_tensor_set_memory; with one, a pointer that is not device memory is
+// refused by the collective itself. Go never touches the memory.
+func TestDeviceSlices(t *testing.T) {
+	bad := map[string]func() ([]float32, error){
+		"null pointer":    func() ([]float32, error) { return comm.DeviceSlice[float32](0, 4, 0) },
+		"no elements":     func() ([]float32, error) { return comm.DeviceSlice[float32](4096, 0, 0) },
+		"negative device": func() ([]float32, error) { return comm.DeviceSlice[float32](4096, 4, -1) },
+		"past the end":    func() ([]float32, error) { return comm.DeviceSlice[float32](^uintptr(0)-7, 4, 0) },
+	}
+	for name, slice := range bad {
+		_, err := slice()
+		expectStatus(t, name, err, comm.ErrInvalidArgument)
+	}
+	device, err := comm.DeviceSlice[float32](4096, 4, 0)
+	must(t, err)
+	defer comm.ReleaseDeviceSlice(device)
+	_, err = comm.DeviceSlice[float32](4096+8, 4, 0)
+	expectStatus(t, "overlapping", err, comm.ErrInvalidArgument)
+	for name, s := range map[string][]float32{"whole": device, "re-sliced": device[1:]} {
+		err := comm.AllReduce(world, s, s, comm.Sum)
+		var e *comm.Error
+		if !errors.As(err, &e) ||
+			!(strings.HasPrefix(e.Message, "comm_tensor_set_memory:") || strings.HasPrefix(e.Message, "comm_all_reduce:")) {
+			t.Fatalf("%s device slice: got %v, want a refusal by the C library", name, err)
+		}
+	}
+	host := []float32{1}
+	must(t, comm.AllReduce(world, host, host, comm.Sum))
+	if host[0] != float32(size) {
+		t.Fatalf("host all_reduce beside a device slice: %v, want %d", host[0], size)
+	}
+	must(t, world.Barrier())
+}

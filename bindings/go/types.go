@@ -160,12 +160,14 @@ type view struct {
 	count   int64
 	dtype   capi.Enum_SS_comm_dtype
 	present bool // false: NULL, for the arguments the C call allows to be absent
+	device  int  // the CUDA device of a DeviceSlice's memory; -1: host memory
 }
 
 func viewOf[T Numeric](s []T) view {
-	v := view{count: int64(len(s)), dtype: dtypeOf[T](), present: true}
+	v := view{count: int64(len(s)), dtype: dtypeOf[T](), present: true, device: -1}
 	if len(s) > 0 {
 		v.data = unsafe.Pointer(&s[0])
+		v.device = deviceOf(v.data)
 	}
 	return v
 }
@@ -178,12 +180,16 @@ func optionalViewOf[T Numeric](s []T) view {
 	return viewOf(s)
 }
 
-// flag is v's presence as the fused calls of package capi take it.
+// flag is v's presence and memory as the fused calls of package capi take
+// it: 0 absent, 1 host memory, 2 + d memory of CUDA device d.
 func (v view) flag() int {
-	if v.present {
-		return 1
+	switch {
+	case !v.present:
+		return 0
+	case v.device >= 0:
+		return 2 + v.device
 	}
-	return 0
+	return 1
 }
 
 // withDescriptors describes views for the C library (0 for an absent one),
@@ -202,6 +208,11 @@ func withDescriptors(views []view, f func(tensors []uintptr) error) error {
 		shape := v.count
 		if err := check(capi.Comm_tensor_create(&tensors[i], v.data, v.dtype, 1, &shape)); err != nil {
 			return err
+		}
+		if v.device >= 0 {
+			if err := check(capi.Comm_tensor_set_memory(tensors[i], capi.COMM_MEMORY_CUDA, v.device)); err != nil {
+				return err
+			}
 		}
 	}
 	return f(tensors)

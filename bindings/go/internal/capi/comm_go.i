@@ -75,9 +75,8 @@ static const char *comm_go_name(const comm_t *comm) {
 %ignore comm_providers;
 
 /* Package comm describes slices itself and never reads descriptors back;
-   CUDA memory has no Go slice. */
+   it marks those of comm.DeviceSlice as CUDA memory. */
 %ignore comm_tensor_set_data;
-%ignore comm_tensor_set_memory;
 %ignore comm_tensor_data;
 %ignore comm_tensor_dtype;
 %ignore comm_tensor_ndim;
@@ -93,14 +92,18 @@ static const char *comm_go_name(const comm_t *comm) {
  * releases the descriptors in one C call (comm_go_<call>), so that a
  * collective costs one cgo transition instead of five. Each slice comes as
  * data, element count and `present` (0: NULL, for the arguments the C call
- * allows to be absent); the slices of one call share `dtype`. The message of
- * a failure stays comm_last_error(): releasing descriptors succeeds.
+ * allows to be absent; 1: host memory; 2 + d: memory of CUDA device d, a
+ * comm.DeviceSlice); the slices of one call share `dtype`. The message of a
+ * failure stays comm_last_error(): releasing descriptors succeeds.
  */
 %{
 static comm_status_t comm_go_describe(comm_tensor_t **out, void *data, int64_t count, comm_dtype_t dtype,
                                       int present) {
   *out = NULL;
-  return present ? comm_tensor_create(out, data, dtype, 1, &count) : COMM_OK;
+  if (!present) return COMM_OK;
+  comm_status_t status = comm_tensor_create(out, data, dtype, 1, &count);
+  if (status == COMM_OK && present >= 2) status = comm_tensor_set_memory(*out, COMM_MEMORY_CUDA, present - 2);
+  return status;
 }
 %}
 

@@ -208,7 +208,10 @@ static const char *comm_go_name(const comm_t *comm) {
 static comm_status_t comm_go_describe(comm_tensor_t **out, void *data, int64_t count, comm_dtype_t dtype,
                                       int present) {
   *out = NULL;
-  return present ? comm_tensor_create(out, data, dtype, 1, &count) : COMM_OK;
+  if (!present) return COMM_OK;
+  comm_status_t status = comm_tensor_create(out, data, dtype, 1, &count);
+  if (status == COMM_OK && present >= 2) status = comm_tensor_set_memory(*out, COMM_MEMORY_CUDA, present - 2);
+  return status;
 }
 
 
@@ -391,7 +394,7 @@ static comm_status_t comm_go_recv(comm_t *comm, void *data, int64_t count, comm_
 extern "C" {
 #endif
 
-void _wrap_Swig_free_capi_a297df38d1b50be8(void *_swig_go_0) {
+void _wrap_Swig_free_capi_c3ade83f61403089(void *_swig_go_0) {
   void *arg1 = (void *) 0 ;
   
   arg1 = *(void **)&_swig_go_0; 
@@ -401,7 +404,7 @@ void _wrap_Swig_free_capi_a297df38d1b50be8(void *_swig_go_0) {
 }
 
 
-void *_wrap_Swig_malloc_capi_a297df38d1b50be8(intgo _swig_go_0) {
+void *_wrap_Swig_malloc_capi_c3ade83f61403089(intgo _swig_go_0) {
   int arg1 ;
   void *result = 0 ;
   void *_swig_go_result;
@@ -414,7 +417,7 @@ void *_wrap_Swig_malloc_capi_a297df38d1b50be8(intgo _swig_go_0) {
 }
 
 
-_gostring_ _wrap_comm_go_name_capi_a297df38d1b50be8(comm_t *_swig_go_0) {
+_gostring_ _wrap_comm_go_name_capi_c3ade83f61403089(comm_t *_swig_go_0) {
   comm_t *arg1 = (comm_t *) 0 ;
   char *result = 0 ;
   _gostring_ _swig_go_result;
@@ -427,7 +430,7 @@ _gostring_ _wrap_comm_go_name_capi_a297df38d1b50be8(comm_t *_swig_go_0) {
 }
 
 
-intgo _wrap_COMM_VERSION_NUMBER_capi_a297df38d1b50be8() {
+intgo _wrap_COMM_VERSION_NUMBER_capi_c3ade83f61403089() {
   int result;
   intgo _swig_go_result;
   
@@ -438,7 +441,7 @@ intgo _wrap_COMM_VERSION_NUMBER_capi_a297df38d1b50be8() {
 }
 
 
-intgo _wrap_comm_version_capi_a297df38d1b50be8() {
+intgo _wrap_comm_version_capi_c3ade83f61403089() {
   unsigned int result;
   intgo _swig_go_result;
   
@@ -449,7 +452,7 @@ intgo _wrap_comm_version_capi_a297df38d1b50be8() {
 }
 
 
-_gostring_ _wrap_comm_version_string_capi_a297df38d1b50be8() {
+_gostring_ _wrap_comm_version_string_capi_c3ade83f61403089() {
   char *result = 0 ;
   _gostring_ _swig_go_result;
   
@@ -460,7 +463,7 @@ _gostring_ _wrap_comm_version_string_capi_a297df38d1b50be8() {
 }
 
 
-intgo _wrap_COMM_OK_capi_a297df38d1b50be8() {
+intgo _wrap_COMM_OK_capi_c3ade83f61403089() {
   enum comm_status result;
   intgo _swig_go_result;
   
@@ -472,7 +475,7 @@ intgo _wrap_COMM_OK_capi_a297df38d1b50be8() {
 }
 
 
-intgo _wrap_COMM_IN_PROGRESS_capi_a297df38d1b50be8() {
+intgo _wrap_COMM_IN_PROGRESS_capi_c3ade83f61403089() {
   enum comm_status result;
   intgo _swig_go_result;
   
@@ -484,7 +487,7 @@ intgo _wrap_COMM_IN_PROGRESS_capi_a297df38d1b50be8() {
 }
 
 
-intgo _wrap_COMM_ERR_INVALID_ARGUMENT_capi_a297df38d1b50be8() {
+intgo _wrap_COMM_ERR_INVALID_ARGUMENT_capi_c3ade83f61403089() {
   enum comm_status result;
   intgo _swig_go_result;
   
@@ -496,7 +499,7 @@ intgo _wrap_COMM_ERR_INVALID_ARGUMENT_capi_a297df38d1b50be8() {
 }
 
 
-intgo _wrap_COMM_ERR_INVALID_USAGE_capi_a297df38d1b50be8() {
+intgo _wrap_COMM_ERR_INVALID_USAGE_capi_c3ade83f61403089() {
   enum comm_status result;
   intgo _swig_go_result;
   
@@ -508,7 +511,7 @@ intgo _wrap_COMM_ERR_INVALID_USAGE_capi_a297df38d1b50be8() {
 }
 
 
-intgo _wrap_COMM_ERR_NOT_SUPPORTED_capi_a297df38d1b50be8() {
+intgo _wrap_COMM_ERR_NOT_SUPPORTED_capi_c3ade83f61403089() {
   enum comm_status result;
   intgo _swig_go_result;
   
@@ -520,7 +523,7 @@ intgo _wrap_COMM_ERR_NOT_SUPPORTED_capi_a297df38d1b50be8() {
 }
 
 
-intgo _wrap_COMM_ERR_NO_MEMORY_capi_a297df38d1b50be8() {
+intgo _wrap_COMM_ERR_NO_MEMORY_capi_c3ade83f61403089() {
   enum comm_status result;
   intgo _swig_go_result;
   
@@ -532,7 +535,7 @@ intgo _wrap_COMM_ERR_NO_MEMORY_capi_a297df38d1b50be8() {
 }
 
 
-intgo _wrap_COMM_ERR_TIMEOUT_capi_a297df38d1b50be8() {
+intgo _wrap_COMM_ERR_TIMEOUT_capi_c3ade83f61403089() {
   enum comm_status result;
   intgo _swig_go_result;
   
@@ -544,7 +547,7 @@ intgo _wrap_COMM_ERR_TIMEOUT_capi_a297df38d1b50be8() {
 }
 
 
-intgo _wrap_COMM_ERR_REMOTE_capi_a297df38d1b50be8() {
+intgo _wrap_COMM_ERR_REMOTE_capi_c3ade83f61403089() {
   enum comm_status result;
   intgo _swig_go_result;
   
@@ -556,7 +559,7 @@ intgo _wrap_COMM_ERR_REMOTE_capi_a297df38d1b50be8() {
 }
 
 
-intgo _wrap_COMM_ERR_MISMATCH_capi_a297df38d1b50be8() {
+intgo _wrap_COMM_ERR_MISMATCH_capi_c3ade83f61403089() {
   enum comm_status result;
   intgo _swig_go_result;
   
@@ -568,7 +571,7 @@ intgo _wrap_COMM_ERR_MISMATCH_capi_a297df38d1b50be8() {
 }
 
 
-intgo _wrap_COMM_ERR_ABORTED_capi_a297df38d1b50be8() {
+intgo _wrap_COMM_ERR_ABORTED_capi_c3ade83f61403089() {
   enum comm_status result;
   intgo _swig_go_result;
   
@@ -580,7 +583,7 @@ intgo _wrap_COMM_ERR_ABORTED_capi_a297df38d1b50be8() {
 }
 
 
-intgo _wrap_COMM_ERR_TRANSPORT_capi_a297df38d1b50be8() {
+intgo _wrap_COMM_ERR_TRANSPORT_capi_c3ade83f61403089() {
   enum comm_status result;
   intgo _swig_go_result;
   
@@ -592,7 +595,7 @@ intgo _wrap_COMM_ERR_TRANSPORT_capi_a297df38d1b50be8() {
 }
 
 
-intgo _wrap_COMM_ERR_BOOTSTRAP_capi_a297df38d1b50be8() {
+intgo _wrap_COMM_ERR_BOOTSTRAP_capi_c3ade83f61403089() {
   enum comm_status result;
   intgo _swig_go_result;
   
@@ -604,7 +607,7 @@ intgo _wrap_COMM_ERR_BOOTSTRAP_capi_a297df38d1b50be8() {
 }
 
 
-intgo _wrap_COMM_ERR_INTERNAL_capi_a297df38d1b50be8() {
+intgo _wrap_COMM_ERR_INTERNAL_capi_c3ade83f61403089() {
   enum comm_status result;
   intgo _swig_go_result;
   
@@ -616,7 +619,7 @@ intgo _wrap_COMM_ERR_INTERNAL_capi_a297df38d1b50be8() {
 }
 
 
-_gostring_ _wrap_comm_status_string_capi_a297df38d1b50be8(intgo _swig_go_0) {
+_gostring_ _wrap_comm_status_string_capi_c3ade83f61403089(intgo _swig_go_0) {
   comm_status_t arg1 ;
   char *result = 0 ;
   _gostring_ _swig_go_result;
@@ -629,7 +632,7 @@ _gostring_ _wrap_comm_status_string_capi_a297df38d1b50be8(intgo _swig_go_0) {
 }
 
 
-_gostring_ _wrap_comm_last_error_capi_a297df38d1b50be8() {
+_gostring_ _wrap_comm_last_error_capi_c3ade83f61403089() {
   char *result = 0 ;
   _gostring_ _swig_go_result;
   
@@ -640,7 +643,7 @@ _gostring_ _wrap_comm_last_error_capi_a297df38d1b50be8() {
 }
 
 
-intgo _wrap_comm_check_version_capi_a297df38d1b50be8(intgo _swig_go_0, intgo _swig_go_1) {
+intgo _wrap_comm_check_version_capi_c3ade83f61403089(intgo _swig_go_0, intgo _swig_go_1) {
   int arg1 ;
   int arg2 ;
   comm_status_t result;
@@ -655,7 +658,7 @@ intgo _wrap_comm_check_version_capi_a297df38d1b50be8(intgo _swig_go_0, intgo _sw
 }
 
 
-intgo _wrap_COMM_FEATURE_CUDA_capi_a297df38d1b50be8() {
+intgo _wrap_COMM_FEATURE_CUDA_capi_c3ade83f61403089() {
   enum comm_feature result;
   intgo _swig_go_result;
   
@@ -667,7 +670,7 @@ intgo _wrap_COMM_FEATURE_CUDA_capi_a297df38d1b50be8() {
 }
 
 
-intgo _wrap_comm_has_feature_capi_a297df38d1b50be8(int *_swig_go_0, intgo _swig_go_1) {
+intgo _wrap_comm_has_feature_capi_c3ade83f61403089(int *_swig_go_0, intgo _swig_go_1) {
   int *arg1 = (int *) 0 ;
   comm_feature_t arg2 ;
   comm_status_t result;
@@ -682,7 +685,7 @@ intgo _wrap_comm_has_feature_capi_a297df38d1b50be8(int *_swig_go_0, intgo _swig_
 }
 
 
-intgo _wrap_comm_cuda_device_count_capi_a297df38d1b50be8(intgo *_swig_go_0, _gostring_* _swig_go_1) {
+intgo _wrap_comm_cuda_device_count_capi_c3ade83f61403089(intgo *_swig_go_0, _gostring_* _swig_go_1) {
   int *arg1 = (int *) 0 ;
   char **arg2 = (char **) 0 ;
   comm_status_t result;
@@ -697,7 +700,7 @@ intgo _wrap_comm_cuda_device_count_capi_a297df38d1b50be8(intgo *_swig_go_0, _gos
 }
 
 
-intgo _wrap_COMM_INT8_capi_a297df38d1b50be8() {
+intgo _wrap_COMM_INT8_capi_c3ade83f61403089() {
   enum comm_dtype result;
   intgo _swig_go_result;
   
@@ -709,7 +712,7 @@ intgo _wrap_COMM_INT8_capi_a297df38d1b50be8() {
 }
 
 
-intgo _wrap_COMM_UINT8_capi_a297df38d1b50be8() {
+intgo _wrap_COMM_UINT8_capi_c3ade83f61403089() {
   enum comm_dtype result;
   intgo _swig_go_result;
   
@@ -721,7 +724,7 @@ intgo _wrap_COMM_UINT8_capi_a297df38d1b50be8() {
 }
 
 
-intgo _wrap_COMM_INT16_capi_a297df38d1b50be8() {
+intgo _wrap_COMM_INT16_capi_c3ade83f61403089() {
   enum comm_dtype result;
   intgo _swig_go_result;
   
@@ -733,7 +736,7 @@ intgo _wrap_COMM_INT16_capi_a297df38d1b50be8() {
 }
 
 
-intgo _wrap_COMM_UINT16_capi_a297df38d1b50be8() {
+intgo _wrap_COMM_UINT16_capi_c3ade83f61403089() {
   enum comm_dtype result;
   intgo _swig_go_result;
   
@@ -745,7 +748,7 @@ intgo _wrap_COMM_UINT16_capi_a297df38d1b50be8() {
 }
 
 
-intgo _wrap_COMM_INT32_capi_a297df38d1b50be8() {
+intgo _wrap_COMM_INT32_capi_c3ade83f61403089() {
   enum comm_dtype result;
   intgo _swig_go_result;
   
@@ -757,7 +760,7 @@ intgo _wrap_COMM_INT32_capi_a297df38d1b50be8() {
 }
 
 
-intgo _wrap_COMM_UINT32_capi_a297df38d1b50be8() {
+intgo _wrap_COMM_UINT32_capi_c3ade83f61403089() {
   enum comm_dtype result;
   intgo _swig_go_result;
   
@@ -769,7 +772,7 @@ intgo _wrap_COMM_UINT32_capi_a297df38d1b50be8() {
 }
 
 
-intgo _wrap_COMM_INT64_capi_a297df38d1b50be8() {
+intgo _wrap_COMM_INT64_capi_c3ade83f61403089() {
   enum comm_dtype result;
   intgo _swig_go_result;
   
@@ -781,7 +784,7 @@ intgo _wrap_COMM_INT64_capi_a297df38d1b50be8() {
 }
 
 
-intgo _wrap_COMM_UINT64_capi_a297df38d1b50be8() {
+intgo _wrap_COMM_UINT64_capi_c3ade83f61403089() {
   enum comm_dtype result;
   intgo _swig_go_result;
   
@@ -793,7 +796,7 @@ intgo _wrap_COMM_UINT64_capi_a297df38d1b50be8() {
 }
 
 
-intgo _wrap_COMM_FLOAT16_capi_a297df38d1b50be8() {
+intgo _wrap_COMM_FLOAT16_capi_c3ade83f61403089() {
   enum comm_dtype result;
   intgo _swig_go_result;
   
@@ -805,7 +808,7 @@ intgo _wrap_COMM_FLOAT16_capi_a297df38d1b50be8() {
 }
 
 
-intgo _wrap_COMM_BFLOAT16_capi_a297df38d1b50be8() {
+intgo _wrap_COMM_BFLOAT16_capi_c3ade83f61403089() {
   enum comm_dtype result;
   intgo _swig_go_result;
   
@@ -817,7 +820,7 @@ intgo _wrap_COMM_BFLOAT16_capi_a297df38d1b50be8() {
 }
 
 
-intgo _wrap_COMM_FLOAT32_capi_a297df38d1b50be8() {
+intgo _wrap_COMM_FLOAT32_capi_c3ade83f61403089() {
   enum comm_dtype result;
   intgo _swig_go_result;
   
@@ -829,7 +832,7 @@ intgo _wrap_COMM_FLOAT32_capi_a297df38d1b50be8() {
 }
 
 
-intgo _wrap_COMM_FLOAT64_capi_a297df38d1b50be8() {
+intgo _wrap_COMM_FLOAT64_capi_c3ade83f61403089() {
   enum comm_dtype result;
   intgo _swig_go_result;
   
@@ -841,7 +844,7 @@ intgo _wrap_COMM_FLOAT64_capi_a297df38d1b50be8() {
 }
 
 
-intgo _wrap_COMM_BOOL_capi_a297df38d1b50be8() {
+intgo _wrap_COMM_BOOL_capi_c3ade83f61403089() {
   enum comm_dtype result;
   intgo _swig_go_result;
   
@@ -853,7 +856,7 @@ intgo _wrap_COMM_BOOL_capi_a297df38d1b50be8() {
 }
 
 
-long long _wrap_comm_dtype_size_capi_a297df38d1b50be8(intgo _swig_go_0) {
+long long _wrap_comm_dtype_size_capi_c3ade83f61403089(intgo _swig_go_0) {
   comm_dtype_t arg1 ;
   size_t result;
   long long _swig_go_result;
@@ -866,7 +869,7 @@ long long _wrap_comm_dtype_size_capi_a297df38d1b50be8(intgo _swig_go_0) {
 }
 
 
-_gostring_ _wrap_comm_dtype_name_capi_a297df38d1b50be8(intgo _swig_go_0) {
+_gostring_ _wrap_comm_dtype_name_capi_c3ade83f61403089(intgo _swig_go_0) {
   comm_dtype_t arg1 ;
   char *result = 0 ;
   _gostring_ _swig_go_result;
@@ -879,7 +882,7 @@ _gostring_ _wrap_comm_dtype_name_capi_a297df38d1b50be8(intgo _swig_go_0) {
 }
 
 
-intgo _wrap_COMM_OP_SUM_capi_a297df38d1b50be8() {
+intgo _wrap_COMM_OP_SUM_capi_c3ade83f61403089() {
   enum comm_op result;
   intgo _swig_go_result;
   
@@ -891,7 +894,7 @@ intgo _wrap_COMM_OP_SUM_capi_a297df38d1b50be8() {
 }
 
 
-intgo _wrap_COMM_OP_PROD_capi_a297df38d1b50be8() {
+intgo _wrap_COMM_OP_PROD_capi_c3ade83f61403089() {
   enum comm_op result;
   intgo _swig_go_result;
   
@@ -903,7 +906,7 @@ intgo _wrap_COMM_OP_PROD_capi_a297df38d1b50be8() {
 }
 
 
-intgo _wrap_COMM_OP_MIN_capi_a297df38d1b50be8() {
+intgo _wrap_COMM_OP_MIN_capi_c3ade83f61403089() {
   enum comm_op result;
   intgo _swig_go_result;
   
@@ -915,7 +918,7 @@ intgo _wrap_COMM_OP_MIN_capi_a297df38d1b50be8() {
 }
 
 
-intgo _wrap_COMM_OP_MAX_capi_a297df38d1b50be8() {
+intgo _wrap_COMM_OP_MAX_capi_c3ade83f61403089() {
   enum comm_op result;
   intgo _swig_go_result;
   
@@ -927,7 +930,7 @@ intgo _wrap_COMM_OP_MAX_capi_a297df38d1b50be8() {
 }
 
 
-intgo _wrap_COMM_OP_AVG_capi_a297df38d1b50be8() {
+intgo _wrap_COMM_OP_AVG_capi_c3ade83f61403089() {
   enum comm_op result;
   intgo _swig_go_result;
   
@@ -939,7 +942,7 @@ intgo _wrap_COMM_OP_AVG_capi_a297df38d1b50be8() {
 }
 
 
-intgo _wrap_COMM_OP_BAND_capi_a297df38d1b50be8() {
+intgo _wrap_COMM_OP_BAND_capi_c3ade83f61403089() {
   enum comm_op result;
   intgo _swig_go_result;
   
@@ -951,7 +954,7 @@ intgo _wrap_COMM_OP_BAND_capi_a297df38d1b50be8() {
 }
 
 
-intgo _wrap_COMM_OP_BOR_capi_a297df38d1b50be8() {
+intgo _wrap_COMM_OP_BOR_capi_c3ade83f61403089() {
   enum comm_op result;
   intgo _swig_go_result;
   
@@ -963,7 +966,7 @@ intgo _wrap_COMM_OP_BOR_capi_a297df38d1b50be8() {
 }
 
 
-intgo _wrap_COMM_OP_BXOR_capi_a297df38d1b50be8() {
+intgo _wrap_COMM_OP_BXOR_capi_c3ade83f61403089() {
   enum comm_op result;
   intgo _swig_go_result;
   
@@ -975,7 +978,7 @@ intgo _wrap_COMM_OP_BXOR_capi_a297df38d1b50be8() {
 }
 
 
-_gostring_ _wrap_comm_op_name_capi_a297df38d1b50be8(intgo _swig_go_0) {
+_gostring_ _wrap_comm_op_name_capi_c3ade83f61403089(intgo _swig_go_0) {
   comm_op_t arg1 ;
   char *result = 0 ;
   _gostring_ _swig_go_result;
@@ -988,7 +991,7 @@ _gostring_ _wrap_comm_op_name_capi_a297df38d1b50be8(intgo _swig_go_0) {
 }
 
 
-intgo _wrap_COMM_MEMORY_HOST_capi_a297df38d1b50be8() {
+intgo _wrap_COMM_MEMORY_HOST_capi_c3ade83f61403089() {
   enum comm_memory_type result;
   intgo _swig_go_result;
   
@@ -1000,7 +1003,7 @@ intgo _wrap_COMM_MEMORY_HOST_capi_a297df38d1b50be8() {
 }
 
 
-intgo _wrap_COMM_MEMORY_CUDA_capi_a297df38d1b50be8() {
+intgo _wrap_COMM_MEMORY_CUDA_capi_c3ade83f61403089() {
   enum comm_memory_type result;
   intgo _swig_go_result;
   
@@ -1012,7 +1015,7 @@ intgo _wrap_COMM_MEMORY_CUDA_capi_a297df38d1b50be8() {
 }
 
 
-intgo _wrap_comm_tensor_create_capi_a297df38d1b50be8(comm_tensor_t **_swig_go_0, void *_swig_go_1, intgo _swig_go_2, intgo _swig_go_3, long long *_swig_go_4) {
+intgo _wrap_comm_tensor_create_capi_c3ade83f61403089(comm_tensor_t **_swig_go_0, void *_swig_go_1, intgo _swig_go_2, intgo _swig_go_3, long long *_swig_go_4) {
   comm_tensor_t **arg1 = (comm_tensor_t **) 0 ;
   void *arg2 = (void *) 0 ;
   comm_dtype_t arg3 ;
@@ -1033,7 +1036,7 @@ intgo _wrap_comm_tensor_create_capi_a297df38d1b50be8(comm_tensor_t **_swig_go_0,
 }
 
 
-intgo _wrap_comm_tensor_destroy_capi_a297df38d1b50be8(comm_tensor_t *_swig_go_0) {
+intgo _wrap_comm_tensor_destroy_capi_c3ade83f61403089(comm_tensor_t *_swig_go_0) {
   comm_tensor_t *arg1 = (comm_tensor_t *) 0 ;
   comm_status_t result;
   intgo _swig_go_result;
@@ -1046,7 +1049,24 @@ intgo _wrap_comm_tensor_destroy_capi_a297df38d1b50be8(comm_tensor_t *_swig_go_0)
 }
 
 
-intgo _wrap_comm_config_create_capi_a297df38d1b50be8(comm_config_t **_swig_go_0) {
+intgo _wrap_comm_tensor_set_memory_capi_c3ade83f61403089(comm_tensor_t *_swig_go_0, intgo _swig_go_1, intgo _swig_go_2) {
+  comm_tensor_t *arg1 = (comm_tensor_t *) 0 ;
+  comm_memory_type_t arg2 ;
+  int arg3 ;
+  comm_status_t result;
+  intgo _swig_go_result;
+  
+  arg1 = (comm_tensor_t *)_swig_go_0; 
+  arg2 = (comm_memory_type_t)_swig_go_1; 
+  arg3 = (int)_swig_go_2; 
+  
+  result = (comm_status_t)comm_tensor_set_memory(arg1,arg2,arg3);
+  _swig_go_result = (intgo)result; 
+  return _swig_go_result;
+}
+
+
+intgo _wrap_comm_config_create_capi_c3ade83f61403089(comm_config_t **_swig_go_0) {
   comm_config_t **arg1 = (comm_config_t **) 0 ;
   comm_status_t result;
   intgo _swig_go_result;
@@ -1059,7 +1079,7 @@ intgo _wrap_comm_config_create_capi_a297df38d1b50be8(comm_config_t **_swig_go_0)
 }
 
 
-intgo _wrap_comm_config_destroy_capi_a297df38d1b50be8(comm_config_t *_swig_go_0) {
+intgo _wrap_comm_config_destroy_capi_c3ade83f61403089(comm_config_t *_swig_go_0) {
   comm_config_t *arg1 = (comm_config_t *) 0 ;
   comm_status_t result;
   intgo _swig_go_result;
@@ -1072,7 +1092,7 @@ intgo _wrap_comm_config_destroy_capi_a297df38d1b50be8(comm_config_t *_swig_go_0)
 }
 
 
-intgo _wrap_comm_config_set_capi_a297df38d1b50be8(comm_config_t *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2) {
+intgo _wrap_comm_config_set_capi_c3ade83f61403089(comm_config_t *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2) {
   comm_config_t *arg1 = (comm_config_t *) 0 ;
   char *arg2 = (char *) 0 ;
   char *arg3 = (char *) 0 ;
@@ -1099,7 +1119,7 @@ intgo _wrap_comm_config_set_capi_a297df38d1b50be8(comm_config_t *_swig_go_0, _go
 }
 
 
-intgo _wrap_comm_init_capi_a297df38d1b50be8(comm_t **_swig_go_0, comm_config_t *_swig_go_1) {
+intgo _wrap_comm_init_capi_c3ade83f61403089(comm_t **_swig_go_0, comm_config_t *_swig_go_1) {
   comm_t **arg1 = (comm_t **) 0 ;
   comm_config_t *arg2 = (comm_config_t *) 0 ;
   comm_status_t result;
@@ -1114,7 +1134,7 @@ intgo _wrap_comm_init_capi_a297df38d1b50be8(comm_t **_swig_go_0, comm_config_t *
 }
 
 
-intgo _wrap_comm_destroy_capi_a297df38d1b50be8(comm_t *_swig_go_0) {
+intgo _wrap_comm_destroy_capi_c3ade83f61403089(comm_t *_swig_go_0) {
   comm_t *arg1 = (comm_t *) 0 ;
   comm_status_t result;
   intgo _swig_go_result;
@@ -1127,7 +1147,7 @@ intgo _wrap_comm_destroy_capi_a297df38d1b50be8(comm_t *_swig_go_0) {
 }
 
 
-intgo _wrap_comm_abort_capi_a297df38d1b50be8(comm_t *_swig_go_0) {
+intgo _wrap_comm_abort_capi_c3ade83f61403089(comm_t *_swig_go_0) {
   comm_t *arg1 = (comm_t *) 0 ;
   comm_status_t result;
   intgo _swig_go_result;
@@ -1140,7 +1160,7 @@ intgo _wrap_comm_abort_capi_a297df38d1b50be8(comm_t *_swig_go_0) {
 }
 
 
-intgo _wrap_comm_rank_capi_a297df38d1b50be8(int *_swig_go_0, comm_t *_swig_go_1) {
+intgo _wrap_comm_rank_capi_c3ade83f61403089(int *_swig_go_0, comm_t *_swig_go_1) {
   int *arg1 = (int *) 0 ;
   comm_t *arg2 = (comm_t *) 0 ;
   comm_status_t result;
@@ -1155,7 +1175,7 @@ intgo _wrap_comm_rank_capi_a297df38d1b50be8(int *_swig_go_0, comm_t *_swig_go_1)
 }
 
 
-intgo _wrap_comm_size_capi_a297df38d1b50be8(int *_swig_go_0, comm_t *_swig_go_1) {
+intgo _wrap_comm_size_capi_c3ade83f61403089(int *_swig_go_0, comm_t *_swig_go_1) {
   int *arg1 = (int *) 0 ;
   comm_t *arg2 = (comm_t *) 0 ;
   comm_status_t result;
@@ -1170,7 +1190,7 @@ intgo _wrap_comm_size_capi_a297df38d1b50be8(int *_swig_go_0, comm_t *_swig_go_1)
 }
 
 
-intgo _wrap_comm_local_rank_capi_a297df38d1b50be8(int *_swig_go_0, comm_t *_swig_go_1) {
+intgo _wrap_comm_local_rank_capi_c3ade83f61403089(int *_swig_go_0, comm_t *_swig_go_1) {
   int *arg1 = (int *) 0 ;
   comm_t *arg2 = (comm_t *) 0 ;
   comm_status_t result;
@@ -1185,7 +1205,7 @@ intgo _wrap_comm_local_rank_capi_a297df38d1b50be8(int *_swig_go_0, comm_t *_swig
 }
 
 
-intgo _wrap_comm_local_size_capi_a297df38d1b50be8(int *_swig_go_0, comm_t *_swig_go_1) {
+intgo _wrap_comm_local_size_capi_c3ade83f61403089(int *_swig_go_0, comm_t *_swig_go_1) {
   int *arg1 = (int *) 0 ;
   comm_t *arg2 = (comm_t *) 0 ;
   comm_status_t result;
@@ -1200,7 +1220,7 @@ intgo _wrap_comm_local_size_capi_a297df38d1b50be8(int *_swig_go_0, comm_t *_swig
 }
 
 
-intgo _wrap_comm_node_count_capi_a297df38d1b50be8(int *_swig_go_0, comm_t *_swig_go_1) {
+intgo _wrap_comm_node_count_capi_c3ade83f61403089(int *_swig_go_0, comm_t *_swig_go_1) {
   int *arg1 = (int *) 0 ;
   comm_t *arg2 = (comm_t *) 0 ;
   comm_status_t result;
@@ -1215,7 +1235,7 @@ intgo _wrap_comm_node_count_capi_a297df38d1b50be8(int *_swig_go_0, comm_t *_swig
 }
 
 
-intgo _wrap_comm_node_id_capi_a297df38d1b50be8(int *_swig_go_0, comm_t *_swig_go_1) {
+intgo _wrap_comm_node_id_capi_c3ade83f61403089(int *_swig_go_0, comm_t *_swig_go_1) {
   int *arg1 = (int *) 0 ;
   comm_t *arg2 = (comm_t *) 0 ;
   comm_status_t result;
@@ -1230,7 +1250,7 @@ intgo _wrap_comm_node_id_capi_a297df38d1b50be8(int *_swig_go_0, comm_t *_swig_go
 }
 
 
-intgo _wrap_comm_timeout_capi_a297df38d1b50be8(long long *_swig_go_0, comm_t *_swig_go_1) {
+intgo _wrap_comm_timeout_capi_c3ade83f61403089(long long *_swig_go_0, comm_t *_swig_go_1) {
   int64_t *arg1 = (int64_t *) 0 ;
   comm_t *arg2 = (comm_t *) 0 ;
   comm_status_t result;
@@ -1245,7 +1265,7 @@ intgo _wrap_comm_timeout_capi_a297df38d1b50be8(long long *_swig_go_0, comm_t *_s
 }
 
 
-intgo _wrap_comm_failed_rank_capi_a297df38d1b50be8(int *_swig_go_0, comm_t *_swig_go_1) {
+intgo _wrap_comm_failed_rank_capi_c3ade83f61403089(int *_swig_go_0, comm_t *_swig_go_1) {
   int *arg1 = (int *) 0 ;
   comm_t *arg2 = (comm_t *) 0 ;
   comm_status_t result;
@@ -1260,7 +1280,7 @@ intgo _wrap_comm_failed_rank_capi_a297df38d1b50be8(int *_swig_go_0, comm_t *_swi
 }
 
 
-intgo _wrap_comm_set_timeout_capi_a297df38d1b50be8(comm_t *_swig_go_0, long long _swig_go_1) {
+intgo _wrap_comm_set_timeout_capi_c3ade83f61403089(comm_t *_swig_go_0, long long _swig_go_1) {
   comm_t *arg1 = (comm_t *) 0 ;
   int64_t arg2 ;
   comm_status_t result;
@@ -1275,7 +1295,7 @@ intgo _wrap_comm_set_timeout_capi_a297df38d1b50be8(comm_t *_swig_go_0, long long
 }
 
 
-intgo _wrap_comm_set_stream_capi_a297df38d1b50be8(comm_t *_swig_go_0, void *_swig_go_1) {
+intgo _wrap_comm_set_stream_capi_c3ade83f61403089(comm_t *_swig_go_0, void *_swig_go_1) {
   comm_t *arg1 = (comm_t *) 0 ;
   void *arg2 = (void *) 0 ;
   comm_status_t result;
@@ -1290,7 +1310,7 @@ intgo _wrap_comm_set_stream_capi_a297df38d1b50be8(comm_t *_swig_go_0, void *_swi
 }
 
 
-intgo _wrap_comm_stream_capi_a297df38d1b50be8(void **_swig_go_0, comm_t *_swig_go_1) {
+intgo _wrap_comm_stream_capi_c3ade83f61403089(void **_swig_go_0, comm_t *_swig_go_1) {
   void **arg1 = (void **) 0 ;
   comm_t *arg2 = (comm_t *) 0 ;
   comm_status_t result;
@@ -1305,7 +1325,7 @@ intgo _wrap_comm_stream_capi_a297df38d1b50be8(void **_swig_go_0, comm_t *_swig_g
 }
 
 
-intgo _wrap_COMM_UNDEFINED_capi_a297df38d1b50be8() {
+intgo _wrap_COMM_UNDEFINED_capi_c3ade83f61403089() {
   int result;
   intgo _swig_go_result;
   
@@ -1316,7 +1336,7 @@ intgo _wrap_COMM_UNDEFINED_capi_a297df38d1b50be8() {
 }
 
 
-intgo _wrap_comm_group_create_capi_a297df38d1b50be8(comm_t **_swig_go_0, comm_t *_swig_go_1, intgo _swig_go_2, int *_swig_go_3, _gostring_ _swig_go_4) {
+intgo _wrap_comm_group_create_capi_c3ade83f61403089(comm_t **_swig_go_0, comm_t *_swig_go_1, intgo _swig_go_2, int *_swig_go_3, _gostring_ _swig_go_4) {
   comm_t **arg1 = (comm_t **) 0 ;
   comm_t *arg2 = (comm_t *) 0 ;
   int arg3 ;
@@ -1346,7 +1366,7 @@ intgo _wrap_comm_group_create_capi_a297df38d1b50be8(comm_t **_swig_go_0, comm_t 
 }
 
 
-intgo _wrap_comm_split_capi_a297df38d1b50be8(comm_t **_swig_go_0, comm_t *_swig_go_1, intgo _swig_go_2, intgo _swig_go_3, _gostring_ _swig_go_4) {
+intgo _wrap_comm_split_capi_c3ade83f61403089(comm_t **_swig_go_0, comm_t *_swig_go_1, intgo _swig_go_2, intgo _swig_go_3, _gostring_ _swig_go_4) {
   comm_t **arg1 = (comm_t **) 0 ;
   comm_t *arg2 = (comm_t *) 0 ;
   int arg3 ;
@@ -1376,7 +1396,7 @@ intgo _wrap_comm_split_capi_a297df38d1b50be8(comm_t **_swig_go_0, comm_t *_swig_
 }
 
 
-intgo _wrap_comm_split_by_node_capi_a297df38d1b50be8(comm_t **_swig_go_0, comm_t *_swig_go_1, _gostring_ _swig_go_2) {
+intgo _wrap_comm_split_by_node_capi_c3ade83f61403089(comm_t **_swig_go_0, comm_t *_swig_go_1, _gostring_ _swig_go_2) {
   comm_t **arg1 = (comm_t **) 0 ;
   comm_t *arg2 = (comm_t *) 0 ;
   char *arg3 = (char *) 0 ;
@@ -1402,7 +1422,7 @@ intgo _wrap_comm_split_by_node_capi_a297df38d1b50be8(comm_t **_swig_go_0, comm_t
 }
 
 
-intgo _wrap_comm_rank_to_world_capi_a297df38d1b50be8(int *_swig_go_0, comm_t *_swig_go_1, intgo _swig_go_2) {
+intgo _wrap_comm_rank_to_world_capi_c3ade83f61403089(int *_swig_go_0, comm_t *_swig_go_1, intgo _swig_go_2) {
   int *arg1 = (int *) 0 ;
   comm_t *arg2 = (comm_t *) 0 ;
   int arg3 ;
@@ -1419,7 +1439,7 @@ intgo _wrap_comm_rank_to_world_capi_a297df38d1b50be8(int *_swig_go_0, comm_t *_s
 }
 
 
-intgo _wrap_comm_rank_from_world_capi_a297df38d1b50be8(int *_swig_go_0, comm_t *_swig_go_1, intgo _swig_go_2) {
+intgo _wrap_comm_rank_from_world_capi_c3ade83f61403089(int *_swig_go_0, comm_t *_swig_go_1, intgo _swig_go_2) {
   int *arg1 = (int *) 0 ;
   comm_t *arg2 = (comm_t *) 0 ;
   int arg3 ;
@@ -1436,7 +1456,7 @@ intgo _wrap_comm_rank_from_world_capi_a297df38d1b50be8(int *_swig_go_0, comm_t *
 }
 
 
-intgo _wrap_COMM_TIMEOUT_DEFAULT_capi_a297df38d1b50be8() {
+intgo _wrap_COMM_TIMEOUT_DEFAULT_capi_c3ade83f61403089() {
   int result;
   intgo _swig_go_result;
   
@@ -1447,7 +1467,7 @@ intgo _wrap_COMM_TIMEOUT_DEFAULT_capi_a297df38d1b50be8() {
 }
 
 
-intgo _wrap_comm_handle_wait_capi_a297df38d1b50be8(comm_handle_t *_swig_go_0, long long _swig_go_1) {
+intgo _wrap_comm_handle_wait_capi_c3ade83f61403089(comm_handle_t *_swig_go_0, long long _swig_go_1) {
   comm_handle_t *arg1 = (comm_handle_t *) 0 ;
   int64_t arg2 ;
   comm_status_t result;
@@ -1462,7 +1482,7 @@ intgo _wrap_comm_handle_wait_capi_a297df38d1b50be8(comm_handle_t *_swig_go_0, lo
 }
 
 
-intgo _wrap_comm_handle_test_capi_a297df38d1b50be8(comm_handle_t *_swig_go_0) {
+intgo _wrap_comm_handle_test_capi_c3ade83f61403089(comm_handle_t *_swig_go_0) {
   comm_handle_t *arg1 = (comm_handle_t *) 0 ;
   comm_status_t result;
   intgo _swig_go_result;
@@ -1475,7 +1495,7 @@ intgo _wrap_comm_handle_test_capi_a297df38d1b50be8(comm_handle_t *_swig_go_0) {
 }
 
 
-intgo _wrap_comm_handle_destroy_capi_a297df38d1b50be8(comm_handle_t *_swig_go_0) {
+intgo _wrap_comm_handle_destroy_capi_c3ade83f61403089(comm_handle_t *_swig_go_0) {
   comm_handle_t *arg1 = (comm_handle_t *) 0 ;
   comm_status_t result;
   intgo _swig_go_result;
@@ -1488,7 +1508,7 @@ intgo _wrap_comm_handle_destroy_capi_a297df38d1b50be8(comm_handle_t *_swig_go_0)
 }
 
 
-intgo _wrap_comm_send_capi_a297df38d1b50be8(comm_t *_swig_go_0, comm_tensor_t *_swig_go_1, intgo _swig_go_2, intgo _swig_go_3, comm_handle_t **_swig_go_4) {
+intgo _wrap_comm_send_capi_c3ade83f61403089(comm_t *_swig_go_0, comm_tensor_t *_swig_go_1, intgo _swig_go_2, intgo _swig_go_3, comm_handle_t **_swig_go_4) {
   comm_t *arg1 = (comm_t *) 0 ;
   comm_tensor_t *arg2 = (comm_tensor_t *) 0 ;
   int arg3 ;
@@ -1509,7 +1529,7 @@ intgo _wrap_comm_send_capi_a297df38d1b50be8(comm_t *_swig_go_0, comm_tensor_t *_
 }
 
 
-intgo _wrap_comm_recv_capi_a297df38d1b50be8(comm_t *_swig_go_0, comm_tensor_t *_swig_go_1, intgo _swig_go_2, intgo _swig_go_3, comm_handle_t **_swig_go_4) {
+intgo _wrap_comm_recv_capi_c3ade83f61403089(comm_t *_swig_go_0, comm_tensor_t *_swig_go_1, intgo _swig_go_2, intgo _swig_go_3, comm_handle_t **_swig_go_4) {
   comm_t *arg1 = (comm_t *) 0 ;
   comm_tensor_t *arg2 = (comm_tensor_t *) 0 ;
   int arg3 ;
@@ -1530,7 +1550,7 @@ intgo _wrap_comm_recv_capi_a297df38d1b50be8(comm_t *_swig_go_0, comm_tensor_t *_
 }
 
 
-intgo _wrap_comm_batch_create_capi_a297df38d1b50be8(comm_batch_t **_swig_go_0) {
+intgo _wrap_comm_batch_create_capi_c3ade83f61403089(comm_batch_t **_swig_go_0) {
   comm_batch_t **arg1 = (comm_batch_t **) 0 ;
   comm_status_t result;
   intgo _swig_go_result;
@@ -1543,7 +1563,7 @@ intgo _wrap_comm_batch_create_capi_a297df38d1b50be8(comm_batch_t **_swig_go_0) {
 }
 
 
-intgo _wrap_comm_batch_destroy_capi_a297df38d1b50be8(comm_batch_t *_swig_go_0) {
+intgo _wrap_comm_batch_destroy_capi_c3ade83f61403089(comm_batch_t *_swig_go_0) {
   comm_batch_t *arg1 = (comm_batch_t *) 0 ;
   comm_status_t result;
   intgo _swig_go_result;
@@ -1556,7 +1576,7 @@ intgo _wrap_comm_batch_destroy_capi_a297df38d1b50be8(comm_batch_t *_swig_go_0) {
 }
 
 
-intgo _wrap_comm_batch_add_send_capi_a297df38d1b50be8(comm_batch_t *_swig_go_0, comm_tensor_t *_swig_go_1, intgo _swig_go_2, intgo _swig_go_3) {
+intgo _wrap_comm_batch_add_send_capi_c3ade83f61403089(comm_batch_t *_swig_go_0, comm_tensor_t *_swig_go_1, intgo _swig_go_2, intgo _swig_go_3) {
   comm_batch_t *arg1 = (comm_batch_t *) 0 ;
   comm_tensor_t *arg2 = (comm_tensor_t *) 0 ;
   int arg3 ;
@@ -1575,7 +1595,7 @@ intgo _wrap_comm_batch_add_send_capi_a297df38d1b50be8(comm_batch_t *_swig_go_0, 
 }
 
 
-intgo _wrap_comm_batch_add_recv_capi_a297df38d1b50be8(comm_batch_t *_swig_go_0, comm_tensor_t *_swig_go_1, intgo _swig_go_2, intgo _swig_go_3) {
+intgo _wrap_comm_batch_add_recv_capi_c3ade83f61403089(comm_batch_t *_swig_go_0, comm_tensor_t *_swig_go_1, intgo _swig_go_2, intgo _swig_go_3) {
   comm_batch_t *arg1 = (comm_batch_t *) 0 ;
   comm_tensor_t *arg2 = (comm_tensor_t *) 0 ;
   int arg3 ;
@@ -1594,7 +1614,7 @@ intgo _wrap_comm_batch_add_recv_capi_a297df38d1b50be8(comm_batch_t *_swig_go_0, 
 }
 
 
-intgo _wrap_comm_batch_start_capi_a297df38d1b50be8(comm_t *_swig_go_0, comm_batch_t *_swig_go_1, comm_handle_t **_swig_go_2) {
+intgo _wrap_comm_batch_start_capi_c3ade83f61403089(comm_t *_swig_go_0, comm_batch_t *_swig_go_1, comm_handle_t **_swig_go_2) {
   comm_t *arg1 = (comm_t *) 0 ;
   comm_batch_t *arg2 = (comm_batch_t *) 0 ;
   comm_handle_t **arg3 = (comm_handle_t **) 0 ;
@@ -1611,7 +1631,7 @@ intgo _wrap_comm_batch_start_capi_a297df38d1b50be8(comm_t *_swig_go_0, comm_batc
 }
 
 
-intgo _wrap_comm_barrier_capi_a297df38d1b50be8(comm_t *_swig_go_0, comm_handle_t **_swig_go_1) {
+intgo _wrap_comm_barrier_capi_c3ade83f61403089(comm_t *_swig_go_0, comm_handle_t **_swig_go_1) {
   comm_t *arg1 = (comm_t *) 0 ;
   comm_handle_t **arg2 = (comm_handle_t **) 0 ;
   comm_status_t result;
@@ -1626,7 +1646,7 @@ intgo _wrap_comm_barrier_capi_a297df38d1b50be8(comm_t *_swig_go_0, comm_handle_t
 }
 
 
-intgo _wrap_comm_all_reduce_capi_a297df38d1b50be8(comm_t *_swig_go_0, comm_tensor_t *_swig_go_1, comm_tensor_t *_swig_go_2, intgo _swig_go_3, comm_handle_t **_swig_go_4) {
+intgo _wrap_comm_all_reduce_capi_c3ade83f61403089(comm_t *_swig_go_0, comm_tensor_t *_swig_go_1, comm_tensor_t *_swig_go_2, intgo _swig_go_3, comm_handle_t **_swig_go_4) {
   comm_t *arg1 = (comm_t *) 0 ;
   comm_tensor_t *arg2 = (comm_tensor_t *) 0 ;
   comm_tensor_t *arg3 = (comm_tensor_t *) 0 ;
@@ -1647,7 +1667,7 @@ intgo _wrap_comm_all_reduce_capi_a297df38d1b50be8(comm_t *_swig_go_0, comm_tenso
 }
 
 
-intgo _wrap_comm_reduce_capi_a297df38d1b50be8(comm_t *_swig_go_0, comm_tensor_t *_swig_go_1, comm_tensor_t *_swig_go_2, intgo _swig_go_3, intgo _swig_go_4, comm_handle_t **_swig_go_5) {
+intgo _wrap_comm_reduce_capi_c3ade83f61403089(comm_t *_swig_go_0, comm_tensor_t *_swig_go_1, comm_tensor_t *_swig_go_2, intgo _swig_go_3, intgo _swig_go_4, comm_handle_t **_swig_go_5) {
   comm_t *arg1 = (comm_t *) 0 ;
   comm_tensor_t *arg2 = (comm_tensor_t *) 0 ;
   comm_tensor_t *arg3 = (comm_tensor_t *) 0 ;
@@ -1670,7 +1690,7 @@ intgo _wrap_comm_reduce_capi_a297df38d1b50be8(comm_t *_swig_go_0, comm_tensor_t 
 }
 
 
-intgo _wrap_comm_broadcast_capi_a297df38d1b50be8(comm_t *_swig_go_0, comm_tensor_t *_swig_go_1, comm_tensor_t *_swig_go_2, intgo _swig_go_3, comm_handle_t **_swig_go_4) {
+intgo _wrap_comm_broadcast_capi_c3ade83f61403089(comm_t *_swig_go_0, comm_tensor_t *_swig_go_1, comm_tensor_t *_swig_go_2, intgo _swig_go_3, comm_handle_t **_swig_go_4) {
   comm_t *arg1 = (comm_t *) 0 ;
   comm_tensor_t *arg2 = (comm_tensor_t *) 0 ;
   comm_tensor_t *arg3 = (comm_tensor_t *) 0 ;
@@ -1691,7 +1711,7 @@ intgo _wrap_comm_broadcast_capi_a297df38d1b50be8(comm_t *_swig_go_0, comm_tensor
 }
 
 
-intgo _wrap_comm_all_gather_capi_a297df38d1b50be8(comm_t *_swig_go_0, comm_tensor_t *_swig_go_1, comm_tensor_t *_swig_go_2, comm_handle_t **_swig_go_3) {
+intgo _wrap_comm_all_gather_capi_c3ade83f61403089(comm_t *_swig_go_0, comm_tensor_t *_swig_go_1, comm_tensor_t *_swig_go_2, comm_handle_t **_swig_go_3) {
   comm_t *arg1 = (comm_t *) 0 ;
   comm_tensor_t *arg2 = (comm_tensor_t *) 0 ;
   comm_tensor_t *arg3 = (comm_tensor_t *) 0 ;
@@ -1710,7 +1730,7 @@ intgo _wrap_comm_all_gather_capi_a297df38d1b50be8(comm_t *_swig_go_0, comm_tenso
 }
 
 
-intgo _wrap_comm_reduce_scatter_capi_a297df38d1b50be8(comm_t *_swig_go_0, comm_tensor_t *_swig_go_1, comm_tensor_t *_swig_go_2, intgo _swig_go_3, comm_handle_t **_swig_go_4) {
+intgo _wrap_comm_reduce_scatter_capi_c3ade83f61403089(comm_t *_swig_go_0, comm_tensor_t *_swig_go_1, comm_tensor_t *_swig_go_2, intgo _swig_go_3, comm_handle_t **_swig_go_4) {
   comm_t *arg1 = (comm_t *) 0 ;
   comm_tensor_t *arg2 = (comm_tensor_t *) 0 ;
   comm_tensor_t *arg3 = (comm_tensor_t *) 0 ;
@@ -1731,7 +1751,7 @@ intgo _wrap_comm_reduce_scatter_capi_a297df38d1b50be8(comm_t *_swig_go_0, comm_t
 }
 
 
-intgo _wrap_comm_gather_capi_a297df38d1b50be8(comm_t *_swig_go_0, comm_tensor_t *_swig_go_1, comm_tensor_t *_swig_go_2, intgo _swig_go_3, comm_handle_t **_swig_go_4) {
+intgo _wrap_comm_gather_capi_c3ade83f61403089(comm_t *_swig_go_0, comm_tensor_t *_swig_go_1, comm_tensor_t *_swig_go_2, intgo _swig_go_3, comm_handle_t **_swig_go_4) {
   comm_t *arg1 = (comm_t *) 0 ;
   comm_tensor_t *arg2 = (comm_tensor_t *) 0 ;
   comm_tensor_t *arg3 = (comm_tensor_t *) 0 ;
@@ -1752,7 +1772,7 @@ intgo _wrap_comm_gather_capi_a297df38d1b50be8(comm_t *_swig_go_0, comm_tensor_t 
 }
 
 
-intgo _wrap_comm_scatter_capi_a297df38d1b50be8(comm_t *_swig_go_0, comm_tensor_t *_swig_go_1, comm_tensor_t *_swig_go_2, intgo _swig_go_3, comm_handle_t **_swig_go_4) {
+intgo _wrap_comm_scatter_capi_c3ade83f61403089(comm_t *_swig_go_0, comm_tensor_t *_swig_go_1, comm_tensor_t *_swig_go_2, intgo _swig_go_3, comm_handle_t **_swig_go_4) {
   comm_t *arg1 = (comm_t *) 0 ;
   comm_tensor_t *arg2 = (comm_tensor_t *) 0 ;
   comm_tensor_t *arg3 = (comm_tensor_t *) 0 ;
@@ -1773,7 +1793,7 @@ intgo _wrap_comm_scatter_capi_a297df38d1b50be8(comm_t *_swig_go_0, comm_tensor_t
 }
 
 
-intgo _wrap_comm_all_to_all_single_capi_a297df38d1b50be8(comm_t *_swig_go_0, comm_tensor_t *_swig_go_1, comm_tensor_t *_swig_go_2, long long *_swig_go_3, long long *_swig_go_4, comm_handle_t **_swig_go_5) {
+intgo _wrap_comm_all_to_all_single_capi_c3ade83f61403089(comm_t *_swig_go_0, comm_tensor_t *_swig_go_1, comm_tensor_t *_swig_go_2, long long *_swig_go_3, long long *_swig_go_4, comm_handle_t **_swig_go_5) {
   comm_t *arg1 = (comm_t *) 0 ;
   comm_tensor_t *arg2 = (comm_tensor_t *) 0 ;
   comm_tensor_t *arg3 = (comm_tensor_t *) 0 ;
@@ -1796,7 +1816,7 @@ intgo _wrap_comm_all_to_all_single_capi_a297df38d1b50be8(comm_t *_swig_go_0, com
 }
 
 
-intgo _wrap_comm_all_to_all_capi_a297df38d1b50be8(comm_t *_swig_go_0, intgo _swig_go_1, comm_tensor_t **_swig_go_2, intgo _swig_go_3, comm_tensor_t **_swig_go_4, comm_handle_t **_swig_go_5) {
+intgo _wrap_comm_all_to_all_capi_c3ade83f61403089(comm_t *_swig_go_0, intgo _swig_go_1, comm_tensor_t **_swig_go_2, intgo _swig_go_3, comm_tensor_t **_swig_go_4, comm_handle_t **_swig_go_5) {
   comm_t *arg1 = (comm_t *) 0 ;
   int arg2 ;
   comm_tensor_t **arg3 = (comm_tensor_t **) 0 ;
@@ -1819,7 +1839,7 @@ intgo _wrap_comm_all_to_all_capi_a297df38d1b50be8(comm_t *_swig_go_0, intgo _swi
 }
 
 
-intgo _wrap_comm_all_gather_v_capi_a297df38d1b50be8(comm_t *_swig_go_0, comm_tensor_t *_swig_go_1, comm_tensor_t *_swig_go_2, long long *_swig_go_3, comm_handle_t **_swig_go_4) {
+intgo _wrap_comm_all_gather_v_capi_c3ade83f61403089(comm_t *_swig_go_0, comm_tensor_t *_swig_go_1, comm_tensor_t *_swig_go_2, long long *_swig_go_3, comm_handle_t **_swig_go_4) {
   comm_t *arg1 = (comm_t *) 0 ;
   comm_tensor_t *arg2 = (comm_tensor_t *) 0 ;
   comm_tensor_t *arg3 = (comm_tensor_t *) 0 ;
@@ -1840,7 +1860,7 @@ intgo _wrap_comm_all_gather_v_capi_a297df38d1b50be8(comm_t *_swig_go_0, comm_ten
 }
 
 
-intgo _wrap_comm_reduce_scatter_v_capi_a297df38d1b50be8(comm_t *_swig_go_0, comm_tensor_t *_swig_go_1, comm_tensor_t *_swig_go_2, long long *_swig_go_3, intgo _swig_go_4, comm_handle_t **_swig_go_5) {
+intgo _wrap_comm_reduce_scatter_v_capi_c3ade83f61403089(comm_t *_swig_go_0, comm_tensor_t *_swig_go_1, comm_tensor_t *_swig_go_2, long long *_swig_go_3, intgo _swig_go_4, comm_handle_t **_swig_go_5) {
   comm_t *arg1 = (comm_t *) 0 ;
   comm_tensor_t *arg2 = (comm_tensor_t *) 0 ;
   comm_tensor_t *arg3 = (comm_tensor_t *) 0 ;
@@ -1863,7 +1883,7 @@ intgo _wrap_comm_reduce_scatter_v_capi_a297df38d1b50be8(comm_t *_swig_go_0, comm
 }
 
 
-intgo _wrap_comm_gather_v_capi_a297df38d1b50be8(comm_t *_swig_go_0, comm_tensor_t *_swig_go_1, comm_tensor_t *_swig_go_2, long long *_swig_go_3, intgo _swig_go_4, comm_handle_t **_swig_go_5) {
+intgo _wrap_comm_gather_v_capi_c3ade83f61403089(comm_t *_swig_go_0, comm_tensor_t *_swig_go_1, comm_tensor_t *_swig_go_2, long long *_swig_go_3, intgo _swig_go_4, comm_handle_t **_swig_go_5) {
   comm_t *arg1 = (comm_t *) 0 ;
   comm_tensor_t *arg2 = (comm_tensor_t *) 0 ;
   comm_tensor_t *arg3 = (comm_tensor_t *) 0 ;
@@ -1886,7 +1906,7 @@ intgo _wrap_comm_gather_v_capi_a297df38d1b50be8(comm_t *_swig_go_0, comm_tensor_
 }
 
 
-intgo _wrap_comm_scatter_v_capi_a297df38d1b50be8(comm_t *_swig_go_0, comm_tensor_t *_swig_go_1, comm_tensor_t *_swig_go_2, long long *_swig_go_3, intgo _swig_go_4, comm_handle_t **_swig_go_5) {
+intgo _wrap_comm_scatter_v_capi_c3ade83f61403089(comm_t *_swig_go_0, comm_tensor_t *_swig_go_1, comm_tensor_t *_swig_go_2, long long *_swig_go_3, intgo _swig_go_4, comm_handle_t **_swig_go_5) {
   comm_t *arg1 = (comm_t *) 0 ;
   comm_tensor_t *arg2 = (comm_tensor_t *) 0 ;
   comm_tensor_t *arg3 = (comm_tensor_t *) 0 ;
@@ -1909,7 +1929,7 @@ intgo _wrap_comm_scatter_v_capi_a297df38d1b50be8(comm_t *_swig_go_0, comm_tensor
 }
 
 
-intgo _wrap_comm_go_all_reduce_capi_a297df38d1b50be8(comm_t *_swig_go_0, void *_swig_go_1, long long _swig_go_2, intgo _swig_go_3, void *_swig_go_4, long long _swig_go_5, intgo _swig_go_6, intgo _swig_go_7, intgo _swig_go_8, comm_handle_t **_swig_go_9) {
+intgo _wrap_comm_go_all_reduce_capi_c3ade83f61403089(comm_t *_swig_go_0, void *_swig_go_1, long long _swig_go_2, intgo _swig_go_3, void *_swig_go_4, long long _swig_go_5, intgo _swig_go_6, intgo _swig_go_7, intgo _swig_go_8, comm_handle_t **_swig_go_9) {
   comm_t *arg1 = (comm_t *) 0 ;
   void *arg2 = (void *) 0 ;
   int64_t arg3 ;
@@ -1940,7 +1960,7 @@ intgo _wrap_comm_go_all_reduce_capi_a297df38d1b50be8(comm_t *_swig_go_0, void *_
 }
 
 
-intgo _wrap_comm_go_reduce_capi_a297df38d1b50be8(comm_t *_swig_go_0, void *_swig_go_1, long long _swig_go_2, intgo _swig_go_3, void *_swig_go_4, long long _swig_go_5, intgo _swig_go_6, intgo _swig_go_7, intgo _swig_go_8, intgo _swig_go_9, comm_handle_t **_swig_go_10) {
+intgo _wrap_comm_go_reduce_capi_c3ade83f61403089(comm_t *_swig_go_0, void *_swig_go_1, long long _swig_go_2, intgo _swig_go_3, void *_swig_go_4, long long _swig_go_5, intgo _swig_go_6, intgo _swig_go_7, intgo _swig_go_8, intgo _swig_go_9, comm_handle_t **_swig_go_10) {
   comm_t *arg1 = (comm_t *) 0 ;
   void *arg2 = (void *) 0 ;
   int64_t arg3 ;
@@ -1973,7 +1993,7 @@ intgo _wrap_comm_go_reduce_capi_a297df38d1b50be8(comm_t *_swig_go_0, void *_swig
 }
 
 
-intgo _wrap_comm_go_broadcast_capi_a297df38d1b50be8(comm_t *_swig_go_0, void *_swig_go_1, long long _swig_go_2, intgo _swig_go_3, void *_swig_go_4, long long _swig_go_5, intgo _swig_go_6, intgo _swig_go_7, intgo _swig_go_8, comm_handle_t **_swig_go_9) {
+intgo _wrap_comm_go_broadcast_capi_c3ade83f61403089(comm_t *_swig_go_0, void *_swig_go_1, long long _swig_go_2, intgo _swig_go_3, void *_swig_go_4, long long _swig_go_5, intgo _swig_go_6, intgo _swig_go_7, intgo _swig_go_8, comm_handle_t **_swig_go_9) {
   comm_t *arg1 = (comm_t *) 0 ;
   void *arg2 = (void *) 0 ;
   int64_t arg3 ;
@@ -2004,7 +2024,7 @@ intgo _wrap_comm_go_broadcast_capi_a297df38d1b50be8(comm_t *_swig_go_0, void *_s
 }
 
 
-intgo _wrap_comm_go_all_gather_capi_a297df38d1b50be8(comm_t *_swig_go_0, void *_swig_go_1, long long _swig_go_2, intgo _swig_go_3, void *_swig_go_4, long long _swig_go_5, intgo _swig_go_6, intgo _swig_go_7, comm_handle_t **_swig_go_8) {
+intgo _wrap_comm_go_all_gather_capi_c3ade83f61403089(comm_t *_swig_go_0, void *_swig_go_1, long long _swig_go_2, intgo _swig_go_3, void *_swig_go_4, long long _swig_go_5, intgo _swig_go_6, intgo _swig_go_7, comm_handle_t **_swig_go_8) {
   comm_t *arg1 = (comm_t *) 0 ;
   void *arg2 = (void *) 0 ;
   int64_t arg3 ;
@@ -2033,7 +2053,7 @@ intgo _wrap_comm_go_all_gather_capi_a297df38d1b50be8(comm_t *_swig_go_0, void *_
 }
 
 
-intgo _wrap_comm_go_reduce_scatter_capi_a297df38d1b50be8(comm_t *_swig_go_0, void *_swig_go_1, long long _swig_go_2, intgo _swig_go_3, void *_swig_go_4, long long _swig_go_5, intgo _swig_go_6, intgo _swig_go_7, intgo _swig_go_8, comm_handle_t **_swig_go_9) {
+intgo _wrap_comm_go_reduce_scatter_capi_c3ade83f61403089(comm_t *_swig_go_0, void *_swig_go_1, long long _swig_go_2, intgo _swig_go_3, void *_swig_go_4, long long _swig_go_5, intgo _swig_go_6, intgo _swig_go_7, intgo _swig_go_8, comm_handle_t **_swig_go_9) {
   comm_t *arg1 = (comm_t *) 0 ;
   void *arg2 = (void *) 0 ;
   int64_t arg3 ;
@@ -2064,7 +2084,7 @@ intgo _wrap_comm_go_reduce_scatter_capi_a297df38d1b50be8(comm_t *_swig_go_0, voi
 }
 
 
-intgo _wrap_comm_go_gather_capi_a297df38d1b50be8(comm_t *_swig_go_0, void *_swig_go_1, long long _swig_go_2, intgo _swig_go_3, void *_swig_go_4, long long _swig_go_5, intgo _swig_go_6, intgo _swig_go_7, intgo _swig_go_8, comm_handle_t **_swig_go_9) {
+intgo _wrap_comm_go_gather_capi_c3ade83f61403089(comm_t *_swig_go_0, void *_swig_go_1, long long _swig_go_2, intgo _swig_go_3, void *_swig_go_4, long long _swig_go_5, intgo _swig_go_6, intgo _swig_go_7, intgo _swig_go_8, comm_handle_t **_swig_go_9) {
   comm_t *arg1 = (comm_t *) 0 ;
   void *arg2 = (void *) 0 ;
   int64_t arg3 ;
@@ -2095,7 +2115,7 @@ intgo _wrap_comm_go_gather_capi_a297df38d1b50be8(comm_t *_swig_go_0, void *_swig
 }
 
 
-intgo _wrap_comm_go_scatter_capi_a297df38d1b50be8(comm_t *_swig_go_0, void *_swig_go_1, long long _swig_go_2, intgo _swig_go_3, void *_swig_go_4, long long _swig_go_5, intgo _swig_go_6, intgo _swig_go_7, intgo _swig_go_8, comm_handle_t **_swig_go_9) {
+intgo _wrap_comm_go_scatter_capi_c3ade83f61403089(comm_t *_swig_go_0, void *_swig_go_1, long long _swig_go_2, intgo _swig_go_3, void *_swig_go_4, long long _swig_go_5, intgo _swig_go_6, intgo _swig_go_7, intgo _swig_go_8, comm_handle_t **_swig_go_9) {
   comm_t *arg1 = (comm_t *) 0 ;
   void *arg2 = (void *) 0 ;
   int64_t arg3 ;
@@ -2126,7 +2146,7 @@ intgo _wrap_comm_go_scatter_capi_a297df38d1b50be8(comm_t *_swig_go_0, void *_swi
 }
 
 
-intgo _wrap_comm_go_all_to_all_single_capi_a297df38d1b50be8(comm_t *_swig_go_0, void *_swig_go_1, long long _swig_go_2, intgo _swig_go_3, void *_swig_go_4, long long _swig_go_5, intgo _swig_go_6, intgo _swig_go_7, long long *_swig_go_8, long long *_swig_go_9, comm_handle_t **_swig_go_10) {
+intgo _wrap_comm_go_all_to_all_single_capi_c3ade83f61403089(comm_t *_swig_go_0, void *_swig_go_1, long long _swig_go_2, intgo _swig_go_3, void *_swig_go_4, long long _swig_go_5, intgo _swig_go_6, intgo _swig_go_7, long long *_swig_go_8, long long *_swig_go_9, comm_handle_t **_swig_go_10) {
   comm_t *arg1 = (comm_t *) 0 ;
   void *arg2 = (void *) 0 ;
   int64_t arg3 ;
@@ -2159,7 +2179,7 @@ intgo _wrap_comm_go_all_to_all_single_capi_a297df38d1b50be8(comm_t *_swig_go_0, 
 }
 
 
-intgo _wrap_comm_go_all_gather_v_capi_a297df38d1b50be8(comm_t *_swig_go_0, void *_swig_go_1, long long _swig_go_2, intgo _swig_go_3, void *_swig_go_4, long long _swig_go_5, intgo _swig_go_6, intgo _swig_go_7, long long *_swig_go_8, comm_handle_t **_swig_go_9) {
+intgo _wrap_comm_go_all_gather_v_capi_c3ade83f61403089(comm_t *_swig_go_0, void *_swig_go_1, long long _swig_go_2, intgo _swig_go_3, void *_swig_go_4, long long _swig_go_5, intgo _swig_go_6, intgo _swig_go_7, long long *_swig_go_8, comm_handle_t **_swig_go_9) {
   comm_t *arg1 = (comm_t *) 0 ;
   void *arg2 = (void *) 0 ;
   int64_t arg3 ;
@@ -2190,7 +2210,7 @@ intgo _wrap_comm_go_all_gather_v_capi_a297df38d1b50be8(comm_t *_swig_go_0, void 
 }
 
 
-intgo _wrap_comm_go_reduce_scatter_v_capi_a297df38d1b50be8(comm_t *_swig_go_0, void *_swig_go_1, long long _swig_go_2, intgo _swig_go_3, void *_swig_go_4, long long _swig_go_5, intgo _swig_go_6, intgo _swig_go_7, long long *_swig_go_8, intgo _swig_go_9, comm_handle_t **_swig_go_10) {
+intgo _wrap_comm_go_reduce_scatter_v_capi_c3ade83f61403089(comm_t *_swig_go_0, void *_swig_go_1, long long _swig_go_2, intgo _swig_go_3, void *_swig_go_4, long long _swig_go_5, intgo _swig_go_6, intgo _swig_go_7, long long *_swig_go_8, intgo _swig_go_9, comm_handle_t **_swig_go_10) {
   comm_t *arg1 = (comm_t *) 0 ;
   void *arg2 = (void *) 0 ;
   int64_t arg3 ;
@@ -2223,7 +2243,7 @@ intgo _wrap_comm_go_reduce_scatter_v_capi_a297df38d1b50be8(comm_t *_swig_go_0, v
 }
 
 
-intgo _wrap_comm_go_gather_v_capi_a297df38d1b50be8(comm_t *_swig_go_0, void *_swig_go_1, long long _swig_go_2, intgo _swig_go_3, void *_swig_go_4, long long _swig_go_5, intgo _swig_go_6, intgo _swig_go_7, long long *_swig_go_8, intgo _swig_go_9, comm_handle_t **_swig_go_10) {
+intgo _wrap_comm_go_gather_v_capi_c3ade83f61403089(comm_t *_swig_go_0, void *_swig_go_1, long long _swig_go_2, intgo _swig_go_3, void *_swig_go_4, long long _swig_go_5, intgo _swig_go_6, intgo _swig_go_7, long long *_swig_go_8, intgo _swig_go_9, comm_handle_t **_swig_go_10) {
   comm_t *arg1 = (comm_t *) 0 ;
   void *arg2 = (void *) 0 ;
   int64_t arg3 ;
@@ -2256,7 +2276,7 @@ intgo _wrap_comm_go_gather_v_capi_a297df38d1b50be8(comm_t *_swig_go_0, void *_sw
 }
 
 
-intgo _wrap_comm_go_scatter_v_capi_a297df38d1b50be8(comm_t *_swig_go_0, void *_swig_go_1, long long _swig_go_2, intgo _swig_go_3, void *_swig_go_4, long long _swig_go_5, intgo _swig_go_6, intgo _swig_go_7, long long *_swig_go_8, intgo _swig_go_9, comm_handle_t **_swig_go_10) {
+intgo _wrap_comm_go_scatter_v_capi_c3ade83f61403089(comm_t *_swig_go_0, void *_swig_go_1, long long _swig_go_2, intgo _swig_go_3, void *_swig_go_4, long long _swig_go_5, intgo _swig_go_6, intgo _swig_go_7, long long *_swig_go_8, intgo _swig_go_9, comm_handle_t **_swig_go_10) {
   comm_t *arg1 = (comm_t *) 0 ;
   void *arg2 = (void *) 0 ;
   int64_t arg3 ;
@@ -2289,7 +2309,7 @@ intgo _wrap_comm_go_scatter_v_capi_a297df38d1b50be8(comm_t *_swig_go_0, void *_s
 }
 
 
-intgo _wrap_comm_go_send_capi_a297df38d1b50be8(comm_t *_swig_go_0, void *_swig_go_1, long long _swig_go_2, intgo _swig_go_3, intgo _swig_go_4, intgo _swig_go_5, comm_handle_t **_swig_go_6) {
+intgo _wrap_comm_go_send_capi_c3ade83f61403089(comm_t *_swig_go_0, void *_swig_go_1, long long _swig_go_2, intgo _swig_go_3, intgo _swig_go_4, intgo _swig_go_5, comm_handle_t **_swig_go_6) {
   comm_t *arg1 = (comm_t *) 0 ;
   void *arg2 = (void *) 0 ;
   int64_t arg3 ;
@@ -2314,7 +2334,7 @@ intgo _wrap_comm_go_send_capi_a297df38d1b50be8(comm_t *_swig_go_0, void *_swig_g
 }
 
 
-intgo _wrap_comm_go_recv_capi_a297df38d1b50be8(comm_t *_swig_go_0, void *_swig_go_1, long long _swig_go_2, intgo _swig_go_3, intgo _swig_go_4, intgo _swig_go_5, comm_handle_t **_swig_go_6) {
+intgo _wrap_comm_go_recv_capi_c3ade83f61403089(comm_t *_swig_go_0, void *_swig_go_1, long long _swig_go_2, intgo _swig_go_3, intgo _swig_go_4, intgo _swig_go_5, comm_handle_t **_swig_go_6) {
   comm_t *arg1 = (comm_t *) 0 ;
   void *arg2 = (void *) 0 ;
   int64_t arg3 ;
