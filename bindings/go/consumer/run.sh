@@ -4,9 +4,13 @@
 # `replace` to this checkout (whose SWIG layer is committed: no SWIG runs),
 # build it offline (GOPROXY=off) against the installation's comm.pc, and run
 # it on 2 ranks with the installed commrun.
-#   run.sh BUILD_DIR MODULE_DIR WORK LIBDIR_IN_PREFIX BINDIR_IN_PREFIX GO GOCACHE
+# It has a build cache of its own: Go's cache does not tell apart builds of
+# the cgo package that took their flags from different comm.pc files, so a
+# shared one would hand the build tree's link flags to this test, or this
+# test's to the build tree.
+#   run.sh BUILD_DIR MODULE_DIR WORK LIBDIR_IN_PREFIX BINDIR_IN_PREFIX GO
 set -eu
-build=$1 module=$2 work=$3 libdir=$4 bindir=$5 go=$6 gocache=$7
+build=$1 module=$2 work=$3 libdir=$4 bindir=$5 go=$6
 here=$(cd "$(dirname "$0")" && pwd)
 unset LD_LIBRARY_PATH CGO_LDFLAGS CGO_CFLAGS
 rm -rf "$work"
@@ -15,7 +19,7 @@ cmake --install "$build" --prefix "$work/prefix" >/dev/null
 prefix="$work/prefix"
 cp "$here/go.mod" "$here/main.go" "$work/hello/"
 cd "$work/hello"
-export GOPROXY=off GOFLAGS=-mod=mod GOWORK=off GOCACHE="$gocache" GOPATH="$work/gopath" GOTMPDIR="$work/tmp"
+export GOPROXY=off GOFLAGS=-mod=mod GOWORK=off GOCACHE="$work/gocache" GOPATH="$work/gopath" GOTMPDIR="$work/tmp"
 export PKG_CONFIG_PATH="$prefix/$libdir/pkgconfig"
 "$go" mod edit -replace "libcomm.org/comm=$module"
 "$go" build -o hello .
