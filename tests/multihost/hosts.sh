@@ -154,6 +154,19 @@ cmd_up() {
     in_ns "$host" mount --bind "$state/host$i.hosts" /etc/hosts
     in_ns "$host" mount -t tmpfs -o mode=1777 tmpfs /dev/shm
   done
+  # For up to about a second after eth0 comes up, libfabric's tcp provider
+  # may not list it yet, and a rank started then finds no interface to the
+  # other hosts: wait until it does (5 s at most).
+  if command -v fi_info >/dev/null; then
+    local try
+    for ((i = 0; i < n; i++)); do
+      host=$(init_pid "host$i")
+      for ((try = 0; try < 50; try++)); do
+        in_ns "$host" env FI_PROVIDER=tcp fi_info -p tcp 2>/dev/null | grep -q "domain: *eth0" && break
+        sleep 0.1
+      done
+    done
+  fi
 }
 
 cmd_exec() {
