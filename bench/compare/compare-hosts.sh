@@ -1,10 +1,12 @@
 #!/usr/bin/env bash
-# compare-hosts.sh - comm against Open MPI across hosts: all_reduce on hosts
-# simulated with namespaces (tests/multihost/hosts.sh: each host its own
-# network, joined through a bridge by veth links that tc shapes to RATE).
+# compare-hosts.sh - comm against Open MPI across hosts: all_reduce (or
+# COLLECTIVE: all_gather, reduce_scatter) on hosts simulated with namespaces
+# (tests/multihost/hosts.sh: each host its own network, joined through a
+# bridge by veth links that tc shapes to RATE).
 #
-#   bench/compare/compare-hosts.sh HOSTS RATE [ROUNDS [SIZES]]
+#   bench/compare/compare-hosts.sh HOSTS RATE [ROUNDS [SIZES [COLLECTIVE]]]
 #   bench/compare/compare-hosts.sh 2 500mbit 3 8,1M,64M
+#   bench/compare/compare-hosts.sh 2 500mbit 3 1M,64M all_gather
 #
 # 2 ranks per host. comm: one commrun per host running comm-bench (the
 # store on host0, the default network transport; COMM_* variables given to
@@ -17,7 +19,9 @@
 # result is the slowest rank's median time per call (comm-bench -a max, the
 # same measure as bench/compare/mpi_collectives.c), and the table shows the
 # median over the rounds, their ratio, and the link limit: the bytes each
-# host must send at least, 2(H-1)/H x size, at RATE. Needs root; a built
+# host must send at least, at RATE: 2(H-1)/H x size for all_reduce,
+# (H-1)/H x size for all_gather (size: the whole output) and
+# reduce_scatter (the whole input). Needs root; a built
 # comm in $COMM_BUILD_DIR (default build/); installs openmpi-bin and
 # libopenmpi-dev when missing.
 set -euo pipefail
@@ -47,9 +51,13 @@ if [ "${1:-}" != --inside ]; then
   exec "$hosts_sh" run "$1" --rate "$2" -- "$0" --inside "$@"
 fi
 shift
-hosts=$1 rate=$2 rounds=${3:-3} sizes=${4:-8,1M,64M}
+hosts=$1 rate=$2 rounds=${3:-3} sizes=${4:-8,1M,64M} collective=${5:-all_reduce}
+case $collective in
+  all_reduce | all_gather | reduce_scatter) ;;
+  *) echo "compare-hosts.sh: COLLECTIVE is all_reduce, all_gather or reduce_scatter, not $collective" >&2; exit 2 ;;
+esac
 ranks=2
-out=$build/compare/hosts-$(date +%Y%m%d-%H%M%S)-h${hosts}x${ranks}-$rate
+out=$build/compare/hosts-$(date +%Y%m%d-%H%M%S)-$collective-h${hosts}x${ranks}-$rate
 mkdir -p "$out"
 agent=$out/ompi-agent.sh
 # Open MPI calls its agent as ssh: HOST COMMAND-WORDS...; the words make
@@ -70,7 +78,7 @@ run_comm() { # round
   for ((i = 0; i < hosts; i++)); do
     "$hosts_sh" exec "$i" env COMM_TIMEOUT=300 "$build/tools/commrun/commrun" -n "$ranks" --nnodes "$hosts" \
       --node-rank "$i" --master-addr 10.77.0.1 --master-port 29500 --timeout 900 \
-      "$build/tools/comm-bench/comm-bench" all_reduce --sizes "$sizes" -n auto -w 3 -a max -c 1 \
+      "$build/tools/comm-bench/comm-bench" "$collective" --sizes "$sizes" -n auto -w 3 -a max -c 1 \
       --json "$out/comm.$1.json" >"$out/comm.$1.host$i.log" 2>&1 &
     pids+=($!)
   done
@@ -82,7 +90,7 @@ run_ompi() { # round
     env OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 mpirun.openmpi --host "$host_list" \
     --oversubscribe --bind-to none --mca plm_rsh_agent "$agent" --mca btl tcp,vader,self \
     --mca btl_tcp_if_include eth0 --mca oob_tcp_if_include eth0 --mca mpi_yield_when_idle 1 \
-    "$build/compare/bin/mpi_collectives.openmpi" all_reduce "$sizes" >"$out/ompi.$1.log" 2>&1 ||
+    "$build/compare/bin/mpi_collectives.openmpi" "$collective" "$sizes" >"$out/ompi.$1.log" 2>&1 ||
     echo "ompi round $1 failed (see $out/ompi.$1.log)"
 }
 
@@ -92,9 +100,11 @@ for ((round = 1; round <= rounds; round++)); do
   run_ompi "$round"
 done
 
-/usr/bin/python3 - "$out" "$hosts" "$ranks" "$rate" "$rounds" "$sizes" <<'REPORT' | tee "$out/report.md"
+/usr/bin/python3 - "$out" "$hosts" "$ranks" "$rate" "$rounds" "$sizes" "$collective" <<'REPORT' | tee "$out/report.md"
 import glob, json, os, re, statistics, sys
 out, hosts, ranks, rate, rounds, sizes = sys.argv[1], int(sys.argv[2]), int(sys.argv[3]), sys.argv[4], int(sys.argv[5]), sys.argv[6]
+collective = sys.argv[7]
+share = (2 if collective == "all_reduce" else 1) * (hosts - 1) / hosts
 comm, ompi = {}, {}
 for path in glob.glob(os.path.join(out, "comm.*.json")):
     for row in json.load(open(path))["rows"]:
@@ -109,8 +119,9 @@ for path in glob.glob(os.path.join(out, "ompi.*.log")):
 units = {"k": 1e3, "m": 1e6, "g": 1e9}
 m = re.fullmatch(r"([0-9.]+)([kmg]?)bit", rate.lower())
 bits_per_s = float(m.group(1)) * units.get(m.group(2), 1) if m else None
-cmd = " ".join(["bench/compare/compare-hosts.sh", str(hosts), rate, str(rounds), sizes])
-print(f"### all_reduce float32, {hosts} hosts x {ranks} ranks, links at {rate}: median of {rounds} rounds")
+cmd = " ".join(["bench/compare/compare-hosts.sh", str(hosts), rate, str(rounds), sizes]
+               + ([collective] if collective != "all_reduce" else []))
+print(f"### {collective} float32, {hosts} hosts x {ranks} ranks, links at {rate}: median of {rounds} rounds")
 print(f"`{cmd}`" + (f" with {' '.join(k + '=' + v for k, v in os.environ.items() if k.startswith('COMM_ALGO'))}"
                      if os.environ.get("COMM_ALGO") else ""))
 print()
@@ -121,7 +132,7 @@ def fmt(v):
 for size in sorted(set(comm) | set(ompi)):
     c = statistics.median(comm[size]) if size in comm else None
     o = statistics.median(ompi[size]) if size in ompi else None
-    limit = 2 * (hosts - 1) / hosts * size * 8 / bits_per_s * 1e6 if bits_per_s else None
+    limit = share * size * 8 / bits_per_s * 1e6 if bits_per_s else None
     ratio = f"{o / c:.2f}" if c and o else "-"
     over = f"{c / limit:.2f}" if c and limit and size >= 1 << 20 else "-"
     print(f"| {size} | {fmt(c)} | {fmt(o)} | {ratio} | {fmt(limit) if size >= 1 << 20 else '-'} | {over} |")
