@@ -20,17 +20,11 @@
 #include <vector>
 
 #include "algo/block_messages.h"
+#include "algo/patterns/phase_steps.h"
 #include "algo/patterns/place_major.h"
 #include "core/communicator.h"
 
 namespace comm::algo {
-namespace {
-
-// Steps of each phase start this far apart: no flat algorithm uses as many.
-constexpr uint32_t kPhaseSteps = uint32_t{1} << 24;
-
-}  // namespace
-
 void hierarchicalAllGather(CollectiveContext& ctx, const void* in, void* out, const size_t* bytes,
                            const size_t* offsets) {
   const core::NodeLayout& nodes = ctx.communicator().nodes();

@@ -18,19 +18,13 @@
 
 #include "algo/all_gather/ring.h"
 #include "algo/patterns/element_blocks.h"
+#include "algo/patterns/phase_steps.h"
 #include "algo/patterns/place_major.h"
 #include "algo/reduce_scatter/ring.h"
 #include "common/dtype.h"
 #include "core/communicator.h"
 
 namespace comm::algo {
-namespace {
-
-// Steps of each phase start this far apart: no flat algorithm uses as many.
-constexpr uint32_t kPhaseSteps = uint32_t{1} << 24;
-
-}  // namespace
-
 void hierarchicalAllReduce(CollectiveContext& ctx, const void* in, void* out, size_t count, comm_dtype_t dtype,
                            comm_op_t op) {
   const core::NodeLayout& nodes = ctx.communicator().nodes();

@@ -14,15 +14,9 @@
 #include "algo/broadcast/hierarchical.h"
 
 #include "algo/patterns/node_roles.h"
+#include "algo/patterns/phase_steps.h"
 
 namespace comm::algo {
-namespace {
-
-// Steps of each phase start this far apart: no flat algorithm uses as many.
-constexpr uint32_t kPhaseSteps = uint32_t{1} << 24;
-
-}  // namespace
-
 void hierarchicalBroadcast(CollectiveContext& ctx, void* buffer, size_t bytes, int root) {
   const NodeRoles roles(ctx.communicator().nodes(), ctx.rank(), root);
   if (ctx.rank() == roles.leader) {

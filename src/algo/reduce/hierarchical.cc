@@ -12,16 +12,10 @@
 #include "algo/reduce/hierarchical.h"
 
 #include "algo/patterns/node_roles.h"
+#include "algo/patterns/phase_steps.h"
 #include "common/dtype.h"
 
 namespace comm::algo {
-namespace {
-
-// Steps of each phase start this far apart: no flat algorithm uses as many.
-constexpr uint32_t kPhaseSteps = uint32_t{1} << 24;
-
-}  // namespace
-
 void hierarchicalReduce(CollectiveContext& ctx, const void* in, void* out, size_t count, comm_dtype_t dtype,
                         comm_op_t op, int root) {
   const int rank = ctx.rank();

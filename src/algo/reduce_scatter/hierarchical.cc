@@ -19,18 +19,12 @@
 #include <vector>
 
 #include "algo/block_messages.h"
+#include "algo/patterns/phase_steps.h"
 #include "algo/patterns/place_major.h"
 #include "common/dtype.h"
 #include "core/communicator.h"
 
 namespace comm::algo {
-namespace {
-
-// Steps of each phase start this far apart: no flat algorithm uses as many.
-constexpr uint32_t kPhaseSteps = uint32_t{1} << 24;
-
-}  // namespace
-
 void hierarchicalReduceScatter(CollectiveContext& ctx, const void* in, void* out, const ElementBlocks& blocks,
                                comm_dtype_t dtype, comm_op_t op) {
   const core::NodeLayout& nodes = ctx.communicator().nodes();
