@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cstdio>
 #include <string>
+#include <string_view>
 
 #include <fmt/format.h>
 
@@ -11,6 +12,9 @@
 
 namespace comm::core {
 namespace {
+
+// What the drawing member publishes instead of an id when it got none.
+constexpr std::string_view kNoId = "no id: ";
 
 // The first member draws a fresh id and publishes it under a key every
 // member derives alike, so the members agree without messages.
@@ -26,10 +30,24 @@ std::shared_ptr<Communicator> makeChild(Communicator& parent, const std::vector<
   if (world.size() == 1) {
     id = world.allocateCommunicatorId();
   } else if (members[0] == parent.rank()) {
-    id = world.allocateCommunicatorId();
+    try {
+      id = world.allocateCommunicatorId();
+    } catch (const Error& error) {
+      // The other members wait for the id: they learn why there is none.
+      world.storeSet(storeKey, fmt::format("{}{} {}", kNoId, static_cast<int>(error.status()), error.what()));
+      throw;
+    }
     world.storeSet(storeKey, std::to_string(id));
   } else {
-    id = static_cast<uint16_t>(std::stoi(world.storeGet(storeKey)));
+    std::string published = world.storeGet(storeKey);
+    if (published.starts_with(kNoId)) {
+      int status = COMM_ERR_INTERNAL;
+      int consumed = 0;
+      std::sscanf(published.c_str() + kNoId.size(), "%d %n", &status, &consumed);
+      fail(static_cast<comm_status_t>(status), "rank {} of '{}', which draws the new communicator's id, found none: {}",
+           members[0], parent.name(), published.substr(kNoId.size() + consumed));
+    }
+    id = static_cast<uint16_t>(std::stoi(published));
   }
   std::vector<int> worldRanks;
   for (int m : members) worldRanks.push_back(parent.worldRankOf(m));

@@ -42,6 +42,9 @@ constexpr SettingSpec kSpecs[] = {
      "testing: number the ranks' nodes as if every node held this many ranks (world ranks 0..n-1 on node 0, and so "
      "on), so that comm_node_count, comm_split_by_node and the hierarchical algorithms act across nodes on one host; "
      "messages still take the real node's paths; 0: off"},
+    {"test_communicator_ids", "0",
+     "testing: give communicators only ids 1..n (all ranks must agree), so that a test sees ids come back after a few "
+     "hundred communicators instead of 65535; 0: all 65535"},
     {"log_level", "warn", "error, warn, info, debug or trace"},
     {"log_file", "", "log destination (default stderr); %r becomes the rank"},
     {"algo", "", "algorithm overrides, e.g. all_reduce:ring,broadcast:binomial"},

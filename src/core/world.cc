@@ -363,7 +363,12 @@ void World::makeCommunicatorIds() {
       while (entry != localCounters_.end() && entry->first.starts_with(prefix)) entry = localCounters_.erase(entry);
     };
   }
-  ids_ = std::make_unique<CommunicatorIds>(std::move(store));
+  const int64_t ids = settings_.getInt("test_communicator_ids");
+  if (ids < 0 || ids > CommunicatorIds::kIds) {
+    fail(COMM_ERR_INVALID_ARGUMENT, "COMM_TEST_COMMUNICATOR_IDS={} must be 0 (all) or a number of ids up to {}", ids,
+         CommunicatorIds::kIds);
+  }
+  ids_ = std::make_unique<CommunicatorIds>(std::move(store), ids == 0 ? CommunicatorIds::kIds : static_cast<uint32_t>(ids));
 }
 
 }  // namespace comm::core
