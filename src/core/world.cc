@@ -368,7 +368,8 @@ void World::makeCommunicatorIds() {
     fail(COMM_ERR_INVALID_ARGUMENT, "COMM_TEST_COMMUNICATOR_IDS={} must be 0 (all) or a number of ids up to {}", ids,
          CommunicatorIds::kIds);
   }
-  ids_ = std::make_unique<CommunicatorIds>(std::move(store), ids == 0 ? CommunicatorIds::kIds : static_cast<uint32_t>(ids));
+  ids_ = std::make_unique<CommunicatorIds>(std::move(store),
+                                           ids == 0 ? CommunicatorIds::kIds : static_cast<uint32_t>(ids));
 }
 
 }  // namespace comm::core
