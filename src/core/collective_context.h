@@ -48,6 +48,8 @@ class CollectiveContext {
   // communicator's, or a Subgroup's while one is open.
   int rank() const { return viewRank_; }
   int size() const { return viewSize_; }
+  // The communicator's rank at `rank` of the current group, for messages.
+  int communicatorRank(int rank) const { return members_.empty() ? rank : members_[rank]; }
   Communicator& communicator() { return comm_; }
 
   // While it lives, the algorithms called see only `members` (ranks of the
@@ -61,6 +63,8 @@ class CollectiveContext {
   class Subgroup {
    public:
     Subgroup(CollectiveContext& ctx, std::span<const int> members, uint32_t firstStep);
+    // It keeps a view of `members`: a temporary would die under it.
+    Subgroup(CollectiveContext& ctx, std::vector<int>&& members, uint32_t firstStep) = delete;
     ~Subgroup();
     Subgroup(const Subgroup&) = delete;
     Subgroup& operator=(const Subgroup&) = delete;

@@ -440,6 +440,35 @@ static void mismatched_all_to_all_split(void **state) {
   expect_mismatch_naming(different_split, "all_to_all split 786437 vs 524293 bytes", SPLIT_EXPECTED);
 }
 
+/* The deviant expects one byte less from rank 0 and one more from rank 1,
+ * as much in all: the hierarchical all_to_all carries the two blocks in one
+ * message across nodes, whose size alone cannot show it. */
+static comm_status_t different_split_same_total(int deviant) {
+  int64_t in_splits[64], out_splits[64], in_rows = 0, out_rows = 0;
+  for (int p = 0; p < size; ++p) {
+    in_splits[p] = kSplitBlock;
+    out_splits[p] = kSplitBlock + (deviant && p == 0 ? -1 : deviant && p == 1 ? 1 : 0);
+    in_rows += in_splits[p];
+    out_rows += out_splits[p];
+  }
+  uint8_t *in = calloc((size_t)in_rows, 1), *out = malloc((size_t)out_rows);
+  assert_non_null(in);
+  assert_non_null(out);
+  comm_tensor_t *ti = tensor(in, COMM_UINT8, in_rows, 1), *to = tensor(out, COMM_UINT8, out_rows, 1);
+  comm_status_t status = comm_all_to_all_single(world, ti, to, out_splits, in_splits, NULL);
+  comm_tensor_destroy(ti);
+  comm_tensor_destroy(to);
+  free(in);
+  free(out);
+  return status;
+}
+
+static void mismatched_all_to_all_splits_of_one_total(void **state) {
+  (void)state;
+  if (size < 3) skip(); /* the deviant must be neither rank 0 nor rank 1 */
+  expect_mismatch_naming(different_split_same_total, "all_to_all splits 786437 vs 786436 and 786438 bytes", "expect");
+}
+
 /* A small all_to_all_single where the deviant expects one byte less from
  * rank 0: through shared memory the blocks travel on the node board, whose
  * check must still name the call the user made. */
@@ -520,6 +549,7 @@ int main(int argc, char **argv) {
       cmocka_unit_test(mismatched_lane),
       cmocka_unit_test(mismatched_rooted_and_symmetric),
       cmocka_unit_test(mismatched_all_to_all_split),
+      cmocka_unit_test(mismatched_all_to_all_splits_of_one_total),
       cmocka_unit_test(mismatched_small_all_to_all_split),
   };
   int failed = argc > 1 && strcmp(argv[1], "mismatch") == 0 ? cmocka_run_group_tests(mismatches, NULL, NULL)

@@ -2,6 +2,7 @@
 // algorithm; all_to_all_single and all_to_all share it.
 #include <numeric>
 
+#include "algo/all_to_all/hierarchical.h"
 #include "algo/all_to_all/pairwise.h"
 #include "algo/board_collectives.h"
 #include "algo/collectives.h"
@@ -24,11 +25,16 @@ void boardOrPairwise(CollectiveContext& ctx, const void* const* send, const size
 
 constexpr Algorithm<Run> kAlgorithms[] = {
     {{"board", fitsBoard}, boardOrPairwise},
+    {{"hierarchical", evenNodes}, hierarchicalAllToAll},
     {{"pairwise"}, pairwiseAllToAll},
 };
 constexpr auto kInfo = infoOf(kAlgorithms);
 constexpr Rule kRules[] = {
     rule(kInfo, "board", kAnyBytes, kAnyRanks),
+    // Without a board only: with one (nodes faked on one host), a rank whose
+    // blocks do not fit the board must still go the way of those whose do
+    // (pairwise, boardOrPairwise's way out).
+    rule(kInfo, "hierarchical", kAnyBytes, kAnyRanks, true),
     rule(kInfo, "pairwise", kAnyBytes, kAnyRanks),
 };
 

@@ -52,8 +52,9 @@ void SizedBlocks::wait(CollectiveContext& ctx) {
   for (size_t i = 0; i < posted_.size(); ++i) {
     ctx.wait(posted_[i]);
     if (i == sizeReceive_ && announced_ != expected_) {
-      ctx.failDisagreement(fmt::format("rank {} sends {} bytes to rank {} vs rank {} expecting {} from it", from_,
-                                       announced_, ctx.rank(), ctx.rank(), expected_));
+      const int sender = ctx.communicatorRank(from_), self = ctx.communicatorRank(ctx.rank());
+      ctx.failDisagreement(fmt::format("rank {} sends {} bytes to rank {} vs rank {} expecting {} from it", sender,
+                                       announced_, self, self, expected_));
     }
   }
 }
