@@ -1,12 +1,13 @@
 #!/usr/bin/env bash
 # compare-hosts.sh - comm against Open MPI across hosts: all_reduce (or
-# COLLECTIVE: all_gather, reduce_scatter) on hosts simulated with namespaces
+# COLLECTIVE: all_gather, reduce_scatter, all_to_all) on hosts simulated with namespaces
 # (tests/multihost/hosts.sh: each host its own network, joined through a
 # bridge by veth links that tc shapes to RATE).
 #
 #   bench/compare/compare-hosts.sh HOSTS RATE [ROUNDS [SIZES [COLLECTIVE]]]
 #   bench/compare/compare-hosts.sh 2 500mbit 3 8,1M,64M
 #   bench/compare/compare-hosts.sh 2 500mbit 3 1M,64M all_gather
+#   bench/compare/compare-hosts.sh 2 500mbit 3 64,64K,16M all_to_all
 #
 # 2 ranks per host. comm: one commrun per host running comm-bench (the
 # store on host0, the default network transport; COMM_* variables given to
@@ -21,9 +22,10 @@
 # median over the rounds, their ratio, and the link limit: the bytes each
 # host must send at least, at RATE: 2(H-1)/H x size for all_reduce,
 # (H-1)/H x size for all_gather (size: the whole output) and
-# reduce_scatter (the whole input). Needs root; a built
-# comm in $COMM_BUILD_DIR (default build/); installs openmpi-bin and
-# libopenmpi-dev when missing.
+# reduce_scatter (the whole input), 2(H-1)/H x size for all_to_all (each
+# rank's whole input; a host's 2 ranks send (H-1)/H of theirs away).
+# Needs root; a built comm in $COMM_BUILD_DIR (default build/); installs
+# openmpi-bin and libopenmpi-dev when missing.
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 repo=$(cd "$here/../.." && pwd)
@@ -53,8 +55,9 @@ fi
 shift
 hosts=$1 rate=$2 rounds=${3:-3} sizes=${4:-8,1M,64M} collective=${5:-all_reduce}
 case $collective in
-  all_reduce | all_gather | reduce_scatter) ;;
-  *) echo "compare-hosts.sh: COLLECTIVE is all_reduce, all_gather or reduce_scatter, not $collective" >&2; exit 2 ;;
+  all_reduce | all_gather | reduce_scatter | all_to_all) ;;
+  *) echo "compare-hosts.sh: COLLECTIVE is all_reduce, all_gather, reduce_scatter or all_to_all, not $collective" >&2
+     exit 2 ;;
 esac
 ranks=2
 out=$build/compare/hosts-$(date +%Y%m%d-%H%M%S)-$collective-h${hosts}x${ranks}-$rate
@@ -104,7 +107,7 @@ done
 import glob, json, os, re, statistics, sys
 out, hosts, ranks, rate, rounds, sizes = sys.argv[1], int(sys.argv[2]), int(sys.argv[3]), sys.argv[4], int(sys.argv[5]), sys.argv[6]
 collective = sys.argv[7]
-share = (2 if collective == "all_reduce" else 1) * (hosts - 1) / hosts
+share = (2 if collective == "all_reduce" else ranks if collective == "all_to_all" else 1) * (hosts - 1) / hosts
 comm, ompi = {}, {}
 for path in glob.glob(os.path.join(out, "comm.*.json")):
     for row in json.load(open(path))["rows"]:

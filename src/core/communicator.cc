@@ -63,6 +63,16 @@ void Communicator::layOutNodes() {
       perNode += fmt::format("{}{}", perNode.empty() ? "" : ",", node.size());
     log::debug("communicator '{}' ({} ranks) spans {} nodes, ranks per node {}; this rank is on node {}", name_, size(),
                nodes_.count(), perNode, nodes_.nodeOf[rank_]);
+    auto known = [](int index) { return index < 0 ? std::string("?") : std::to_string(index); };
+    for (int n = 0; n < nodes_.count(); ++n) {
+      std::string ranks;
+      for (int r : nodes_.members[n]) {
+        const PeerRecord& peer = world_->peer(worldRanks_[r]);
+        ranks += fmt::format("{}{} (NUMA {}, socket {})", ranks.empty() ? "" : ", ", r, known(peer.placement.numa),
+                             known(peer.placement.socket));
+      }
+      log::debug("  node {} on {}: ranks {}", n, world_->peer(worldRanks_[nodes_.members[n][0]]).host, ranks);
+    }
   }
 }
 

@@ -51,6 +51,17 @@ std::string nodeIdentity() {
   return fmt::format("{}/{}/{}", hostName(), readFirstLine("/proc/sys/kernel/random/boot_id"), pidNamespace);
 }
 
+// This process's NUMA domain and socket; unknown (-1) where hwloc cannot
+// tell, which only the topology log and comm-info show.
+topo::Placement placement() {
+  try {
+    return topo::placeOfThisProcess();
+  } catch (const Error& error) {
+    log::debug("no NUMA domain or socket for this rank: {}", error.what());
+    return {};
+  }
+}
+
 bool isLoopback(const std::string& host) { return host == "localhost" || host.rfind("127.", 0) == 0 || host == "::1"; }
 
 // One world per process at a time; worlds made one after another are
@@ -168,15 +179,16 @@ std::string World::storeGet(const std::string& key) {
 
 void World::meetPeers() {
   peers_.assign(size_, {});
-  PeerRecord self{nodeIdentity(), hostName(), getpid(), true};
+  PeerRecord self{nodeIdentity(), hostName(), getpid(), placement(), true};
   if (size_ > 1) {
-    storeSet(fmt::format("peer/{}", rank_), fmt::format("{}\n{}\n{}", self.node, self.host, self.pid));
+    storeSet(fmt::format("peer/{}", rank_), fmt::format("{}\n{}\n{} {} {}", self.node, self.host, self.pid,
+                                                        self.placement.numa, self.placement.socket));
     for (int r = 0; r < size_; ++r) {
       std::istringstream in(storeGet(fmt::format("peer/{}", r)));
       PeerRecord& peer = peers_[r];
       std::getline(in, peer.node);
       std::getline(in, peer.host);
-      in >> peer.pid;
+      in >> peer.pid >> peer.placement.numa >> peer.placement.socket;
     }
   } else {
     peers_[0] = self;

@@ -21,6 +21,7 @@
 #include "core/progress_thread.h"
 #include "core/settings.h"
 #include "core/signature.h"
+#include "topo/topology.h"
 #include "transport/transport.h"
 
 namespace comm::core {
@@ -29,6 +30,7 @@ struct PeerRecord {
   std::string node;  // identifies the node (host, boot and pid namespace)
   std::string host;
   pid_t pid = 0;
+  topo::Placement placement;  // its NUMA domain and socket on its node
   bool sameNode = false;
   int nodeIndex = 0;  // nodes numbered by their lowest world rank (World::nodeCount)
 };

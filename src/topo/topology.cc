@@ -35,6 +35,34 @@ std::string pciBusOf(hwloc_obj_t obj) {
   return "";
 }
 
+std::unique_ptr<hwloc_topology, TopologyDeleter> load(bool withDevices) {
+  hwloc_topology_t raw = nullptr;
+  if (hwloc_topology_init(&raw) != 0) fail(COMM_ERR_INTERNAL, "hwloc_topology_init failed");
+  std::unique_ptr<hwloc_topology, TopologyDeleter> topology(raw);
+  if (withDevices) {
+    // NICs and GPUs are I/O objects, which hwloc leaves out unless asked.
+    hwloc_topology_set_io_types_filter(raw, HWLOC_TYPE_FILTER_KEEP_IMPORTANT);
+  } else {
+    // Every rank loads it at comm_init: caches are not needed, and skipping them is most of the work.
+    hwloc_topology_set_cache_types_filter(raw, HWLOC_TYPE_FILTER_KEEP_NONE);
+    hwloc_topology_set_icache_types_filter(raw, HWLOC_TYPE_FILTER_KEEP_NONE);
+  }
+  if (hwloc_topology_load(raw) != 0) fail(COMM_ERR_INTERNAL, "hwloc could not read this node's topology");
+  return topology;
+}
+
+// The OS index of the one object of `type` whose CPUs include all of `cpus`, or -1.
+int holderOf(hwloc_topology_t topology, hwloc_obj_type_t type, hwloc_const_cpuset_t cpus) {
+  int found = -1;
+  for (hwloc_obj_t obj = hwloc_get_next_obj_by_type(topology, type, nullptr); obj != nullptr;
+       obj = hwloc_get_next_obj_by_type(topology, type, obj)) {
+    if (obj->cpuset == nullptr || !hwloc_bitmap_isincluded(cpus, obj->cpuset)) continue;
+    if (found >= 0) return -1;
+    found = static_cast<int>(obj->os_index);
+  }
+  return found;
+}
+
 bool isNvidiaDisplay(hwloc_obj_t pci) {
   // Class 0x03xx: display controllers (0x0300 VGA, 0x0302 3D), the compute GPUs among them.
   return pci->attr->pcidev.vendor_id == 0x10de && (pci->attr->pcidev.class_id >> 8) == 0x03;
@@ -43,12 +71,8 @@ bool isNvidiaDisplay(hwloc_obj_t pci) {
 }  // namespace
 
 Topology discover() {
-  hwloc_topology_t raw = nullptr;
-  if (hwloc_topology_init(&raw) != 0) fail(COMM_ERR_INTERNAL, "hwloc_topology_init failed");
-  std::unique_ptr<hwloc_topology, TopologyDeleter> topology(raw);
-  // NICs and GPUs are I/O objects, which hwloc leaves out unless asked.
-  hwloc_topology_set_io_types_filter(raw, HWLOC_TYPE_FILTER_KEEP_IMPORTANT);
-  if (hwloc_topology_load(raw) != 0) fail(COMM_ERR_INTERNAL, "hwloc could not read this node's topology");
+  std::unique_ptr<hwloc_topology, TopologyDeleter> topology = load(true);
+  hwloc_topology_t raw = topology.get();
 
   Topology t;
   t.numaDomains = countOf(raw, HWLOC_OBJ_NUMANODE);
@@ -83,6 +107,18 @@ Topology discover() {
     }
   }
   return t;
+}
+
+Placement placeOfThisProcess() {
+  std::unique_ptr<hwloc_topology, TopologyDeleter> topology = load(false);
+  hwloc_bitmap_t cpus = hwloc_bitmap_alloc();
+  if (cpus == nullptr) fail(COMM_ERR_NO_MEMORY, "hwloc_bitmap_alloc failed");
+  std::unique_ptr<hwloc_bitmap_s, void (*)(hwloc_bitmap_t)> owned(cpus, hwloc_bitmap_free);
+  // Where the binding cannot be read, the process may run anywhere.
+  if (hwloc_get_cpubind(topology.get(), cpus, HWLOC_CPUBIND_PROCESS) != 0 || hwloc_bitmap_iszero(cpus)) {
+    hwloc_bitmap_copy(cpus, hwloc_topology_get_topology_cpuset(topology.get()));
+  }
+  return {holderOf(topology.get(), HWLOC_OBJ_NUMANODE, cpus), holderOf(topology.get(), HWLOC_OBJ_PACKAGE, cpus)};
 }
 
 std::string describe(const Topology& t) {

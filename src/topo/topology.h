@@ -27,6 +27,16 @@ struct Topology {
 // This node's topology; throws comm::Error (COMM_ERR_INTERNAL) when hwloc fails.
 Topology discover();
 
+// Where this process runs: the NUMA domain and the socket (package) that
+// hold every CPU it is bound to, by their OS indexes; -1 where its CPUs
+// span several (an unbound process on a machine of several sockets).
+struct Placement {
+  int numa = -1;
+  int socket = -1;
+};
+// Throws comm::Error (COMM_ERR_INTERNAL) when hwloc fails.
+Placement placeOfThisProcess();
+
 // Lines for people (comm-info --topology).
 std::string describe(const Topology& topology);
 

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# commrun_hosts.sh COMMRUN PROBE: commrun --hosts / --hostfile with
+# commrun_hosts.sh COMMRUN PROBE COMM_INFO: commrun --hosts / --hostfile with
 # --launcher-agent (agent.sh) on two hosts of hosts.sh: one command starts
 # one commrun per host; ranks are numbered by host blocks and meet through
 # the store on the first host; every host's output comes back; a rank
@@ -7,13 +7,15 @@
 # host, pid, signal) although ranks on host0 failed after it; an agent that
 # cannot reach its host ends the job too, naming the host; the store is
 # reachable when the first host's name maps to loopback there, and a host
-# where it maps to loopback says why its ranks cannot reach the store.
+# where it maps to loopback says why its ranks cannot reach the store;
+# comm-info --topology, started the same way, names both hosts and which
+# ranks each holds.
 # Exits 77 where
 # hosts.sh cannot make hosts.
 set -u
 here=$(cd "$(dirname "$0")" && pwd)
 if [ "${1:-}" != --inside ]; then exec "$here/hosts.sh" run 2 -- "$0" --inside "$@"; fi
-commrun=$2 probe=$3
+commrun=$2 probe=$3 comm_info=$4
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 agent=(--launcher-agent "$here/agent.sh")
@@ -70,6 +72,18 @@ run -n 1 --hostfile "$work/hostfile" "${agent[@]}" --master-addr 10.77.0.2 --mas
 [ "$rc" -eq 0 ] || fail "commrun --hostfile exited $rc"
 expect_line out "[0] rank 0 on host1 of 2, store 10.77.0.2:4242"
 expect_line out "[1] rank 1 on host0 of 2, store 10.77.0.2:4242"
+
+# 2a. The job's topology, gathered from both hosts by rank 0.
+run -n 2 --hosts host0,host1 "${agent[@]}" --master-addr 10.77.0.1 --timeout 120 "$comm_info" --topology
+[ "$rc" -eq 0 ] || fail "comm-info --topology across hosts exited $rc"
+expect_line out "[0] Topology of this job: 4 ranks on 2 nodes"
+expect_line out "[0] node 0 on host0:"
+expect_line out "[0] node 1 on host1:"
+for rank in 0 1 2 3; do
+  grep -qE "^\[0\]   rank $rank \(pid [0-9]+\): NUMA domain [0-9]+, socket [0-9]+$" "$work/out" ||
+    fail "comm-info --topology lacks rank $rank's line"
+done
+[ "$(grep -A6 'node 0 on host0' "$work/out" | grep -c '  rank [01] ')" -eq 2 ] || fail "host0 does not hold ranks 0 and 1"
 
 # 3. Rank 3 (host1) is killed; the others learn it from the store and then
 #    exit 3 themselves. Whichever host's commrun ends first, the job's last

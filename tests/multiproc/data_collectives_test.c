@@ -337,18 +337,30 @@ static void all_to_all_single_every_dtype_and_count(void **state) {
   all_to_all_single_even_case(COMM_UINT8, kLargeCount, 0);
 }
 
-/* Rows rank `from` sends rank `to` with splits; zero for some pairs. */
-static int64_t split_rows(int from, int to, int all_zero) { return all_zero ? 0 : (from + 2 * to) % 4; }
+/* How large the blocks of a splits case are. */
+enum split_sizes {
+  kSmallSplits, /* a few rows, zero for some pairs */
+  kZeroSplits,  /* none at all */
+  kMixedSplits, /* 100,000 more rows to even ranks: a node's blocks for one
+                   rank can be too large for the hierarchical algorithm to
+                   stack, and small for the next */
+};
 
-static void all_to_all_single_splits_case(comm_dtype_t dtype, int all_zero) {
+/* Rows rank `from` sends rank `to` with splits. */
+static int64_t split_rows(int from, int to, enum split_sizes sizes) {
+  if (sizes == kZeroSplits) return 0;
+  return (from + 2 * to) % 4 + (sizes == kMixedSplits && to % 2 == 0 ? 100000 : 0);
+}
+
+static void all_to_all_single_splits_case(comm_dtype_t dtype, enum split_sizes sizes) {
   enum { kCols = 2 };
   size_t row_bytes = kCols * comm_dtype_size(dtype);
   int64_t in_splits[64], out_splits[64];
   size_t in_at[64], out_at[64], in_rows = 0, out_rows = 0;
   assert_true(size <= 64);
   for (int p = 0; p < size; ++p) {
-    in_splits[p] = split_rows(rank, p, all_zero);
-    out_splits[p] = split_rows(p, rank, all_zero);
+    in_splits[p] = split_rows(rank, p, sizes);
+    out_splits[p] = split_rows(p, rank, sizes);
     in_at[p] = in_rows * row_bytes;
     out_at[p] = out_rows * row_bytes;
     in_rows += (size_t)in_splits[p];
@@ -371,9 +383,10 @@ static void all_to_all_single_splits_case(comm_dtype_t dtype, int all_zero) {
 static void all_to_all_single_with_splits_and_zero_splits(void **state) {
   (void)state;
   for (int d = 0; d < kDtypeCount; ++d) {
-    all_to_all_single_splits_case(kAllDtypes[d], 0);
-    all_to_all_single_splits_case(kAllDtypes[d], 1);
+    all_to_all_single_splits_case(kAllDtypes[d], kSmallSplits);
+    all_to_all_single_splits_case(kAllDtypes[d], kZeroSplits);
   }
+  all_to_all_single_splits_case(COMM_UINT8, kMixedSplits);
 }
 
 static void all_to_all_single_dim0_not_divisible_is_invalid(void **state) {

@@ -415,11 +415,13 @@ static comm_status_t different_op(int deviant) {
 enum { kSplitChunk = 256 * 1024, kSplitBlock = 3 * kSplitChunk + 5 };
 #define SPLIT_EXPECTED "524293" /* kSplitBlock - kSplitChunk, in the messages */
 
-static comm_status_t different_split(int deviant) {
+/* all_to_all_single of `block` bytes to every rank, where the deviant
+ * expects `from0` more bytes from rank 0 and `from1` more from rank 1. */
+static comm_status_t all_to_all_expecting(int deviant, int64_t block, int64_t from0, int64_t from1) {
   int64_t in_splits[64], out_splits[64], in_rows = 0, out_rows = 0;
   for (int p = 0; p < size; ++p) {
-    in_splits[p] = kSplitBlock;
-    out_splits[p] = deviant && p == 0 ? kSplitBlock - kSplitChunk : kSplitBlock;
+    in_splits[p] = block;
+    out_splits[p] = block + (deviant && p == 0 ? from0 : deviant && p == 1 ? from1 : 0);
     in_rows += in_splits[p];
     out_rows += out_splits[p];
   }
@@ -433,6 +435,10 @@ static comm_status_t different_split(int deviant) {
   free(in);
   free(out);
   return status;
+}
+
+static comm_status_t different_split(int deviant) {
+  return all_to_all_expecting(deviant, kSplitBlock, -kSplitChunk, 0);
 }
 
 static void mismatched_all_to_all_split(void **state) {
@@ -441,52 +447,27 @@ static void mismatched_all_to_all_split(void **state) {
 }
 
 /* The deviant expects one byte less from rank 0 and one more from rank 1,
- * as much in all: the hierarchical all_to_all carries the two blocks in one
- * message across nodes, whose size alone cannot show it. */
+ * as much in all: the hierarchical all_to_all carries small blocks of two
+ * ranks of a node in one message across nodes, whose size alone cannot
+ * show it; large ones go each on its own. */
 static comm_status_t different_split_same_total(int deviant) {
-  int64_t in_splits[64], out_splits[64], in_rows = 0, out_rows = 0;
-  for (int p = 0; p < size; ++p) {
-    in_splits[p] = kSplitBlock;
-    out_splits[p] = kSplitBlock + (deviant && p == 0 ? -1 : deviant && p == 1 ? 1 : 0);
-    in_rows += in_splits[p];
-    out_rows += out_splits[p];
-  }
-  uint8_t *in = calloc((size_t)in_rows, 1), *out = malloc((size_t)out_rows);
-  assert_non_null(in);
-  assert_non_null(out);
-  comm_tensor_t *ti = tensor(in, COMM_UINT8, in_rows, 1), *to = tensor(out, COMM_UINT8, out_rows, 1);
-  comm_status_t status = comm_all_to_all_single(world, ti, to, out_splits, in_splits, NULL);
-  comm_tensor_destroy(ti);
-  comm_tensor_destroy(to);
-  free(in);
-  free(out);
-  return status;
+  return all_to_all_expecting(deviant, kSplitBlock, -1, 1);
 }
+
+static comm_status_t different_small_split_same_total(int deviant) { return all_to_all_expecting(deviant, 2, -1, 1); }
 
 static void mismatched_all_to_all_splits_of_one_total(void **state) {
   (void)state;
   if (size < 3) skip(); /* the deviant must be neither rank 0 nor rank 1 */
   expect_mismatch_naming(different_split_same_total, "all_to_all splits 786437 vs 786436 and 786438 bytes", "expect");
+  expect_mismatch_naming(different_small_split_same_total, "small all_to_all splits 2 vs 1 and 3 bytes",
+                         "comm_all_to_all_single");
 }
 
 /* A small all_to_all_single where the deviant expects one byte less from
  * rank 0: through shared memory the blocks travel on the node board, whose
  * check must still name the call the user made. */
-static comm_status_t different_small_split(int deviant) {
-  int64_t in_splits[64], out_splits[64], in_rows = 0, out_rows = 0;
-  for (int p = 0; p < size; ++p) {
-    in_splits[p] = 2;
-    out_splits[p] = deviant && p == 0 ? 1 : 2;
-    in_rows += in_splits[p];
-    out_rows += out_splits[p];
-  }
-  uint8_t in[128] = {0}, out[128];
-  comm_tensor_t *ti = tensor(in, COMM_UINT8, in_rows, 1), *to = tensor(out, COMM_UINT8, out_rows, 1);
-  comm_status_t status = comm_all_to_all_single(world, ti, to, out_splits, in_splits, NULL);
-  comm_tensor_destroy(ti);
-  comm_tensor_destroy(to);
-  return status;
-}
+static comm_status_t different_small_split(int deviant) { return all_to_all_expecting(deviant, 2, -1, 0); }
 
 static void mismatched_small_all_to_all_split(void **state) {
   (void)state;

@@ -1,7 +1,8 @@
 // comm-info: what this build of comm is and how it would behave: version,
 // features, every setting (default, current value and where it comes from),
 // the algorithm selection table and the providers that work here; with
-// --hang-report, what ranks were doing when a job hung (hang_report.h).
+// --hang-report, what ranks were doing when a job hung (hang_report.h);
+// with --topology, the node's or the job's topology (job_topology.h).
 //
 // It links the engine statically (not only the public API) because the
 // tables it prints are the engine's own; printing them from the source of
@@ -20,7 +21,7 @@
 #include "comm.h"
 #include "core/settings.h"
 #include "hang_report.h"
-#include "topo/topology.h"
+#include "job_topology.h"
 
 namespace {
 
@@ -100,7 +101,9 @@ int main(int argc, char** argv) {
       "comm-info");
   bool topology = false;
   app.add_flag("--topology", topology,
-               "print this node's topology (NUMA domains, sockets, cores, NICs, GPUs) and exit");
+               "print this node's topology (NUMA domains, sockets, cores, NICs, GPUs, this process's NUMA domain and "
+               "socket) and exit; started as the ranks of a job (commrun -n 4 comm-info --topology), the job's: "
+               "which ranks share each node, NUMA domain and socket");
   app.set_version_flag("--version", std::string("comm-info ") + comm_version_string(), "print the version and exit");
   std::string hangReport;
   app.add_option("--hang-report", hangReport,
@@ -115,15 +118,7 @@ int main(int argc, char** argv) {
     return code == 0 ? 0 : 2;
   }
   if (!hangReport.empty()) return printHangReport(hangReport);
-  if (topology) {
-    try {
-      fmt::print("Topology of this node:\n{}", comm::topo::describe(comm::topo::discover()));
-      return 0;
-    } catch (const std::exception& error) {
-      fmt::print(stderr, "comm-info: {}\n", error.what());
-      return 1;
-    }
-  }
+  if (topology) return printTopology();
   fmt::print("comm {} (C API {})\n\n", comm_version_string(), COMM_VERSION_NUMBER);
   printFeatures();
   printSettings();

@@ -1,24 +1,31 @@
 // All-to-all aggregated per node pair, for a communicator on H nodes of L
-// ranks each. Rank (n, j) is the rank at place j of node n.
-//   0. Within each node, the ranks tell each other the sizes of their
-//      blocks: rank (n, i) tells (n, j) those it has for (m, j), every m.
-//   1. Within each node, rank (n, i) hands (n, j) its blocks for (m, j),
-//      every m, over shared memory. Those for node n itself land in their
-//      place at once; (n, j) stacks the others node by node, the L blocks
-//      for each node m after a header of their sizes.
-//   2. Across nodes, the ranks at place j exchange the stacks: (n, j) sends
-//      (m, j) one message with the L blocks of node n's ranks for it.
-// A pair of nodes then exchanges L messages each way instead of L x L: it
-// pays where each message's latency, not the bytes, sets the time. Every
-// byte still crosses between nodes once, as in the flat exchange, but it is
-// copied twice more within the node (into the stack, out of the landing).
-// Cost: (L-1) 2 alpha_shm + (H-1) alpha_net + (H-1)/H N beta_net
-// + 2 N beta_shm per rank, for N bytes sent by each; the flat pairwise
-// exchange: (n-1) alpha_net + (n-1)/n N beta.
+// ranks each. Rank (n, j) is the rank at place j of node n; a stack is the
+// L blocks that the ranks of node n send to rank (m, j), m != n, after a
+// header of their sizes.
+//   0. Within each node the ranks tell each other their block sizes, so
+//      that every rank of node n knows every stack node n sends, and
+//      whether each goes stacked: while it holds at most kStackBytes.
+//      Rank (m, j) knows the same of the stacks it receives from its
+//      block sizes, so every pair of ranks decides alike.
+//   1. Within each node, rank (n, i) hands (n, j) its blocks for the
+//      stacked stacks to (m, j), every m, over shared memory; blocks for
+//      node n itself land in their place at once.
+//   2. Across nodes, the ranks at place j exchange the stacked stacks: one
+//      message for each pair of nodes and place instead of L.
+//   3. The blocks of stacks too large to stack go straight to their rank,
+//      as in the flat pairwise exchange.
+// A stack saves L-1 message latencies across nodes for two copies of its
+// bytes within the node (into the stack, out of the landing area), so only
+// small ones go stacked. Every byte crosses between nodes once either way.
+// Cost, all stacked: (L-1) 2 alpha_shm + (H-1) alpha_net + (H-1)/H N
+// beta_net + 2 N beta_shm per rank, for N bytes sent by each; all
+// straight: the flat pairwise exchange, (n-1) alpha_net + (n-1)/n N beta,
+// after the size exchange within the node.
 #include "algo/all_to_all/hierarchical.h"
 
 #include <cstdint>
 #include <deque>
+#include <numeric>
 #include <string>
 #include <vector>
 
@@ -35,26 +42,37 @@
 namespace comm::algo {
 namespace {
 
+// The largest stack (header included) that goes as one message.
+constexpr size_t kStackBytes = size_t{256} << 10;
+
 // Partners whose blocks may be outstanding at once in phase 1 (each with a
 // block for every node).
 constexpr size_t kPartnersInFlight = 4;
 
-// Where the blocks for each other node are stacked, and where those from
-// each other node land: per node, a header of L sizes, then the L blocks.
+// Where a rank keeps stacks, one per other node: those it sends (to its
+// place on each node) or those it receives. A node's stack is empty when
+// its blocks go straight.
 struct Stacks {
   std::vector<size_t> at;  // per node, then the end
-  Stacks(int nodes, int places, int ownNode, const std::vector<uint64_t>& blockBytes)
-      : at(static_cast<size_t>(nodes) + 1) {
+  // `blockBytes(m, i)`: the block of place i in node m's stack.
+  template <typename BlockBytes>
+  Stacks(const core::NodeLayout& nodes, int ownNode, BlockBytes blockBytes) : at(nodes.members.size() + 1) {
+    const size_t header = nodes.ranksPerNode * sizeof(uint64_t);
     size_t end = 0;
-    for (int m = 0; m < nodes; ++m) {
+    for (int m = 0; m < nodes.count(); ++m) {
       at[m] = end;
       if (m == ownNode) continue;
-      end += places * sizeof(uint64_t);
-      for (int i = 0; i < places; ++i) end += blockBytes[static_cast<size_t>(m) * places + i];
+      size_t bytes = header;
+      for (int i = 0; i < nodes.ranksPerNode; ++i) bytes += blockBytes(m, i);
+      if (bytes <= kStackBytes) end += bytes;
     }
-    at[nodes] = end;
+    at[nodes.count()] = end;
   }
   size_t bytesOf(int node) const { return at[node + 1] - at[node]; }
+  bool stacked(int node) const { return bytesOf(node) > 0; }
+  const uint64_t* header(const char* base, int node) const {
+    return reinterpret_cast<const uint64_t*>(base + at[node]);
+  }
 };
 
 // "524293 bytes from rank 0, 786437 from rank 1, ...": what `rank`
@@ -78,55 +96,51 @@ void hierarchicalAllToAll(CollectiveContext& ctx, const void* const* send, const
                           const size_t* recvBytes) {
   const core::NodeLayout& nodes = ctx.communicator().nodes();
   const int rank = ctx.rank();
-  const int nodeCount = nodes.count();
+  const int size = ctx.size();
   const int places = nodes.ranksPerNode;
   const int ownNode = nodes.nodeOf[rank];
   const int place = nodes.indexOnNode[rank];
   const std::vector<int>& onNode = nodes.members[ownNode];
   const bool chunked = ctx.chunkedMessages();
   auto rankAt = [&](int node, int at) { return nodes.members[node][at]; };
-  // blockBytes[m * L + i]: what (own node, i) sends (m, place).
-  std::vector<uint64_t> blockBytes(static_cast<size_t>(nodeCount) * places);
+
+  // Phase 0. nodeSends[i * size + r]: what (own node, i) sends rank r.
+  std::vector<uint64_t> nodeSends(static_cast<size_t>(places) * size);
   {
-    std::vector<uint64_t> told(blockBytes.size());  // [j * H + m]: what this rank sends (m, j)
-    for (int j = 0; j < places; ++j) {
-      for (int m = 0; m < nodeCount; ++m) told[static_cast<size_t>(j) * nodeCount + m] = sendBytes[rankAt(m, j)];
-    }
-    std::vector<uint64_t> heard(blockBytes.size());  // [i * H + m]: what (own node, i) sends (m, place)
-    std::vector<const void*> sendSizes(places);
+    const std::vector<uint64_t> mine(sendBytes, sendBytes + size);
+    const std::vector<const void*> sendSizes(places, mine.data());
     std::vector<void*> recvSizes(places);
-    const std::vector<size_t> sizesBytes(places, nodeCount * sizeof(uint64_t));
-    for (int i = 0; i < places; ++i) {
-      sendSizes[i] = &told[static_cast<size_t>(i) * nodeCount];
-      recvSizes[i] = &heard[static_cast<size_t>(i) * nodeCount];
-    }
+    for (int i = 0; i < places; ++i) recvSizes[i] = &nodeSends[static_cast<size_t>(i) * size];
+    const std::vector<size_t> sizesBytes(places, size * sizeof(uint64_t));
     CollectiveContext::Subgroup sizes(ctx, onNode, 0);
     pairwiseAllToAll(ctx, sendSizes.data(), sizesBytes.data(), recvSizes.data(), sizesBytes.data());
-    for (int i = 0; i < places; ++i) {
-      for (int m = 0; m < nodeCount; ++m) {
-        blockBytes[static_cast<size_t>(m) * places + i] = heard[static_cast<size_t>(i) * nodeCount + m];
-      }
-    }
   }
-  // Phase 1 fills the outgoing stacks.
-  const Stacks outgoing(nodeCount, places, ownNode, blockBytes);
-  char* stacked = ctx.scratch(core::Scratch::kPhase, outgoing.at[nodeCount]);
-  std::vector<size_t> blockAt(blockBytes.size());
-  for (int m = 0; m < nodeCount; ++m) {
-    if (m == ownNode) continue;
-    auto* header = reinterpret_cast<uint64_t*>(stacked + outgoing.at[m]);
+  auto nodeSend = [&](int i, int to) { return nodeSends[static_cast<size_t>(i) * size + to]; };
+  // Whether the own node's stack for (m, j) goes stacked, as (m, j) decides too.
+  auto stackedTo = [&](int m, int j) {
+    if (m == ownNode) return false;
+    size_t bytes = places * sizeof(uint64_t);
+    for (int i = 0; i < places; ++i) bytes += nodeSend(i, rankAt(m, j));
+    return bytes <= kStackBytes;
+  };
+
+  // Phase 1 fills this rank's outgoing stacks (to its place on each node).
+  const Stacks outgoing(nodes, ownNode, [&](int m, int i) { return nodeSend(i, rankAt(m, place)); });
+  char* stackArea = ctx.scratch(core::Scratch::kPhase, outgoing.at.back());
+  auto blockAt = [&](int m, int i) {
     size_t at = outgoing.at[m] + places * sizeof(uint64_t);
-    for (int i = 0; i < places; ++i) {
-      const size_t b = static_cast<size_t>(m) * places + i;
-      header[i] = blockBytes[b];
-      blockAt[b] = at;
-      at += blockBytes[b];
-    }
+    for (int before = 0; before < i; ++before) at += nodeSend(before, rankAt(m, place));
+    return stackArea + at;
+  };
+  for (int m = 0; m < nodes.count(); ++m) {
+    if (!outgoing.stacked(m)) continue;
+    auto* header = reinterpret_cast<uint64_t*>(stackArea + outgoing.at[m]);
+    for (int i = 0; i < places; ++i) header[i] = nodeSend(i, rankAt(m, place));
   }
   {
     CollectiveContext::Subgroup phase(ctx, onNode, kPhaseSteps);
-    // Partner k's blocks for node m under step m L + k; their chunked sizes after all of those.
-    const uint32_t sizeSteps = static_cast<uint32_t>(nodeCount * places);
+    // Partner k's block for node m under step m L + k; chunked sizes after all of those.
+    const auto sizeSteps = static_cast<uint32_t>(nodes.count() * places);
     std::deque<std::vector<SizedBlocks>> inFlight;
     for (int k = 1; k < places; ++k) {
       if (inFlight.size() == kPartnersInFlight) {
@@ -135,20 +149,22 @@ void hierarchicalAllToAll(CollectiveContext& ctx, const void* const* send, const
       }
       const int to = (place + k) % places;
       const int from = (place - k + places) % places;
-      std::vector<SizedBlocks>& blocks = inFlight.emplace_back(nodeCount);
-      for (int m = 0; m < nodeCount; ++m) {
+      std::vector<SizedBlocks>& blocks = inFlight.emplace_back(nodes.count());
+      for (int m = 0; m < nodes.count(); ++m) {
         const auto step = static_cast<uint32_t>(m * places + k);
-        const size_t b = static_cast<size_t>(m) * places + from;
         if (m == ownNode) {
           const int sender = rankAt(m, from);
           blocks[m].receive(ctx, from, step, sizeSteps + step, static_cast<char*>(recv[sender]), recvBytes[sender],
                             chunked);
-        } else {
-          blocks[m].receive(ctx, from, step, sizeSteps + step, stacked + blockAt[b], blockBytes[b], chunked);
+        } else if (outgoing.stacked(m)) {
+          blocks[m].receive(ctx, from, step, sizeSteps + step, blockAt(m, from), nodeSend(from, rankAt(m, place)),
+                            chunked);
         }
         const int receiver = rankAt(m, to);
-        blocks[m].send(ctx, to, step, sizeSteps + step, static_cast<const char*>(send[receiver]), sendBytes[receiver],
-                       chunked);
+        if (m == ownNode || stackedTo(m, to)) {
+          blocks[m].send(ctx, to, step, sizeSteps + step, static_cast<const char*>(send[receiver]), sendBytes[receiver],
+                         chunked);
+        }
       }
     }
     if (sendBytes[rank] != recvBytes[rank]) {
@@ -156,28 +172,23 @@ void hierarchicalAllToAll(CollectiveContext& ctx, const void* const* send, const
            sendBytes[rank], recvBytes[rank]);
     }
     copyBlock(ctx, recv[rank], send[rank], sendBytes[rank]);
-    for (int m = 0; m < nodeCount; ++m) {
-      if (m != ownNode)
-        copyBlock(ctx, stacked + blockAt[static_cast<size_t>(m) * places + place], send[rankAt(m, place)],
-                  sendBytes[rankAt(m, place)]);
+    for (int m = 0; m < nodes.count(); ++m) {
+      if (outgoing.stacked(m)) copyBlock(ctx, blockAt(m, place), send[rankAt(m, place)], sendBytes[rankAt(m, place)]);
     }
     for (std::vector<SizedBlocks>& partner : inFlight) {
       for (SizedBlocks& blocks : partner) blocks.wait(ctx);
     }
   }
-  // Phase 2: what this rank expects from each node's ranks, stacked alike.
-  std::vector<uint64_t> expected(blockBytes.size());
-  for (int m = 0; m < nodeCount; ++m) {
-    for (int i = 0; i < places; ++i) expected[static_cast<size_t>(m) * places + i] = recvBytes[rankAt(m, i)];
-  }
-  const Stacks incoming(nodeCount, places, ownNode, expected);
-  char* landed = ctx.scratch(core::Scratch::kResult, incoming.at[nodeCount]);
+
+  // Phase 2: the stacks this rank receives are laid out alike, by what it expects.
+  const Stacks incoming(nodes, ownNode, [&](int m, int i) { return recvBytes[rankAt(m, i)]; });
+  char* landed = ctx.scratch(core::Scratch::kResult, incoming.at.back());
   {
-    std::vector<const void*> sendStacks(nodeCount);
-    std::vector<void*> recvStacks(nodeCount);
-    std::vector<size_t> sendStackBytes(nodeCount), recvStackBytes(nodeCount);
-    for (int m = 0; m < nodeCount; ++m) {
-      sendStacks[m] = stacked + outgoing.at[m];
+    std::vector<const void*> sendStacks(nodes.count());
+    std::vector<void*> recvStacks(nodes.count());
+    std::vector<size_t> sendStackBytes(nodes.count()), recvStackBytes(nodes.count());
+    for (int m = 0; m < nodes.count(); ++m) {
+      sendStacks[m] = stackArea + outgoing.at[m];
       sendStackBytes[m] = outgoing.bytesOf(m);
       recvStacks[m] = landed + incoming.at[m];
       recvStackBytes[m] = incoming.bytesOf(m);
@@ -194,9 +205,9 @@ void hierarchicalAllToAll(CollectiveContext& ctx, const void* const* send, const
            error.what(), rank, describeExpected(nodes, ownNode, rank, recvBytes));
     }
   }
-  for (int m = 0; m < nodeCount; ++m) {
-    if (m == ownNode) continue;
-    const auto* header = reinterpret_cast<const uint64_t*>(landed + incoming.at[m]);
+  for (int m = 0; m < nodes.count(); ++m) {
+    if (!incoming.stacked(m)) continue;
+    const uint64_t* header = incoming.header(landed, m);
     size_t at = incoming.at[m] + places * sizeof(uint64_t);
     for (int i = 0; i < places; ++i) {
       const int sender = rankAt(m, i);
@@ -208,6 +219,23 @@ void hierarchicalAllToAll(CollectiveContext& ctx, const void* const* send, const
       at += recvBytes[sender];
     }
   }
+
+  // Phase 3: the blocks of the stacks too large to stack, each straight to its rank.
+  std::vector<size_t> straightSend(size, 0), straightRecv(size, 0);
+  bool any = false;
+  for (int r = 0; r < size; ++r) {
+    const int node = nodes.nodeOf[r];
+    if (node == ownNode) continue;
+    if (!stackedTo(node, nodes.indexOnNode[r])) straightSend[r] = sendBytes[r];
+    if (!incoming.stacked(node)) straightRecv[r] = recvBytes[r];
+    any = any || straightSend[r] > 0 || straightRecv[r] > 0;
+  }
+  // A rank with nothing to move skips it: its peers expect nothing of it either.
+  if (!any) return;
+  std::vector<int> everyone(size);
+  std::iota(everyone.begin(), everyone.end(), 0);
+  CollectiveContext::Subgroup straight(ctx, everyone, 3 * kPhaseSteps);
+  pairwiseAllToAll(ctx, send, straightSend.data(), recv, straightRecv.data());
 }
 
 }  // namespace comm::algo
