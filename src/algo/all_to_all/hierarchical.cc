@@ -4,7 +4,8 @@
 // header of their sizes.
 //   0. Within each node the ranks tell each other their block sizes, so
 //      that every rank of node n knows every stack node n sends, and
-//      whether each goes stacked: while it holds at most kStackBytes.
+//      whether each goes stacked: while it holds at most (L-1)
+//      kStackBytesPerSaving.
 //      Rank (m, j) knows the same of the stacks it receives from its
 //      block sizes, so every pair of ranks decides alike.
 //   1. Within each node, rank (n, i) hands (n, j) its blocks for the
@@ -42,8 +43,13 @@
 namespace comm::algo {
 namespace {
 
-// The largest stack (header included) that goes as one message.
-constexpr size_t kStackBytes = size_t{256} << 10;
+// A stack (header included) goes as one message while it holds at most
+// kStackBytesPerSaving for each of the L-1 messages it saves: about where
+// its two extra copies within the node, at several GB/s, cost as much as
+// the message latencies (tens of microseconds) it saves across nodes.
+constexpr size_t kStackBytesPerSaving = size_t{32} << 10;
+
+size_t maxStackBytes(const core::NodeLayout& nodes) { return (nodes.ranksPerNode - 1) * kStackBytesPerSaving; }
 
 // Partners whose blocks may be outstanding at once in phase 1 (each with a
 // block for every node).
@@ -64,7 +70,7 @@ struct Stacks {
       if (m == ownNode) continue;
       size_t bytes = header;
       for (int i = 0; i < nodes.ranksPerNode; ++i) bytes += blockBytes(m, i);
-      if (bytes <= kStackBytes) end += bytes;
+      if (bytes <= maxStackBytes(nodes)) end += bytes;
     }
     at[nodes.count()] = end;
   }
@@ -121,7 +127,7 @@ void hierarchicalAllToAll(CollectiveContext& ctx, const void* const* send, const
     if (m == ownNode) return false;
     size_t bytes = places * sizeof(uint64_t);
     for (int i = 0; i < places; ++i) bytes += nodeSend(i, rankAt(m, j));
-    return bytes <= kStackBytes;
+    return bytes <= maxStackBytes(nodes);
   };
 
   // Phase 1 fills this rank's outgoing stacks (to its place on each node).
