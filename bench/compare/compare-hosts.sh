@@ -9,7 +9,7 @@
 #   bench/compare/compare-hosts.sh 2 500mbit 3 1M,64M all_gather
 #   bench/compare/compare-hosts.sh 2 500mbit 3 64,64K,16M all_to_all
 #
-# 2 ranks per host. comm: one commrun per host running comm-bench (the
+# 2 ranks per host (RANKS_PER_HOST=N for N). comm: one commrun per host running comm-bench (the
 # store on host0, the default network transport; COMM_* variables given to
 # this script reach the ranks, e.g. COMM_ALGO=all_reduce:ring for the flat
 # ring). Open MPI: mpirun on host0 (its network; this machine's
@@ -59,7 +59,7 @@ case $collective in
   *) echo "compare-hosts.sh: COLLECTIVE is all_reduce, all_gather, reduce_scatter or all_to_all, not $collective" >&2
      exit 2 ;;
 esac
-ranks=2
+ranks=${RANKS_PER_HOST:-2}
 out=$build/compare/hosts-$(date +%Y%m%d-%H%M%S)-$collective-h${hosts}x${ranks}-$rate
 mkdir -p "$out"
 agent=$out/ompi-agent.sh
@@ -76,8 +76,18 @@ for ((i = 0; i < hosts; i++)); do host_list+="${host_list:+,}10.77.0.$((i + 1)):
 COMM_JOB_SECRET=$(od -An -tx1 -N32 /dev/urandom | tr -d ' \n')
 export COMM_JOB_SECRET
 
+# Each host's kernel remembers, per peer address, what its TCP connections
+# learned (ip tcp_metrics: a congestion window, a reordering degree); a
+# new connection starts from it, so a run would inherit the last one's
+# luck. Every run starts from none.
+forget_tcp_metrics() {
+  local i
+  for ((i = 0; i < hosts; i++)); do "$hosts_sh" exec "$i" ip tcp_metrics flush all 2>/dev/null || true; done
+}
+
 run_comm() { # round
   local pids=() i
+  forget_tcp_metrics
   for ((i = 0; i < hosts; i++)); do
     "$hosts_sh" exec "$i" env COMM_TIMEOUT=300 "$build/tools/commrun/commrun" -n "$ranks" --nnodes "$hosts" \
       --node-rank "$i" --master-addr 10.77.0.1 --master-port 29500 --timeout 900 \
@@ -89,6 +99,7 @@ run_comm() { # round
 }
 
 run_ompi() { # round
+  forget_tcp_metrics
   nsenter -t "$(cat "$COMM_HOSTS_DIR/host0.pid")" --net --uts -- \
     env OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 mpirun.openmpi --host "$host_list" \
     --oversubscribe --bind-to none --mca plm_rsh_agent "$agent" --mca btl tcp,vader,self \
@@ -122,11 +133,11 @@ for path in glob.glob(os.path.join(out, "ompi.*.log")):
 units = {"k": 1e3, "m": 1e6, "g": 1e9}
 m = re.fullmatch(r"([0-9.]+)([kmg]?)bit", rate.lower())
 bits_per_s = float(m.group(1)) * units.get(m.group(2), 1) if m else None
-cmd = " ".join(["bench/compare/compare-hosts.sh", str(hosts), rate, str(rounds), sizes]
+cmd = ("" if ranks == 2 else f"RANKS_PER_HOST={ranks} ") + " ".join(["bench/compare/compare-hosts.sh", str(hosts), rate, str(rounds), sizes]
                + ([collective] if collective != "all_reduce" else []))
 print(f"### {collective} float32, {hosts} hosts x {ranks} ranks, links at {rate}: median of {rounds} rounds")
-print(f"`{cmd}`" + (f" with {' '.join(k + '=' + v for k, v in os.environ.items() if k.startswith('COMM_ALGO'))}"
-                     if os.environ.get("COMM_ALGO") else ""))
+settings = " ".join(f"{k}={os.environ[k]}" for k in ("COMM_ALGO", "COMM_PROVIDER") if os.environ.get(k))
+print(f"`{cmd}`" + (f" with {settings}" if settings else ""))
 print()
 print("| size | comm (us) | Open MPI (us) | Open MPI / comm | link limit (us) | comm / limit |")
 print("|---:|---:|---:|---:|---:|---:|")
