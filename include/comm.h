@@ -308,7 +308,8 @@ COMM_API comm_status_t comm_tensor_memory(comm_memory_type_t *out_type, int *out
  *   "master_addr", "master_port", "job_secret", "job_secret_file",
  *   "timeout" (seconds), "provider", "shm", "tcp_iface",
  *   "tcp_unexpected_bytes", "log_level", "log_file", "algo", "debug_dir",
- *   "test_ranks_per_node" (for tests: fake nodes of that many ranks).
+ *   "test_ranks_per_node" (for tests: fake nodes of that many ranks),
+ *   "test_communicator_ids" (for tests: only that many communicator ids).
  * `comm-info` lists every key with its default and help.
  */
 typedef struct comm_config comm_config_t;
