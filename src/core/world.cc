@@ -15,6 +15,7 @@
 #include "bootstrap/launch_environment.h"
 #include "common/backoff.h"
 #include "common/error.h"
+#include "common/host_name.h"
 #include "common/log.h"
 #include "transport/crash_signals.h"
 #include "transport/hybrid_transport.h"
@@ -35,12 +36,6 @@ std::string readFirstLine(const char* path) {
   std::string line;
   std::getline(in, line);
   return line;
-}
-
-std::string hostName() {
-  char buffer[256] = {};
-  gethostname(buffer, sizeof(buffer) - 1);
-  return buffer;
 }
 
 // Two processes share a node (and so /dev/shm and pids) when host name, boot

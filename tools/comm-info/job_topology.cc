@@ -14,6 +14,7 @@
 
 #include "bootstrap/launch_environment.h"
 #include "comm.h"
+#include "common/host_name.h"
 #include "topo/topology.h"
 
 namespace {
@@ -32,12 +33,6 @@ int worldSizeFromLauncher() {
   } catch (const std::exception&) {
     return 1;  // comm_init will say what is wrong, if it is asked
   }
-}
-
-std::string hostName() {
-  char buffer[256] = {};
-  gethostname(buffer, sizeof(buffer) - 1);
-  return buffer;
 }
 
 std::string known(int index) { return index < 0 ? "unknown" : std::to_string(index); }
@@ -69,8 +64,8 @@ int printJobTopology() {
   comm_node_id(&node, world);
   comm_node_count(&nodes, world);
   const comm::topo::Placement placement = comm::topo::placeOfThisProcess();
-  std::string mine = fmt::format("{}\n{}\n{}\n{}\n{}\n{}", node, hostName(), getpid(), placement.numa, placement.socket,
-                                 comm::topo::describe(comm::topo::discover()));
+  std::string mine = fmt::format("{}\n{}\n{}\n{}\n{}\n{}", node, comm::hostName(), getpid(), placement.numa,
+                                 placement.socket, comm::topo::describe(comm::topo::discover()));
   mine.resize(kRecordBytes);  // cut (a node with very many devices) or padded with NULs
   mine.back() = '\0';
   std::vector<char> all(kRecordBytes * static_cast<size_t>(size));

@@ -15,6 +15,7 @@
 
 #include "bootstrap/store.h"
 #include "common/error.h"
+#include "common/host_name.h"
 #include "exit_status.h"
 
 namespace commrun {
@@ -30,16 +31,10 @@ constexpr std::chrono::seconds kStoreTimeout{2};
 constexpr const char* kFailure = "commrun/failed";
 constexpr const char* kFailureCount = "commrun/failures";
 
-std::string thisHost() {
-  char name[256] = {};
-  gethostname(name, sizeof(name) - 1);
-  return name;
-}
-
 }  // namespace
 
 Supervisor::Supervisor(SupervisorConfig config, int signalFd)
-    : config_(std::move(config)), signalFd_(signalFd), buffer_(kReadChunk), hostName_(thisHost()) {}
+    : config_(std::move(config)), signalFd_(signalFd), buffer_(kReadChunk), hostName_(comm::hostName()) {}
 
 int Supervisor::run(std::vector<RankLaunch> launches) {
   if (config_.timeout) {

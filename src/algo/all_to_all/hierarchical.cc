@@ -122,13 +122,15 @@ void hierarchicalAllToAll(CollectiveContext& ctx, const void* const* send, const
     pairwiseAllToAll(ctx, sendSizes.data(), sizesBytes.data(), recvSizes.data(), sizesBytes.data());
   }
   auto nodeSend = [&](int i, int to) { return nodeSends[static_cast<size_t>(i) * size + to]; };
-  // Whether the own node's stack for (m, j) goes stacked, as (m, j) decides too.
-  auto stackedTo = [&](int m, int j) {
-    if (m == ownNode) return false;
+  // stackedTo[r]: whether the own node's stack for rank r (on another node)
+  // goes stacked, as r decides too.
+  std::vector<bool> stackedTo(size, false);
+  for (int r = 0; r < size; ++r) {
+    if (nodes.nodeOf[r] == ownNode) continue;
     size_t bytes = places * sizeof(uint64_t);
-    for (int i = 0; i < places; ++i) bytes += nodeSend(i, rankAt(m, j));
-    return bytes <= maxStackBytes(nodes);
-  };
+    for (int i = 0; i < places; ++i) bytes += nodeSend(i, r);
+    stackedTo[r] = bytes <= maxStackBytes(nodes);
+  }
 
   // Phase 1 fills this rank's outgoing stacks (to its place on each node).
   const Stacks outgoing(nodes, ownNode, [&](int m, int i) { return nodeSend(i, rankAt(m, place)); });
@@ -167,7 +169,7 @@ void hierarchicalAllToAll(CollectiveContext& ctx, const void* const* send, const
                             chunked);
         }
         const int receiver = rankAt(m, to);
-        if (m == ownNode || stackedTo(m, to)) {
+        if (m == ownNode || stackedTo[receiver]) {
           blocks[m].send(ctx, to, step, sizeSteps + step, static_cast<const char*>(send[receiver]), sendBytes[receiver],
                          chunked);
         }
@@ -232,7 +234,7 @@ void hierarchicalAllToAll(CollectiveContext& ctx, const void* const* send, const
   for (int r = 0; r < size; ++r) {
     const int node = nodes.nodeOf[r];
     if (node == ownNode) continue;
-    if (!stackedTo(node, nodes.indexOnNode[r])) straightSend[r] = sendBytes[r];
+    if (!stackedTo[r]) straightSend[r] = sendBytes[r];
     if (!incoming.stacked(node)) straightRecv[r] = recvBytes[r];
     any = any || straightSend[r] > 0 || straightRecv[r] > 0;
   }
