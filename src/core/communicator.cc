@@ -129,6 +129,11 @@ void Communicator::abandon(std::deque<transport::Request>&& requests, std::span<
       backoff.pause(transport.busy());
     }
   }
+  // The caller's buffers go back to it on return: sends that did not finish
+  // are withdrawn too, so that no transport reads them afterwards.
+  for (const Pending& p : pending) {
+    if (!p.isRecv && !p.request->done.load(std::memory_order_acquire)) transport.cancel(*p.request);
+  }
   if (!allDone()) {
     static std::mutex graveyardMutex;
     static auto* graveyard = new std::vector<std::deque<transport::Request>>();

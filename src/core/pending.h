@@ -8,7 +8,7 @@ namespace comm::core {
 struct Pending {
   transport::Request* request;
   int peer;     // rank in the communicator
-  bool isRecv;  // receives are withdrawn when a wait gives up
+  bool isRecv;  // receives are withdrawn when a wait gives up, sends once the operation is abandoned
 };
 
 }  // namespace comm::core

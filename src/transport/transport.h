@@ -107,9 +107,16 @@ class Transport {
   virtual void send(int peer, uint64_t tag, const void* data, size_t size, Request& request) = 0;
   virtual void recv(int peer, uint64_t tag, void* data, size_t size, Request& request) = 0;
 
-  // Withdraw a posted receive that has not completed; on return the request is
-  // done (status COMM_ERR_ABORTED unless it completed meanwhile) and the
-  // transport will never touch its buffer again.
+  // Withdraw a posted receive or send that has not completed, because its
+  // caller gives up and will free or reuse the buffer. A receive: on return
+  // it is done (status COMM_ERR_ABORTED unless it completed meanwhile) and
+  // the transport will never touch its buffer again. A send: the same where
+  // the transport owns the wire (comm's tcp and shared memory), which
+  // either still delivers the message from a copy or withdraws it so that
+  // the peer's receive fails; libfabric cannot take back a send the
+  // provider holds, so there only pieces not yet handed to it are dropped
+  // and the provider may still read the rest (rxm reads a rendezvous send
+  // only when a receive matches it, which a withdrawn receive never does).
   virtual void cancel(Request& request) = 0;
 
   // Whether a transfer in flight moves only while progress() is called, so a

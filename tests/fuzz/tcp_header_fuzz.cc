@@ -2,7 +2,8 @@
 // (transport/tcp/tcp_wire.h), 32 bytes each. Nothing may crash, and a
 // header checkHeader() lets through has a known kind and announces no
 // eager payload larger than kEagerBytes (so nothing is ever sized by a
-// larger claim), and control messages (clear-to-send, goodbye) carry none.
+// larger claim), and control messages (clear-to-send, withdrawal, goodbye)
+// carry none.
 #include <cstddef>
 #include <cstdint>
 #include <cstdlib>
@@ -27,6 +28,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
         if (payloadBytes(header) != 0) std::abort();
         break;
       case Kind::kGoodbye:
+      case Kind::kWithdrawn:
         if (header.size != 0 || payloadBytes(header) != 0) std::abort();
         break;
       case Kind::kPayload: break;

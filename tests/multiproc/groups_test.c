@@ -449,12 +449,17 @@ static void mismatched_all_to_all_split(void **state) {
 /* The deviant expects one byte less from rank 0 and one more from rank 1,
  * as much in all: the hierarchical all_to_all carries small blocks of two
  * ranks of a node in one message across nodes, whose size alone cannot
- * show it. */
+ * show it; large ones go each on its own. */
+static comm_status_t different_split_same_total(int deviant) {
+  return all_to_all_expecting(deviant, kSplitBlock, -1, 1);
+}
+
 static comm_status_t different_small_split_same_total(int deviant) { return all_to_all_expecting(deviant, 2, -1, 1); }
 
 static void mismatched_all_to_all_splits_of_one_total(void **state) {
   (void)state;
   if (size < 3) skip(); /* the deviant must be neither rank 0 nor rank 1 */
+  expect_mismatch_naming(different_split_same_total, "all_to_all splits 786437 vs 786436 and 786438 bytes", "expect");
   expect_mismatch_naming(different_small_split_same_total, "small all_to_all splits 2 vs 1 and 3 bytes",
                          "comm_all_to_all_single");
 }

@@ -506,6 +506,8 @@ void OfiTransport::cancelPieces(Request& request) {
   pool_.forEachBusy([&](OfiOp& op) {
     if (op.request != &request) return;
     if (op.state == OpState::kPosted || op.state == OpState::kCancelling) {
+      // libfabric cannot take a send back (rxm ignores the request).
+      if (op.kind == OpKind::kSend) return;
       // Failure means the piece already completed or is past cancelling; its
       // completion arrives either way.
       op.state = OpState::kCancelling;
@@ -535,7 +537,12 @@ void OfiTransport::abandon(Request& request, size_t pieces) {
 void OfiTransport::cancel(Request& request) {
   std::unique_lock lock(mutex_);
   if (request.done.load(std::memory_order_acquire) || request.parts == 0) return;
+  bool sending = false;
+  pool_.forEachBusy(
+      [&](const OfiOp& op) { sending = sending || (op.request == &request && op.kind == OpKind::kSend); });
   cancelPieces(request);
+  // The send pieces the provider holds end (or fail) on their own.
+  if (sending) return;
   Deadline deadline(kCancelWait);
   auto pause = std::chrono::microseconds(1);
   while (request.parts > 0 && !deadline.expired()) {

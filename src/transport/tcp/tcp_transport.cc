@@ -23,6 +23,7 @@
 #include <string_view>
 #include <thread>
 #include <unordered_map>
+#include <unordered_set>
 
 #include "common/deadline.h"
 #include "common/error.h"
@@ -99,8 +100,9 @@ size_t unexpectedCost(const Unexpected& message) {
 struct QueuedSend {
   Header header;
   const char* data;
-  Request* request;  // null for kClearToSend and kReadyToSend
-  size_t sent = 0;   // of sizeof(Header) + payloadBytes(header)
+  Request* request;              // null for control messages and sends cancelled mid-way
+  size_t sent = 0;               // of sizeof(Header) + payloadBytes(header)
+  std::unique_ptr<char[]> copy;  // what `data` points into once the caller's buffer was given back
 };
 
 // A large message announced and waiting for the receiver's go-ahead.
@@ -131,6 +133,7 @@ struct Connection {
   std::list<Unexpected> unexpected;                       // a list: Incoming and claims point into it
   size_t unexpectedBytes = 0;                             // what those count against the limit
   std::unordered_map<uint32_t, AnnouncedSend> announced;  // by the sender's number
+  std::unordered_set<uint32_t> withdrawn;  // announced, then cancelled: answered with kWithdrawn when cleared
   uint32_t nextSendId = 0;
   std::unordered_map<uint32_t, PostedRecv> cleared;  // receives told to come, by the receiver's number;
                                                      // data and request null: dropped on arrival
@@ -246,6 +249,9 @@ class TcpTransport final : public Transport {
   // go-ahead for `receive`; returns true when it completed the receive (a
   // size mismatch: the payload is then dropped on arrival).
   bool clearToSend(Connection& c, uint64_t tag, size_t size, uint32_t sendId, const PostedRecv& receive);
+  // Gives `request`'s buffer back to the caller if it is a send to `c`'s
+  // peer; returns whether it was.
+  bool cancelSend(Connection& c, Request& request);
   void queue(Connection& c, const Header& header, const char* data, Request* request);
   // A message to this rank: delivered (or kept as unexpected) at once.
   void sendToSelf(Connection& c, uint64_t tag, const char* data, size_t size, Request& request);
@@ -527,7 +533,40 @@ void TcpTransport::cancel(Request& request) {
         return complete(request, COMM_ERR_ABORTED, "cancelled");
       }
     }
+    if (cancelSend(c, request)) return;
   }
+}
+
+// The peer's stream must stay whole and its receive must end, so a send is
+// never just dropped: a message already (or soon) on the wire goes from a
+// copy, and one whose payload waits for a go-ahead is withdrawn.
+bool TcpTransport::cancelSend(Connection& c, Request& request) {
+  for (QueuedSend& s : c.sends) {
+    if (s.request != &request) continue;
+    s.request = nullptr;
+    const size_t payload = payloadBytes(s.header);
+    const size_t payloadSent = s.sent > sizeof(Header) ? s.sent - sizeof(Header) : 0;
+    if (s.header.kind == Kind::kPayload && s.sent == 0) {
+      s.header = {s.header.tag, 0, Kind::kWithdrawn, s.header.id, 0, 0};
+      s.data = nullptr;
+    } else if (payload > payloadSent) {
+      // Eager messages are small; a payload is copied only from where the
+      // wire stopped (the pages before it are never touched).
+      s.copy = std::make_unique_for_overwrite<char[]>(payload);
+      std::memcpy(s.copy.get() + payloadSent, s.data + payloadSent, payload - payloadSent);
+      s.data = s.copy.get();
+    }
+    complete(request, COMM_ERR_ABORTED, "cancelled");
+    return true;
+  }
+  for (auto it = c.announced.begin(); it != c.announced.end(); ++it) {
+    if (it->second.request != &request) continue;
+    c.withdrawn.insert(it->first);
+    c.announced.erase(it);
+    complete(request, COMM_ERR_ABORTED, "cancelled");
+    return true;
+  }
+  return false;
 }
 
 bool TcpTransport::progress() {
@@ -681,6 +720,10 @@ bool TcpTransport::startMessage(Connection& c, const Header& header) {
       return false;
     }
     case Kind::kClearToSend: {
+      if (c.withdrawn.erase(header.id) != 0) {
+        queue(c, {header.tag, 0, Kind::kWithdrawn, header.answer, 0, 0}, nullptr, nullptr);
+        return false;
+      }
       auto it = c.announced.find(header.id);
       if (it == c.announced.end()) {
         markDead(c, fmt::format("rank {} cleared message {}, which this rank never announced", c.peer, header.id),
@@ -694,6 +737,23 @@ bool TcpTransport::startMessage(Connection& c, const Header& header) {
     case Kind::kGoodbye:
       markDead(c, fmt::format("rank {} has shut down its transport (comm_destroy)", c.peer), COMM_ERR_REMOTE, true);
       return true;
+    case Kind::kWithdrawn: {
+      auto it = c.cleared.find(header.id);
+      if (it == c.cleared.end()) {
+        markDead(c, fmt::format("rank {} withdrew receive {}, which this rank did not clear", c.peer, header.id),
+                 COMM_ERR_TRANSPORT);
+        return true;
+      }
+      Request* request = it->second.request;
+      const size_t size = it->second.size;
+      c.cleared.erase(it);
+      if (request == nullptr) return false;  // cancelled here too
+      complete(*request, COMM_ERR_REMOTE,
+               fmt::format("tcp: rank {} withdrew its message with tag {:#x} ({} bytes): its side of the operation "
+                           "failed first",
+                           c.peer, header.tag, size));
+      return true;
+    }
     case Kind::kPayload: {
       auto it = c.cleared.find(header.id);
       if (it == c.cleared.end() || it->second.size != header.size) {
@@ -802,6 +862,7 @@ void TcpTransport::markDead(Connection& c, std::string why, comm_status_t status
   }
   for (auto& [id, send] : c.announced) complete(*send.request, c.deadStatus, c.deadWhy);
   c.announced.clear();
+  c.withdrawn.clear();
   for (auto& [id, receive] : c.cleared) {
     if (receive.request != nullptr) complete(*receive.request, c.deadStatus, c.deadWhy);
   }

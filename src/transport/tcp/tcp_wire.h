@@ -6,6 +6,9 @@
 // has a receive for it and says so (kClearToSend): it then lands straight in
 // that receive's buffer, never in a buffer of ours, and a sender can never
 // fill the receiver's memory with messages nobody has asked for yet.
+// A sender whose operation failed before the go-ahead came answers it with
+// kWithdrawn instead of the payload: its buffer may be gone, and the
+// receiver's receive fails naming it rather than waiting.
 // kGoodbye, the last thing a rank sends before it closes its connections at
 // a clean shutdown, lets the peer tell that end from a crash and stay quiet.
 //
@@ -23,14 +26,22 @@
 
 namespace comm::transport::tcp {
 
-enum class Kind : uint32_t { kEager = 0, kReadyToSend = 1, kClearToSend = 2, kPayload = 3, kGoodbye = 4 };
+enum class Kind : uint32_t {
+  kEager = 0,
+  kReadyToSend = 1,
+  kClearToSend = 2,
+  kPayload = 3,
+  kGoodbye = 4,
+  kWithdrawn = 5
+};
 
 // What precedes every message on a connection.
 struct Header {
   uint64_t tag;
   uint64_t size;  // the message's bytes (kClearToSend: 0)
   Kind kind;
-  uint32_t id;      // kReadyToSend, kClearToSend: the sender's number for the message; kPayload: the receiver's
+  uint32_t id;      // kReadyToSend, kClearToSend: the sender's number for the message; kPayload, kWithdrawn: the
+                    // receiver's
   uint32_t answer;  // kClearToSend: the receiver's number for it
   uint32_t unused;
 };
@@ -55,7 +66,7 @@ inline Header decodeHeader(std::string_view bytes) {
 
 // Why `header` cannot have come from a well-behaved peer, or "" when it
 // can: an unknown kind, an eager message larger than kEagerBytes, a
-// clear-to-send that carries a size.
+// clear-to-send, withdrawal or goodbye that carries a size.
 inline std::string checkHeader(const Header& header) {
   switch (header.kind) {
     case Kind::kEager:
@@ -69,6 +80,9 @@ inline std::string checkHeader(const Header& header) {
       return "";
     case Kind::kGoodbye:
       if (header.size != 0) return fmt::format("a goodbye carrying {} bytes", header.size);
+      return "";
+    case Kind::kWithdrawn:
+      if (header.size != 0) return fmt::format("a withdrawal carrying {} bytes", header.size);
       return "";
     case Kind::kReadyToSend:
     case Kind::kPayload: return "";
