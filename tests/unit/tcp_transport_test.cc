@@ -46,7 +46,7 @@ std::unique_ptr<Transport> tcp() {
 
 // More eager messages than the sockets between two ranks hold, so that most
 // of them are still queued at the sender when it cancels them.
-constexpr int kFlood = 128;
+constexpr int kFlood = 32;
 constexpr uint64_t kFloodTag = 7;
 constexpr uint64_t kClearedTag = 8;    // cleared before the flood, its payload queued behind it
 constexpr uint64_t kAnnouncedTag = 9;  // announced, never cleared before the cancel

@@ -48,9 +48,15 @@ struct Header {
 static_assert(sizeof(Header) == 32);
 
 // Reads land in an inbox of this size first, so one recv() brings a small
-// message with its header; eager messages fit in it.
+// message with its header.
 inline constexpr size_t kInboxBytes = 64 * 1024;
-inline constexpr size_t kEagerBytes = kInboxBytes;
+// Messages up to this size go without waiting for a go-ahead. It covers the
+// chunks collectives cut large messages into for this transport (at most
+// twice algo/pipeline.h's kChunkBytes): a go-ahead crosses the link against
+// the data flowing the other way, and on a shaped link it waited behind that
+// data long enough to halve an all_to_all's speed. What a peer may send
+// before its receives are posted stays bounded by the unexpected-byte limit.
+inline constexpr size_t kEagerBytes = 512 * 1024;
 
 // The bytes that follow a header.
 inline size_t payloadBytes(const Header& header) {
