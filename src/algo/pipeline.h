@@ -20,7 +20,8 @@ using core::RequestId;
 // Large enough that the per-message cost is small next to the transfer,
 // small enough that comm's tcp sends a chunk (or two) without waiting for a
 // go-ahead (transport/tcp/tcp_wire.h, kEagerBytes) and that a few MiB
-// already make a pipeline of several stages. A multiple of every element size, so every chunk holds whole elements.
+// already make a pipeline of several stages. A multiple of every element
+// size, so every chunk holds whole elements.
 constexpr size_t kChunkBytes = size_t{256} << 10;
 // Chunks in flight at once through the staging buffers.
 constexpr size_t kStagingChunks = CollectiveContext::kStagingBytes / kChunkBytes;
