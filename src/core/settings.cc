@@ -25,7 +25,7 @@ constexpr SettingSpec kSpecs[] = {
     {"provider", "",
      "transport to the peers the direct shared-memory path does not serve (other nodes; every peer when shm is 0): "
      "tcp (comm's own TCP transport) or a libfabric provider (tcp;ofi_rxm, verbs;ofi_rxm, shm...); empty: "
-     "tcp;ofi_rxm"},
+     "tcp for a job across nodes, else (or when FI_PROVIDER is set) libfabric's choice"},
     {"shm", "1",
      "direct shared-memory path between ranks on one node: 1 on (large messages streamed through shared memory, or "
      "read by cross-memory attach when the node's ranks may together run on fewer CPUs than there are of them), attach "

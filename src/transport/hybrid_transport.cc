@@ -2,6 +2,7 @@
 // one (comm's own tcp, or libfabric) and speaks for both: one address blob, one progress(), one cancel().
 #include "transport/hybrid_transport.h"
 
+#include <cstdlib>
 #include <cstring>
 
 #include <fmt/ranges.h>
@@ -140,8 +141,20 @@ std::vector<std::string> availableProviders() {
   return names;
 }
 
+// comm's own tcp is the default: between hosts it carries collectives as
+// fast as libfabric's tcp;ofi_rxm, answers small messages in about half the
+// time, starts in milliseconds where libfabric's initialisation takes about
+// half a second, and admits only peers that prove the job's secret
+// (docs/performance.md "Across hosts", docs/security.md). libfabric serves
+// what names it: COMM_PROVIDER (verbs;ofi_rxm on an RDMA fabric) or
+// FI_PROVIDER; and a job on one node with direct shared memory off, where
+// its shm provider beats any socket.
 std::unique_ptr<Transport> createNetworkTransport(const Options& options) {
-  if (options.provider == kTcpProvider) return createTcpTransport(options);
+  const char* fabricProvider = std::getenv("FI_PROVIDER");
+  const bool fabricNamed = fabricProvider != nullptr && *fabricProvider != '\0';
+  if (options.provider == kTcpProvider || (options.provider.empty() && !fabricNamed && !options.singleNode)) {
+    return createTcpTransport(options);
+  }
   return createOfiTransport(options);
 }
 

@@ -1,7 +1,7 @@
 // The transport a world uses: peers on this node over direct shared memory
 // (shm/shm_transport.h), everyone else over the network: comm's own TCP transport
-// when the provider is "tcp" (tcp/tcp_transport.h), else libfabric
-// (createOfiTransport).
+// (tcp/tcp_transport.h) or libfabric (createOfiTransport), as
+// createNetworkTransport() chooses.
 #pragma once
 
 #include <memory>
@@ -19,7 +19,8 @@ namespace comm::transport {
 std::unique_ptr<Transport> createTransport(const Options& options, const ShmOptions& shm);
 
 // The transport for peers off the direct path: comm's own TCP for provider
-// "tcp" (tcp/tcp_transport.h), libfabric for any other name.
+// "tcp" (tcp/tcp_transport.h), and for "" when the job spans nodes and
+// FI_PROVIDER names no libfabric provider; libfabric otherwise.
 std::unique_ptr<Transport> createNetworkTransport(const Options& options);
 
 // What Options::provider (the "provider" setting) can name that works here:

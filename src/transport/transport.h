@@ -56,11 +56,11 @@ struct PeerInfo {
 
 struct Options {
   // The network transport, for the peers the direct shared-memory path does
-  // not serve: "" lets libfabric choose per peer (its shm on the node,
-  // tcp;ofi_rxm between nodes); "tcp" is comm's own TCP transport
-  // (tcp/tcp_transport.h); any other name is a libfabric provider ("shm",
-  // "tcp;ofi_rxm", "verbs;ofi_rxm"...). FI_PROVIDER, when set, names a
-  // libfabric provider the same way (the ofi transport's own choice).
+  // not serve: "tcp" is comm's own TCP transport (tcp/tcp_transport.h); any
+  // other name is a libfabric provider ("shm", "tcp;ofi_rxm",
+  // "verbs;ofi_rxm"...); "" is comm's tcp for a job across nodes, else
+  // libfabric's choice per peer (its shm on the node, tcp;ofi_rxm between
+  // nodes, or what FI_PROVIDER, when set, names).
   std::string provider;
   // Every rank is on this node: bind the network provider to loopback.
   bool singleNode = false;
