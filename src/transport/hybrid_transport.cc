@@ -2,7 +2,6 @@
 // one (comm's own tcp, or libfabric) and speaks for both: one address blob, one progress(), one cancel().
 #include "transport/hybrid_transport.h"
 
-#include <cstdlib>
 #include <cstring>
 
 #include <fmt/ranges.h>
@@ -150,9 +149,8 @@ std::vector<std::string> availableProviders() {
 // FI_PROVIDER; and a job on one node with direct shared memory off, where
 // its shm provider beats any socket.
 std::unique_ptr<Transport> createNetworkTransport(const Options& options) {
-  const char* fabricProvider = std::getenv("FI_PROVIDER");
-  const bool fabricNamed = fabricProvider != nullptr && *fabricProvider != '\0';
-  if (options.provider == kTcpProvider || (options.provider.empty() && !fabricNamed && !options.singleNode)) {
+  const bool defaultToTcp = options.provider.empty() && fabricProviderVariable().empty() && !options.singleNode;
+  if (options.provider == kTcpProvider || defaultToTcp) {
     return createTcpTransport(options);
   }
   return createOfiTransport(options);

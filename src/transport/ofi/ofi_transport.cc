@@ -51,9 +51,9 @@ std::string normaliseProvider(std::string name) {
 
 std::string forcedProvider(const Options& options) {
   if (!options.provider.empty()) return normaliseProvider(options.provider);
-  const char* fromEnvironment = std::getenv("FI_PROVIDER");
+  const std::string fromEnvironment = fabricProviderVariable();
   // "^a,b" excludes providers rather than naming one; libfabric applies it.
-  if (fromEnvironment == nullptr || *fromEnvironment == '\0' || *fromEnvironment == '^') return {};
+  if (fromEnvironment.empty() || fromEnvironment.front() == '^') return {};
   return normaliseProvider(fromEnvironment);
 }
 
@@ -189,7 +189,8 @@ class OfiTransport final : public Transport {
   void onError(const OfiEndpoint& endpoint, const fi_cq_err_entry& entry);
   void reportShorter(const OfiOp& op, size_t pieceBytes);
   void reportLonger(const OfiOp& op);
-  void cancelPieces(Request& request);
+  // Returns whether send pieces the provider holds were left to it.
+  bool cancelPieces(Request& request);
   void finish(OfiOp* op);
   void abandon(Request& request, size_t pieces);
   void complete(Request& request) {
@@ -502,12 +503,16 @@ void OfiTransport::reportLonger(const OfiOp& op) {
                    op.total);
 }
 
-void OfiTransport::cancelPieces(Request& request) {
+bool OfiTransport::cancelPieces(Request& request) {
+  bool sendsLeft = false;
   pool_.forEachBusy([&](OfiOp& op) {
     if (op.request != &request) return;
     if (op.state == OpState::kPosted || op.state == OpState::kCancelling) {
       // libfabric cannot take a send back (rxm ignores the request).
-      if (op.kind == OpKind::kSend) return;
+      if (op.kind == OpKind::kSend) {
+        sendsLeft = true;
+        return;
+      }
       // Failure means the piece already completed or is past cancelling; its
       // completion arrives either way.
       op.state = OpState::kCancelling;
@@ -521,6 +526,7 @@ void OfiTransport::cancelPieces(Request& request) {
     request.fail(COMM_ERR_ABORTED, "fabric: {} rank {} with tag {:#x} was cancelled", direction(op), op.peer, op.tag);
     finish(&op);
   });
+  return sendsLeft;
 }
 
 void OfiTransport::finish(OfiOp* op) {
@@ -537,12 +543,8 @@ void OfiTransport::abandon(Request& request, size_t pieces) {
 void OfiTransport::cancel(Request& request) {
   std::unique_lock lock(mutex_);
   if (request.done.load(std::memory_order_acquire) || request.parts == 0) return;
-  bool sending = false;
-  pool_.forEachBusy(
-      [&](const OfiOp& op) { sending = sending || (op.request == &request && op.kind == OpKind::kSend); });
-  cancelPieces(request);
   // The send pieces the provider holds end (or fail) on their own.
-  if (sending) return;
+  if (cancelPieces(request)) return;
   Deadline deadline(kCancelWait);
   auto pause = std::chrono::microseconds(1);
   while (request.parts > 0 && !deadline.expired()) {
@@ -568,6 +570,11 @@ void OfiTransport::cancel(Request& request) {
 
 std::unique_ptr<Transport> createOfiTransport(const Options& options) {
   return std::make_unique<OfiTransport>(options);
+}
+
+std::string fabricProviderVariable() {
+  const char* value = std::getenv("FI_PROVIDER");
+  return value == nullptr ? std::string() : std::string(value);
 }
 
 }  // namespace comm::transport

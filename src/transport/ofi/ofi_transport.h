@@ -20,4 +20,8 @@ std::unique_ptr<Transport> createOfiTransport(const Options& options);
 // COMM_ERR_TRANSPORT when libfabric cannot be asked.
 std::vector<std::string> usableOfiProviders();
 
+// FI_PROVIDER, libfabric's own choice of provider ("" when unset): a name,
+// or "^a,b" to exclude some.
+std::string fabricProviderVariable();
+
 }  // namespace comm::transport
