@@ -51,10 +51,17 @@ constexpr std::string_view kTcpContext = "comm tcp";
 
 // The most queued messages one sendmsg gathers.
 constexpr size_t kSendsPerCall = 16;
-// Up to this many peers progress() tries a recv() on each instead of asking
-// epoll which are readable: one system call per peer when idle, and when a
-// message is there, one fewer than epoll_wait plus the recv().
+// Up to this many peers progress() tries a recv() on each it reads instead
+// of asking epoll which are readable: one system call per peer when idle,
+// and when a message is there, one fewer than epoll_wait plus the recv().
 constexpr size_t kDirectReadPeers = 3;
+// How often progress() reads connections that nothing of this rank waits
+// for: their early messages, a dead peer's end of stream. Between those
+// looks they wait in the kernel; reading them sooner would only move them
+// to the unexpected list, at one system call per connection and look, and
+// where ranks share cores those calls take the time of the ranks with
+// work.
+constexpr auto kQuietReadInterval = std::chrono::microseconds(200);
 // How long connect() waits for every peer's connection when
 // Options::connectTimeout does not say.
 constexpr auto kConnectTimeout = std::chrono::milliseconds(120'000);
@@ -171,6 +178,13 @@ void fill(const PostedRecv& receive, int peer, uint64_t tag, const char* data, s
   complete(*receive.request, COMM_OK);
 }
 
+// Whether something this rank started waits for what comes on `c`: a
+// receive, a go-ahead for an announced or withdrawn send, the rest of a
+// payload.
+bool awaited(const Connection& c) {
+  return !c.posted.empty() || !c.announced.empty() || !c.withdrawn.empty() || !c.cleared.empty() || c.incoming.active;
+}
+
 void forget(Connection& c, const Unexpected& message) {
   c.unexpectedBytes -= unexpectedCost(message);
   c.unexpected.remove_if([&](const Unexpected& m) { return &m == &message; });
@@ -274,7 +288,8 @@ class TcpTransport final : public Transport {
   // By rank; this rank's has no socket (sendToSelf), ranks not reached have none.
   std::vector<std::unique_ptr<Connection>> connections_;
   size_t queuedSends_ = 0;
-  size_t live_ = 0;  // connections to peers not dead
+  size_t live_ = 0;                    // connections to peers not dead
+  Clock::time_point nextQuietRead_{};  // when progress() next reads every connection
   int self_ = -1;
   std::atomic<bool> busy_{false};
 };
@@ -573,11 +588,15 @@ bool TcpTransport::progress() {
   std::unique_lock lock(mutex_, std::try_to_lock);
   if (!lock.owns_lock()) return false;  // another thread is at it
   bool completed = false;
+  const auto now = Clock::now();
+  const bool everyone = now >= nextQuietRead_;
+  if (everyone) nextQuietRead_ = now + kQuietReadInterval;
   if (live_ <= kDirectReadPeers) {
     for (auto& c : connections_) {
-      if (c && c->fd.valid()) completed = readFrom(*c) || completed;
+      if (c && c->fd.valid() && (everyone || awaited(*c))) completed = readFrom(*c) || completed;
     }
-  } else {
+  } else if (everyone || std::any_of(connections_.begin(), connections_.end(),
+                                     [](const auto& c) { return c && c->fd.valid() && awaited(*c); })) {
     epoll_event events[32];
     const int ready = epoll_wait(epoll_.get(), events, 32, 0);
     for (int i = 0; i < ready; ++i) {
