@@ -32,6 +32,7 @@
 #include "common/socket.h"
 #include "common/unique_fd.h"
 #include "transport/network_interface.h"
+#include "transport/tcp/payload_pool.h"
 #include "transport/tcp/tcp_wire.h"
 
 namespace comm::transport {
@@ -185,8 +186,9 @@ bool awaited(const Connection& c) {
   return !c.posted.empty() || !c.announced.empty() || !c.withdrawn.empty() || !c.cleared.empty() || c.incoming.active;
 }
 
-void forget(Connection& c, const Unexpected& message) {
+void forget(Connection& c, Unexpected& message, tcp::PayloadPool& payloads) {
   c.unexpectedBytes -= unexpectedCost(message);
+  if (message.data) payloads.giveBack(std::move(message.data), message.size);
   c.unexpected.remove_if([&](const Unexpected& m) { return &m == &message; });
 }
 
@@ -287,6 +289,7 @@ class TcpTransport final : public Transport {
   UniqueFd epoll_;
   // By rank; this rank's has no socket (sendToSelf), ranks not reached have none.
   std::vector<std::unique_ptr<Connection>> connections_;
+  tcp::PayloadPool payloads_{kEagerBytes};  // the buffers of early messages
   size_t queuedSends_ = 0;
   size_t live_ = 0;                    // connections to peers not dead
   Clock::time_point nextQuietRead_{};  // when progress() next reads every connection
@@ -479,7 +482,7 @@ void TcpTransport::sendToSelf(Connection& c, uint64_t tag, const char* data, siz
     Unexpected& message = c.unexpected.emplace_back();
     message.tag = tag;
     message.size = size;
-    message.data = std::make_unique_for_overwrite<char[]>(size);
+    message.data = payloads_.take(size);
     if (size > 0) std::memcpy(message.data.get(), data, size);
     message.complete = true;
     // A rank's messages to itself are its own to bound: counted, never refused.
@@ -505,7 +508,7 @@ void TcpTransport::recv(int peer, uint64_t tag, void* data, size_t size, Request
     if (message.tag != tag || message.claim.request != nullptr) continue;
     if (message.announced) {
       clearToSend(c, tag, message.size, message.sendId, receive);
-      forget(c, message);
+      forget(c, message, payloads_);
     } else if (message.complete) {
       deliver(c, message, receive);
     } else {
@@ -802,7 +805,7 @@ bool TcpTransport::startMessage(Connection& c, const Header& header) {
     Unexpected& message = c.unexpected.emplace_back();
     message.tag = header.tag;
     message.size = header.size;
-    message.data = std::make_unique_for_overwrite<char[]>(header.size);
+    message.data = payloads_.take(header.size);
     c.incoming = {true, message.data.get(), header.size, 0, nullptr, &message};
   }
   if (header.size == 0) completed = finishIncoming(c) || completed;
@@ -834,7 +837,7 @@ bool TcpTransport::clearToSend(Connection& c, uint64_t tag, size_t size, uint32_
 
 bool TcpTransport::deliver(Connection& c, Unexpected& message, const PostedRecv& receive) {
   fill(receive, c.peer, message.tag, message.data.get(), message.size);
-  forget(c, message);
+  forget(c, message, payloads_);
   return true;
 }
 
