@@ -594,12 +594,14 @@ bool TcpTransport::progress() {
   const auto now = Clock::now();
   const bool everyone = now >= nextQuietRead_;
   if (everyone) nextQuietRead_ = now + kQuietReadInterval;
+  auto toRead = [everyone](const std::unique_ptr<Connection>& c) {
+    return c && c->fd.valid() && (everyone || awaited(*c));
+  };
   if (live_ <= kDirectReadPeers) {
     for (auto& c : connections_) {
-      if (c && c->fd.valid() && (everyone || awaited(*c))) completed = readFrom(*c) || completed;
+      if (toRead(c)) completed = readFrom(*c) || completed;
     }
-  } else if (everyone || std::any_of(connections_.begin(), connections_.end(),
-                                     [](const auto& c) { return c && c->fd.valid() && awaited(*c); })) {
+  } else if (std::any_of(connections_.begin(), connections_.end(), toRead)) {
     epoll_event events[32];
     const int ready = epoll_wait(epoll_.get(), events, 32, 0);
     for (int i = 0; i < ready; ++i) {
