@@ -1,6 +1,7 @@
 #include "core/collective_context.h"
 
 #include <algorithm>
+#include <thread>
 
 #include "common/backoff.h"
 #include "common/dtype.h"
@@ -13,6 +14,10 @@ namespace {
 
 // A collective slower than this starts listening for failure notices.
 constexpr auto kNoticeDelay = std::chrono::milliseconds(100);
+// How long a rank whose transport failed listens for a notice its peer sent
+// before that failure: it is in the queue already, behind at most the
+// messages of this collective.
+constexpr auto kNoticeGrace = std::chrono::milliseconds(50);
 // Looks at the board before the first clock read: a peer running on a core
 // of its own publishes within a few hundred nanoseconds.
 constexpr int kBoardSpins = 32;
@@ -293,6 +298,7 @@ void CollectiveContext::waitFor(std::span<const Pending> pending) {
     } catch (const Error& e) {
       // A size or tag confusion usually means the ranks disagree: say so if the signature shows it.
       checkSignature();
+      if (e.status() == COMM_ERR_TRANSPORT) heedEarlierNotice();
       notifyPeers(e.status(), -1, Signature{});
       throw;
     }
@@ -383,15 +389,34 @@ void CollectiveContext::postNoticeReceive(int peer) {
   notices_->of[slot] = &notice;
 }
 
+void CollectiveContext::listenForNotices() {
+  notices().receives.resize(size_ - 1);
+  notices_->of.resize(size_ - 1);
+  for (int peer = 0; peer < size_; ++peer) {
+    if (peer != rank_) postNoticeReceive(peer);
+  }
+}
+
+void CollectiveContext::heedEarlierNotice() {
+  if (size_ == 1 || peersNotified_) return;
+  try {
+    if (!notices_ || notices_->receives.empty()) listenForNotices();
+    const Clock::time_point until = Clock::now() + kNoticeGrace;
+    do {
+      poll();
+      watchNotices();
+      std::this_thread::yield();
+    } while (Clock::now() < until);
+  } catch (const Error&) {
+    if (!peersNotified_) return;  // the transport failed again: the first failure is the one to report
+    throw;
+  }
+}
+
 void CollectiveContext::watchNotices() {
   if (size_ == 1 || peersNotified_) return;
   if (!notices_ || notices_->receives.empty()) {
-    if (Clock::now() - start_ < kNoticeDelay) return;
-    notices().receives.resize(size_ - 1);
-    notices_->of.resize(size_ - 1);
-    for (int peer = 0; peer < size_; ++peer) {
-      if (peer != rank_) postNoticeReceive(peer);
-    }
+    if (Clock::now() - start_ >= kNoticeDelay) listenForNotices();
     return;
   }
   for (size_t slot = 0; slot < notices_->receives.size(); ++slot) {

@@ -174,7 +174,13 @@ class CollectiveContext {
   void notifyPeers(comm_status_t status, int otherRank, const Signature& other);
   // Once the collective is slow, listen for peers giving up; throws when one did.
   void watchNotices();
+  void listenForNotices();
   void postNoticeReceive(int peer);
+  // After a transport failure: a peer that gave up first may have withdrawn
+  // (or its caller freed) the buffer this rank was reading, and its notice,
+  // sent before, says why. Throws that rank's reason if it comes within a
+  // short grace; returns otherwise.
+  void heedEarlierNotice();
   // The receives for notices join the pending messages when those are withdrawn.
   void withdrawNoticeReceives();
 
