@@ -42,15 +42,23 @@ class Backoff {
 
   void reset() { idleSince_ = {}; }
 
-  // `busy`: bytes are moving that only polling moves (Transport::busy()), so
-  // yield instead of sleeping.
-  void pause(bool busy = false) {
+  // `busy`: bytes are moving that only polling moves (Transport::busy()),
+  // so keep looking instead of sleeping: yield, and once the yield phase is
+  // over, let `waitReady(limit)` block until the kernel has something for
+  // the transport (a socket turned readable or writable) or `limit` passed.
+  // It returns false when it cannot wait that way; the waiter then yields.
+  // A transfer that the link, not the CPU, holds back (a slow network)
+  // would otherwise keep every waiting rank in a loop of yields and failed
+  // reads, taking the cores from the ranks and the network stack that move
+  // the bytes.
+  template <typename WaitReady>
+  void pause(bool busy, WaitReady&& waitReady) {
     auto now = std::chrono::steady_clock::now();
     if (idleSince_ == std::chrono::steady_clock::time_point{}) idleSince_ = now;
     auto idle = now - idleSince_;
     if (idle < kSpin) return;
     const bool ownCore = coreForEachRank.load(std::memory_order_relaxed);
-    if (idle < (ownCore ? kYieldOwnCore : kYield) || busy) {
+    if (idle < (ownCore ? kYieldOwnCore : kYield)) {
       sched_yield();
       return;
     }
@@ -64,8 +72,15 @@ class Backoff {
       savedSlack_ = prctl(PR_GET_TIMERSLACK);
       if (savedSlack_ >= 0) prctl(PR_SET_TIMERSLACK, kNapSlackNs);
     }
+    if (busy) {
+      if (!waitReady(nap)) sched_yield();
+      return;
+    }
     timespec ts{0, static_cast<long>(nap.count()) * 1000};
     nanosleep(&ts, nullptr);
+  }
+  void pause(bool busy = false) {
+    pause(busy, [](std::chrono::microseconds) { return false; });
   }
 
  private:

@@ -126,7 +126,7 @@ void Communicator::abandon(std::deque<transport::Request>&& requests, std::span<
       quietUntil = Clock::now() + kAbandonQuiet;
       backoff.reset();
     } else {
-      backoff.pause(transport.busy());
+      transport::pauseOn(backoff, transport);
     }
   }
   // The caller's buffers go back to it on return: sends that did not finish
@@ -229,7 +229,7 @@ bool Communicator::progressUntil(std::span<const Pending> pending, Deadline dead
       }
       if (deadline.expired()) return false;
     }
-    backoff.pause(transport.busy());
+    transport::pauseOn(backoff, transport);
   }
 }
 

@@ -46,7 +46,7 @@ void ProgressThread::run() {
       if (transport_.progress()) {
         backoff.reset();
       } else {
-        backoff.pause(transport_.busy());
+        transport::pauseOn(backoff, transport_);
       }
     } catch (const std::exception& error) {
       // Escaping, it would end the process. The transport's state is in

@@ -68,6 +68,8 @@ class HybridTransport final : public Transport {
     if (network_ && networkUsed_ && !request.done.load(std::memory_order_acquire)) network_->cancel(request);
   }
   bool busy() const override { return networkUsed_ && network_->busy(); }
+  // Shared memory arrivals wait for the end of the block, as for a nap.
+  bool waitReady(std::chrono::microseconds limit) override { return networkUsed_ && network_->waitReady(limit); }
   bool progress() override {
     bool completed = shm_ && shm_->progress();
     if (networkUsed_) completed = network_->progress() || completed;

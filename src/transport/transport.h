@@ -15,6 +15,7 @@
 #include <fmt/format.h>
 
 #include "comm.h"
+#include "common/backoff.h"
 
 namespace comm::transport {
 
@@ -123,6 +124,12 @@ class Transport {
   // waiter should keep polling (yielding the core) rather than sleep.
   virtual bool busy() const { return false; }
 
+  // Blocks for up to `limit` until progress() may have something to do: a
+  // socket that a transfer in flight or an awaited message uses turned
+  // readable or writable. False, at once, when this transport cannot wait
+  // on the kernel (shared memory, libfabric's polled providers).
+  virtual bool waitReady(std::chrono::microseconds /*limit*/) { return false; }
+
   // Reap completions without blocking. Thread-safe; returns true when any
   // request completed.
   virtual bool progress() = 0;
@@ -143,5 +150,10 @@ class Transport {
   // cut it itself, and a chunk can be forwarded while the next arrives.
   virtual bool wantsChunkedMessages(int /*peer*/) const { return false; }
 };
+
+// A waiter's pause between looks at `transport` that found nothing to do.
+inline void pauseOn(core::Backoff& backoff, Transport& transport) {
+  backoff.pause(transport.busy(), [&transport](std::chrono::microseconds limit) { return transport.waitReady(limit); });
+}
 
 }  // namespace comm::transport

@@ -240,6 +240,7 @@ class TcpTransport final : public Transport {
   void recv(int peer, uint64_t tag, void* data, size_t size, Request& request) override;
   void cancel(Request& request) override;
   bool busy() const override { return busy_.load(std::memory_order_relaxed); }
+  bool waitReady(std::chrono::microseconds limit) override;
   bool progress() override;
   std::string providerFor(int) const override { return kTcpProvider; }
   // A message is one stream on the peer's socket: a forwarder sees none of
@@ -616,6 +617,29 @@ bool TcpTransport::progress() {
   }
   updateBusy();
   return completed;
+}
+
+bool TcpTransport::waitReady(std::chrono::microseconds limit) {
+  // The connections a wait depends on: those it reads from and those whose
+  // queued messages wait for room in the socket. The others are read every
+  // kQuietReadInterval anyway.
+  thread_local std::vector<pollfd> watched;
+  watched.clear();
+  {
+    std::unique_lock lock(mutex_, std::try_to_lock);
+    if (!lock.owns_lock()) return false;  // another thread is moving the bytes
+    for (const auto& c : connections_) {
+      if (!c || !c->fd.valid()) continue;
+      const short events = static_cast<short>((awaited(*c) ? POLLIN : 0) | (c->sends.empty() ? 0 : POLLOUT));
+      if (events != 0) watched.push_back({c->fd.get(), events, 0});
+    }
+  }
+  if (watched.empty()) return false;
+  // A descriptor closed meanwhile by another thread reports POLLNVAL: the
+  // wait just ends early.
+  const timespec timeout{static_cast<time_t>(limit.count() / 1'000'000), static_cast<long>(limit.count() % 1'000'000) * 1000};
+  ppoll(watched.data(), watched.size(), &timeout, nullptr);
+  return true;
 }
 
 bool TcpTransport::writeTo(Connection& c) {
