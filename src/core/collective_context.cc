@@ -136,6 +136,10 @@ RequestId CollectiveContext::recv(int peer, uint32_t step, void* data, size_t si
   return post(true, peer, step, data, size);
 }
 
+bool CollectiveContext::chunkedMessages() const {
+  return members_.empty() ? chunkedMessages_ : comm_.chunkedMessagesAmong(members_);
+}
+
 void CollectiveContext::checkSignature() {
   if (signatureChecked_) return;
   if (board_ != nullptr) {

@@ -94,8 +94,9 @@ class CollectiveContext {
   // The node board, where this communicator has one (all its ranks share
   // this node): small collectives exchange their whole data there.
   bool hasBoard() const { return board_ != nullptr && members_.empty(); }
-  // Every peer's transport wants large messages as chunks (Communicator::chunkedMessages).
-  bool chunkedMessages() const { return chunkedMessages_; }
+  // The ranks it talks to (an open Subgroup's, else the communicator's) move
+  // large messages as chunks (Communicator::chunkedMessagesAmong).
+  bool chunkedMessages() const;
   // This rank's payload area on the board for this collective
   // (NodeBoard::kPayloadBytes, or kNarrowPayloadBytes for the few bytes of a
   // rooted collective: NodeBoard::laneOf); waits until the others are done

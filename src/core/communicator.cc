@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <cctype>
 #include <fstream>
+#include <numeric>
 
 #include "common/backoff.h"
 #include "common/error.h"
@@ -24,7 +25,6 @@ Communicator::Communicator(std::shared_ptr<World> world, uint16_t id, std::vecto
       worldRanks_(std::move(worldRanks)),
       name_(std::move(name)),
       timeoutMs_(world_->timeout().count()) {
-  chunkedMessages_ = size() > 1;
   for (int r = 0; r < size(); ++r) {
     int w = worldRanks_[r];
     if (w == world_->rank()) rank_ = r;
@@ -32,10 +32,24 @@ Communicator::Communicator(std::shared_ptr<World> world, uint16_t id, std::vecto
       if (rank_ < 0) ++localRank_;
       ++localSize_;
     }
-    if (w != world_->rank() && !world_->transport().wantsChunkedMessages(w)) chunkedMessages_ = false;
   }
+  std::vector<int> all(size());
+  std::iota(all.begin(), all.end(), 0);
+  chunkedMessages_ = chunkedMessagesAmong(all);
   layOutNodes();
   board_ = NodeBoard::join(*world_, id_, worldRanks_, rank_);
+}
+
+bool Communicator::chunkedMessagesAmong(std::span<const int> ranks) const {
+  if (ranks.size() < 2) return false;
+  thread_local std::vector<int> hosts;
+  hosts.clear();
+  for (int r : ranks) hosts.push_back(world_->peer(worldRanks_[r]).hostIndex);
+  std::sort(hosts.begin(), hosts.end());
+  const bool sharedHost = std::adjacent_find(hosts.begin(), hosts.end()) != hosts.end();
+  const bool apart = hosts.front() != hosts.back();
+  const transport::Transport& transport = world_->transport();
+  return (!sharedHost || transport.wantsChunkedMessages(true)) && (!apart || transport.wantsChunkedMessages(false));
 }
 
 void Communicator::layOutNodes() {

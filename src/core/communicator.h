@@ -73,9 +73,15 @@ class Communicator : public std::enable_shared_from_this<Communicator> {
   int rankOfWorld(int worldRank) const;  // -1 when not a member
   const std::vector<int>& worldRanks() const { return worldRanks_; }
   const NodeLayout& nodes() const { return nodes_; }
-  // Whether every peer's transport moves large messages faster as a stream
-  // of chunks (Transport::wantsChunkedMessages; algo/pipeline.h).
+  // Whether its ranks move large messages to each other as streams of
+  // chunks (Transport::wantsChunkedMessages; algo/pipeline.h).
   bool chunkedMessages() const { return chunkedMessages_; }
+  // The same for the ranks `ranks` of this communicator (a subgroup): every
+  // kind of pair among them (on one host, on different hosts) wants chunks.
+  // Both ends of a message must agree, and every rank of the subgroup
+  // derives the same answer from the same list; a rank's own peers would
+  // not do (a rank alone on its host sees only network peers).
+  bool chunkedMessagesAmong(std::span<const int> ranks) const;
   World& world() { return *world_; }
   const std::shared_ptr<World>& worldPtr() const { return world_; }
 

@@ -210,12 +210,15 @@ void World::numberNodes() {
     fail(COMM_ERR_INVALID_ARGUMENT, "COMM_TEST_RANKS_PER_NODE={} must be 0 (off) or a number of ranks", fakeNodeSize);
   }
   std::map<std::string, int> indexOf;
+  std::map<std::string, int> hostIndexOf;
   for (int r = 0; r < size_; ++r) {
     std::string node = peers_[r].node;
+    peers_[r].hostIndex = hostIndexOf.emplace(node, static_cast<int>(hostIndexOf.size())).first->second;
     if (fakeNodeSize > 0) node += fmt::format("/test-node-{}", r / fakeNodeSize);
     peers_[r].nodeIndex = indexOf.emplace(node, static_cast<int>(indexOf.size())).first->second;
   }
   nodeCount_ = static_cast<int>(indexOf.size());
+  hostCount_ = static_cast<int>(hostIndexOf.size());
 }
 
 void World::connectTransport() {

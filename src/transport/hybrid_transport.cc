@@ -77,7 +77,10 @@ class HybridTransport final : public Transport {
   }
   std::string providerFor(int peer) const override { return routeTo(peer).providerFor(peer); }
   bool directSharedMemory(int peer) const override { return routeTo(peer).directSharedMemory(peer); }
-  bool wantsChunkedMessages(int peer) const override { return routeTo(peer).wantsChunkedMessages(peer); }
+  bool wantsChunkedMessages(bool sameNode) const override {
+    const Transport* route = sameNode && shm_ ? shm_.get() : network_.get();
+    return route != nullptr && route->wantsChunkedMessages(sameNode);
+  }
 
  private:
   Transport& routeTo(int peer) const {

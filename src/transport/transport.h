@@ -145,10 +145,13 @@ class Transport {
   // comm's own shared-memory path serves it, so the two ranks can also meet
   // on shared pages the engine maps itself (the node board).
   virtual bool directSharedMemory(int /*peer*/) const { return false; }
-  // A large message to it moves faster when the caller posts it as a stream
-  // of chunks, each a message of its own, than whole: the transport does not
-  // cut it itself, and a chunk can be forwarded while the next arrives.
-  virtual bool wantsChunkedMessages(int /*peer*/) const { return false; }
+  // A large message between two ranks on the same node (or on different
+  // ones) moves faster when the caller posts it as a stream of chunks, each
+  // a message of its own, than whole: the transport does not cut it itself,
+  // and a chunk can be forwarded while the next arrives. Asked of a kind of
+  // pair, not of a peer, so that every rank can answer for pairs it is not
+  // part of: both ends of a message must agree (core::Communicator).
+  virtual bool wantsChunkedMessages(bool /*sameNode*/) const { return false; }
 };
 
 // A waiter's pause between looks at `transport` that found nothing to do.

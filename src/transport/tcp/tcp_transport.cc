@@ -245,7 +245,7 @@ class TcpTransport final : public Transport {
   std::string providerFor(int) const override { return kTcpProvider; }
   // A message is one stream on the peer's socket: a forwarder sees none of
   // it until all of it is in.
-  bool wantsChunkedMessages(int) const override { return true; }
+  bool wantsChunkedMessages(bool) const override { return true; }
 
  private:
   Connection& connection(int peer);
