@@ -140,6 +140,11 @@ bool CollectiveContext::chunkedMessages() const {
   return members_.empty() ? chunkedMessages_ : comm_.chunkedMessagesAmong(members_);
 }
 
+bool CollectiveContext::chunkedMessagesWith(int peer) const {
+  const int pair[] = {rank_, members_.empty() ? peer : members_[peer]};
+  return comm_.chunkedMessagesAmong(pair);
+}
+
 void CollectiveContext::checkSignature() {
   if (signatureChecked_) return;
   if (board_ != nullptr) {

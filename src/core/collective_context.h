@@ -97,6 +97,9 @@ class CollectiveContext {
   // The ranks it talks to (an open Subgroup's, else the communicator's) move
   // large messages as chunks (Communicator::chunkedMessagesAmong).
   bool chunkedMessages() const;
+  // The same for the messages between this rank and `peer` alone: for an
+  // algorithm whose messages go straight to their rank, never forwarded.
+  bool chunkedMessagesWith(int peer) const;
   // This rank's payload area on the board for this collective
   // (NodeBoard::kPayloadBytes, or kNarrowPayloadBytes for the few bytes of a
   // rooted collective: NodeBoard::laneOf); waits until the others are done

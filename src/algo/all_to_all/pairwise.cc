@@ -29,7 +29,6 @@ void pairwiseAllToAll(CollectiveContext& ctx, const void* const* send, const siz
   int n = ctx.size();
   int rank = ctx.rank();
   bool powerOfTwo = (n & (n - 1)) == 0;
-  const bool chunked = ctx.chunkedMessages();
   // Steps 1..n-1 carry the blocks, n+1..2n-1 the sizes of chunked ones.
   auto sizeStep = [n](int step) { return static_cast<uint32_t>(n + step); };
   std::deque<SizedBlocks> inFlight;
@@ -41,8 +40,12 @@ void pairwiseAllToAll(CollectiveContext& ctx, const void* const* send, const siz
     int to = powerOfTwo ? rank ^ step : (rank + step) % n;
     int from = powerOfTwo ? rank ^ step : (rank - step + n) % n;
     SizedBlocks& blocks = inFlight.emplace_back();
-    blocks.receive(ctx, from, step, sizeStep(step), static_cast<char*>(recv[from]), recvBytes[from], chunked);
-    blocks.send(ctx, to, step, sizeStep(step), static_cast<const char*>(send[to]), sendBytes[to], chunked);
+    // Per pair: a rank's network peers stream chunks even where its
+    // shared-memory peers do not.
+    blocks.receive(ctx, from, step, sizeStep(step), static_cast<char*>(recv[from]), recvBytes[from],
+                   ctx.chunkedMessagesWith(from));
+    blocks.send(ctx, to, step, sizeStep(step), static_cast<const char*>(send[to]), sendBytes[to],
+                ctx.chunkedMessagesWith(to));
   }
   // Checked after the exchange so that the peers are not left waiting.
   if (sendBytes[rank] != recvBytes[rank]) {
