@@ -1,6 +1,8 @@
 #!/usr/bin/env bash
-# slurm_environment.sh PROGRAM: PROGRAM's ranks started on two hosts of
-# hosts.sh the way srun starts tasks (2 per host, block distribution), with
+# slurm_environment.sh PROGRAM [TASKS_PER_HOST]: PROGRAM's ranks started on
+# two hosts of hosts.sh the way srun starts tasks (block distribution;
+# TASKS_PER_HOST, default 2,2, is how many on each host, as Slurm's
+# SLURM_NTASKS_PER_NODE lists them: 2,1 leaves a rank alone on host1), with
 # only Slurm's variables: no COMM_* variable names the store. Rank 0 hosts it
 # on the step's first host (SLURM_STEP_NODELIST host[0-1]: host0, which
 # host1 resolves to 10.77.0.1), on the port SLURM_JOB_ID gives; the job's
@@ -19,19 +21,29 @@ unset $(compgen -v COMM_)
 export COMM_HOSTS_DIR=$hosts_dir
 export HOME=$work/home
 mkdir "$HOME"
+tasks_per_host=${3:-2,2}
+IFS=, read -r -a tasks <<<"$tasks_per_host"
+host_of=() local_of=()
+for host in "${!tasks[@]}"; do
+  for ((local = 0; local < tasks[host]; local++)); do
+    host_of+=("$host")
+    local_of+=("$local")
+  done
+done
+ntasks=${#host_of[@]}
 pids=()
-for rank in 0 1 2 3; do
-  host=$((rank / 2))
-  "$here/hosts.sh" exec "$host" env -u COMM_HOSTS_DIR COMM_TIMEOUT=60 SLURM_PROCID=$rank SLURM_NTASKS=4 SLURM_LOCALID=$((rank % 2)) \
-    SLURM_NTASKS_PER_NODE=2 SLURM_STEP_NODELIST='host[0-1]' SLURM_JOB_NODELIST='host[0-1]' SLURM_JOB_ID=4242 \
+for ((rank = 0; rank < ntasks; rank++)); do
+  "$here/hosts.sh" exec "${host_of[$rank]}" env -u COMM_HOSTS_DIR COMM_TIMEOUT=60 SLURM_PROCID=$rank \
+    SLURM_NTASKS="$ntasks" SLURM_LOCALID="${local_of[$rank]}" SLURM_NTASKS_PER_NODE="$tasks_per_host" \
+    SLURM_STEP_NODELIST='host[0-1]' SLURM_JOB_NODELIST='host[0-1]' SLURM_JOB_ID=4242 \
     timeout 240 "$program" >"$work/out.$rank" 2>&1 &
   pids+=($!)
 done
 failed=0
-for rank in 0 1 2 3; do
+for ((rank = 0; rank < ntasks; rank++)); do
   rc=0
   wait "${pids[$rank]}" || rc=$?
-  echo "--- rank $rank (host$((rank / 2))): exited $rc"
+  echo "--- rank $rank (host${host_of[$rank]}): exited $rc"
   cat "$work/out.$rank"
   [ "$rc" -eq 0 ] || failed=1
 done
