@@ -637,7 +637,8 @@ bool TcpTransport::waitReady(std::chrono::microseconds limit) {
   if (watched.empty()) return false;
   // A descriptor closed meanwhile by another thread reports POLLNVAL: the
   // wait just ends early.
-  const timespec timeout{static_cast<time_t>(limit.count() / 1'000'000), static_cast<long>(limit.count() % 1'000'000) * 1000};
+  const timespec timeout{static_cast<time_t>(limit.count() / 1'000'000),
+                         static_cast<long>(limit.count() % 1'000'000) * 1000};
   ppoll(watched.data(), watched.size(), &timeout, nullptr);
   return true;
 }
