@@ -1,7 +1,6 @@
 #include "core/collective_context.h"
 
 #include <algorithm>
-#include <thread>
 
 #include "common/backoff.h"
 #include "common/dtype.h"
@@ -411,10 +410,11 @@ void CollectiveContext::heedEarlierNotice() {
   try {
     if (!notices_ || notices_->receives.empty()) listenForNotices();
     const Clock::time_point until = Clock::now() + kNoticeGrace;
+    Backoff backoff;
     do {
       poll();
       watchNotices();
-      std::this_thread::yield();
+      backoff.pause();
     } while (Clock::now() < until);
   } catch (const Error&) {
     if (!peersNotified_) return;  // the transport failed again: the first failure is the one to report

@@ -218,7 +218,6 @@ void World::numberNodes() {
     peers_[r].nodeIndex = indexOf.emplace(node, static_cast<int>(indexOf.size())).first->second;
   }
   nodeCount_ = static_cast<int>(indexOf.size());
-  hostCount_ = static_cast<int>(hostIndexOf.size());
 }
 
 void World::connectTransport() {

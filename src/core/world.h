@@ -53,7 +53,6 @@ class World {
   // Nodes the world spans; COMM_TEST_RANKS_PER_NODE may cut one host into
   // several (PeerRecord::nodeIndex).
   int nodeCount() const { return nodeCount_; }
-  int hostCount() const { return hostCount_; }
   const PeerRecord& peer(int worldRank) const { return peers_[worldRank]; }
   std::chrono::milliseconds timeout() const { return timeout_; }
   const Settings& settings() const { return settings_; }
@@ -128,7 +127,6 @@ class World {
   int localRank_ = 0;
   int localSize_ = 1;
   int nodeCount_ = 1;
-  int hostCount_ = 1;
   std::string launcher_;
   std::string masterAddr_;          // the store's host, which tcp between nodes prefers to face
   std::string secret_;              // the job's (job_secret.h); empty in a world of one
