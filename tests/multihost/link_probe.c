@@ -3,7 +3,9 @@
  * Rank 0 says when the time is up, so every rank makes the same calls.
  * Prints "rank R: N all_reduces, all right" and exits 0, or, at the first
  * failure, "rank R: STATUS after S s: MESSAGE" (S: how long that call took)
- * and exits 3. link_failure.sh takes a host's link away underneath it. */
+ * and exits 3. link_failure.sh takes a host's link away underneath it.
+ * Between calls each rank naps for a millisecond: the link must find calls
+ * in flight, not the cores saturated for the whole run. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <time.h>
@@ -68,6 +70,7 @@ int main(int argc, char **argv) {
     }
     last = values[0] != 0;
     if (done == 0) mark_ready(rank);
+    nanosleep(&(struct timespec){.tv_nsec = 1000000}, NULL);
     for (int64_t i = 1; i < kCount; ++i) {
       const int64_t want = 1000LL * size * (size - 1) / 2 + (int64_t)size * (i + done);
       if (values[i] != want) {
