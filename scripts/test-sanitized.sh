@@ -2,7 +2,7 @@
 # The sanitizer and fuzz checks (the README's test command runs them after
 # the main suite): builds the library, tools, C tests and the fuzz targets
 # with clang, AddressSanitizer, UndefinedBehaviorSanitizer and libFuzzer's
-# coverage (COMM_SANITIZE, COMM_FUZZ; no bindings, no CUDA) into
+# coverage (COMM_SANITIZE, COMM_FUZZ; no bindings, CUDA or benchmarks) into
 # build-sanitize/ (or $COMM_SANITIZE_BUILD_DIR), then runs the C tests that
 # fit CI's budget and fuzzes each decoder of what peers and strangers send
 # for COMM_FUZZ_SECONDS (default 30) from its committed seed corpus.
@@ -28,7 +28,7 @@ flags="-O1 -gline-tables-only"
 cmake -S "$root" -B "$build" -DCMAKE_C_COMPILER=clang -DCMAKE_CXX_COMPILER=clang++ \
   -DCMAKE_BUILD_TYPE=RelWithDebInfo "-DCMAKE_C_FLAGS_RELWITHDEBINFO=$flags" "-DCMAKE_CXX_FLAGS_RELWITHDEBINFO=$flags" \
   -DCOMM_SANITIZE=ON -DCOMM_FUZZ=ON -DCOMM_FUZZ_SECONDS="${COMM_FUZZ_SECONDS:-30}" \
-  -DCOMM_WITH_BINDINGS=OFF -DCOMM_WITH_CUDA=OFF -DPython3_EXECUTABLE=/usr/bin/python3
+  -DCOMM_WITH_BINDINGS=OFF -DCOMM_WITH_CUDA=OFF -DCOMM_WITH_BENCHMARKS=OFF -DPython3_EXECUTABLE=/usr/bin/python3
 cmake --build "$build" -j "$(nproc)"
 # Leaks are reported too; a test whose process leaks fails. halt_on_error
 # makes the first report end the process with a failing status.
