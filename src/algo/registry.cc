@@ -31,7 +31,7 @@ bool evenNodes(const Situation& situation) { return situation.nodes > 1 && situa
 
 bool spansNodes(const Situation& situation) { return situation.nodes > 1; }
 
-bool unevenNodes(const Situation& situation) { return situation.nodes > 1 && situation.ranksPerNode == 0; }
+bool nodesOfSeveralRanks(const Situation& situation) { return situation.nodes > 1 && situation.ranksPerNode != 1; }
 
 namespace {
 

@@ -104,9 +104,9 @@ bool powerOfTwo(const Situation& situation);
 bool evenNodes(const Situation& situation);
 // Several nodes, of any sizes.
 bool spansNodes(const Situation& situation);
-// Several nodes of different sizes (one of them, at least, of several
-// ranks), where the hierarchical algorithms that pair places cannot run.
-bool unevenNodes(const Situation& situation);
+// Several nodes, not all of one rank (even nodes of L > 1 or uneven ones):
+// where gathering each node's ranks first can save network messages.
+bool nodesOfSeveralRanks(const Situation& situation);
 
 // Every collective's table, one per kind (the V forms share their plain
 // form's algorithms and rules).

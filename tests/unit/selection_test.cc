@@ -116,16 +116,19 @@ void reduceAtTwoRanksWithoutABoardTakesTheTree(void**) {
   assert_true(chosen(CollectiveKind::kReduce, 64 * kKiB, 3, false) == "binomial");
 }
 
-// Several nodes of equal size > 1 take the hierarchical all_reduce at every
-// size, nodes of different sizes node_leaders; one node or nodes of one rank
-// take the flat rows.
-void allReduceAcrossEvenNodesIsHierarchical(void**) {
+// Several nodes of equal size > 1 take node_leaders up to 1 MiB and the
+// hierarchical all_reduce above, nodes of different sizes node_leaders at
+// every size; one node or nodes of one rank take the flat rows.
+void allReduceAcrossNodesLeadersThenHierarchical(void**) {
   const CollectiveTable& table = comm::algo::tableOf(CollectiveKind::kAllReduce);
   auto across = [&](size_t bytes, int ranks, int nodes, int perNode) {
     return table.algorithms[table.choose(Situation{bytes, ranks, false, nodes, perNode})].name;
   };
-  assert_true(across(8, 4, 2, 2) == "hierarchical");
+  assert_true(across(8, 4, 2, 2) == "node_leaders");
+  assert_true(across(kMiB, 8, 4, 2) == "node_leaders");
+  assert_true(across(kMiB + 1, 4, 2, 2) == "hierarchical");
   assert_true(across(64 * kMiB, 8, 4, 2) == "hierarchical");
+  assert_true(across(8, 4, 4, 1) == "recursive_doubling");
   assert_true(across(64 * kMiB, 4, 4, 1) == "ring");
   assert_true(across(64 * kMiB, 3, 2, 0) == "node_leaders");
   assert_true(across(8, 5, 3, 0) == "node_leaders");
@@ -169,7 +172,7 @@ int main(int argc, char** argv) {
       cmocka_unit_test(sizesChooseAsDocumented),
       cmocka_unit_test(allGatherDoublesOnlyOnPowersOfTwo),
       cmocka_unit_test(reduceAtTwoRanksWithoutABoardTakesTheTree),
-      cmocka_unit_test(allReduceAcrossEvenNodesIsHierarchical),
+      cmocka_unit_test(allReduceAcrossNodesLeadersThenHierarchical),
       cmocka_unit_test(broadcastAcrossNodesIsHierarchical),
       cmocka_unit_test(reduceAcrossNodesIsHierarchical),
   };
