@@ -3,9 +3,15 @@
 #ifndef COMM_TESTS_WORLD_H
 #define COMM_TESTS_WORLD_H
 
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <time.h>
+
+#include <cmocka.h>
 
 #include "comm.h"
 
@@ -13,8 +19,12 @@ static comm_t *world;
 static int rank, size;
 
 /* comm_init from the launcher's environment and this rank's place in it;
- * nonzero, after saying why, when init fails. */
+ * nonzero, after saying why, when init fails. COMM_TEST_CASES, when set,
+ * is a cmocka pattern ("gather*") naming the only cases to run: a run that
+ * forces one collective's algorithm takes that collective's cases. */
 static int join_world(void) {
+  const char *cases = getenv("COMM_TEST_CASES");
+  if (cases != NULL && cases[0] != '\0') cmocka_set_test_filter(cases);
   if (comm_init(&world, NULL) != COMM_OK) {
     fprintf(stderr, "comm_init: %s\n", comm_last_error());
     return 1;

@@ -116,17 +116,20 @@ void reduceAtTwoRanksWithoutABoardTakesTheTree(void**) {
   assert_true(chosen(CollectiveKind::kReduce, 64 * kKiB, 3, false) == "binomial");
 }
 
-// Several nodes of equal size > 1 take node_leaders up to 1 MiB and the
-// hierarchical all_reduce above, nodes of different sizes node_leaders at
-// every size; one node or nodes of one rank take the flat rows.
+// Several nodes of equal size > 1 take node_leaders up to 256 KiB (1 MiB
+// at 2x2) and the hierarchical all_reduce above, nodes of different sizes
+// node_leaders at every size; one node or nodes of one rank take the flat
+// rows.
 void allReduceAcrossNodesLeadersThenHierarchical(void**) {
   const CollectiveTable& table = comm::algo::tableOf(CollectiveKind::kAllReduce);
   auto across = [&](size_t bytes, int ranks, int nodes, int perNode) {
     return table.algorithms[table.choose(Situation{bytes, ranks, false, nodes, perNode})].name;
   };
   assert_true(across(8, 4, 2, 2) == "node_leaders");
-  assert_true(across(kMiB, 8, 4, 2) == "node_leaders");
+  assert_true(across(kMiB, 4, 2, 2) == "node_leaders");
   assert_true(across(kMiB + 1, 4, 2, 2) == "hierarchical");
+  assert_true(across(256 * kKiB, 8, 4, 2) == "node_leaders");
+  assert_true(across(256 * kKiB + 1, 8, 4, 2) == "hierarchical");
   assert_true(across(64 * kMiB, 8, 4, 2) == "hierarchical");
   assert_true(across(8, 4, 4, 1) == "recursive_doubling");
   assert_true(across(64 * kMiB, 4, 4, 1) == "ring");
