@@ -19,12 +19,11 @@ namespace comm::core {
 
 // The scratch areas an algorithm may hold at once (CollectiveContext::scratch).
 enum class Scratch : uint8_t {
-  kLanding,       // where messages land before they are reduced or passed on
-  kResult,        // where a rank builds what it sends on, around an inner algorithm's landing area
-  kPhase,         // what a hierarchical algorithm carries from one phase (flat algorithm) to the next
-  kInnerLanding,  // kLanding of a phase run between the steps of another, which holds kLanding
+  kLanding,  // where messages land before they are reduced or passed on
+  kResult,   // where a rank builds what it sends on, around an inner algorithm's landing area
+  kPhase,    // what a hierarchical algorithm carries from one phase (flat algorithm) to the next
 };
-inline constexpr size_t kScratchAreas = 4;
+inline constexpr size_t kScratchAreas = 3;
 
 struct CollectiveBuffers {
   std::deque<transport::Request> requests;  // addresses stay put as it grows

@@ -86,13 +86,11 @@ char* CollectiveContext::scratch(Scratch area, size_t bytes) {
 }
 
 CollectiveContext::Subgroup::Subgroup(CollectiveContext& ctx, std::span<const int> members, uint32_t firstStep)
-    : ctx_(ctx),
-      outerMembers_(ctx.members_),
-      outerFirstStep_(ctx.firstStep_),
-      outerRank_(ctx.viewRank_),
-      outerSize_(ctx.viewSize_) {
+    : ctx_(ctx) {
   auto self = std::find(members.begin(), members.end(), ctx.rank_);
-  if (self == members.end()) fail(COMM_ERR_INTERNAL, "{}: a subgroup must hold this rank", ctx.what());
+  if (!ctx.members_.empty() || self == members.end()) {
+    fail(COMM_ERR_INTERNAL, "{}: a subgroup must be opened alone and hold this rank", ctx.what());
+  }
   ctx.members_ = members;
   ctx.firstStep_ = firstStep;
   ctx.viewRank_ = static_cast<int>(self - members.begin());
@@ -100,10 +98,10 @@ CollectiveContext::Subgroup::Subgroup(CollectiveContext& ctx, std::span<const in
 }
 
 CollectiveContext::Subgroup::~Subgroup() {
-  ctx_.members_ = outerMembers_;
-  ctx_.firstStep_ = outerFirstStep_;
-  ctx_.viewRank_ = outerRank_;
-  ctx_.viewSize_ = outerSize_;
+  ctx_.members_ = {};
+  ctx_.firstStep_ = 0;
+  ctx_.viewRank_ = ctx_.rank_;
+  ctx_.viewSize_ = ctx_.size_;
 }
 
 RequestId CollectiveContext::post(bool isRecv, int peer, uint32_t step, void* data, size_t size) {

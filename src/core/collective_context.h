@@ -59,9 +59,6 @@ class CollectiveContext {
   // subgroups of one collective never match each other's messages.
   // Hierarchical algorithms run the flat ones this way, within a node and
   // across nodes, without a communicator (and its rendezvous) per subgroup.
-  // `members` are always ranks of the communicator, also when a Subgroup
-  // opens inside another (a phase within a node run between the steps of
-  // one across nodes); the outer view returns when it closes.
   // The node board is hidden inside: it spans the whole communicator.
   class Subgroup {
    public:
@@ -74,10 +71,6 @@ class CollectiveContext {
 
    private:
     CollectiveContext& ctx_;
-    std::span<const int> outerMembers_;
-    uint32_t outerFirstStep_;
-    int outerRank_;
-    int outerSize_;
   };
   const Signature& signature() const { return signature_; }
 

@@ -48,19 +48,6 @@ void flatAllReduce(CollectiveContext& ctx, const void* in, void* out, size_t cou
   kAlgorithms[kAllReduceTable.choose(flat)].run(ctx, in, out, count, dtype, op);
 }
 
-void flatAllReduceByBlocks(CollectiveContext& ctx, const void* in, void* out, size_t count, comm_dtype_t dtype,
-                           comm_op_t op, const RingAllReduceHooks& hooks) {
-  const Situation flat{count * dtypeSize(dtype), ctx.size()};
-  const int algorithm = kAllReduceTable.choose(flat);
-  if (count > 0 && kAlgorithms[algorithm].run == ringAllReduce) {
-    return ringAllReduceByBlocks(ctx, in, out, count, dtype, op, hooks);
-  }
-  const int n = ctx.size();
-  for (int distance = 1; distance <= n; ++distance) hooks.beforeReading((ctx.rank() - distance + n) % n);
-  if (count > 0) kAlgorithms[algorithm].run(ctx, in, out, count, dtype, op);
-  for (int block = 0; block < n; ++block) hooks.onFinal(block);
-}
-
 void allReduce(CollectiveContext& ctx, const void* in, void* out, size_t count, comm_dtype_t dtype, comm_op_t op) {
   size_t bytes = count * dtypeSize(dtype);
   int algorithm = choose(ctx, bytes);

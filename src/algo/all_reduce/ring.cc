@@ -21,11 +21,6 @@
 namespace comm::algo {
 
 void ringAllReduce(CollectiveContext& ctx, const void* in, void* out, size_t count, comm_dtype_t dtype, comm_op_t op) {
-  ringAllReduceByBlocks(ctx, in, out, count, dtype, op, {});
-}
-
-void ringAllReduceByBlocks(CollectiveContext& ctx, const void* in, void* out, size_t count, comm_dtype_t dtype,
-                           comm_op_t op, const RingAllReduceHooks& hooks) {
   const int n = ctx.size();
   const int rank = ctx.rank();
   const RingNeighbours ring = ringNeighbours(rank, n);
@@ -40,15 +35,9 @@ void ringAllReduceByBlocks(CollectiveContext& ctx, const void* in, void* out, si
   const auto gatherStep = static_cast<uint32_t>(n - 1);
   char* mine = blockAt(rank);
   std::vector<RequestId> sent;
-  // Each final chunk of this rank's block starts the all-gather at once.
-  ChunkFn startGather = [&](size_t offset, size_t bytes) {
+  ringReduceScatter(ctx, in, mine, blocks, dtype, op, 0, [&](size_t offset, size_t bytes) {
     sent.push_back(ctx.send(right, gatherStep, mine + offset, bytes));
-  };
-  ringReduceScatter(ctx, in, mine, blocks, dtype, op, {.onChunk = startGather, .beforeReading = hooks.beforeReading});
-  auto finished = [&](int b) {
-    if (hooks.onFinal) hooks.onFinal((b % n + n) % n);
-  };
-  finished(rank);
+  });
   // The reduce-scatter no longer reads `in`, so its blocks may now be overwritten.
   for (int t = 0; t < n - 1; ++t) {
     char* block = blockAt(rank - t - 1);
@@ -56,7 +45,6 @@ void ringAllReduceByBlocks(CollectiveContext& ctx, const void* in, void* out, si
     receiveChunks(ctx, left, gatherStep + t, block, blockBytes(rank - t - 1), [&](size_t offset, size_t bytes) {
       if (!last) sent.push_back(ctx.send(right, gatherStep + t + 1, block + offset, bytes));
     });
-    finished(rank - t - 1);
   }
   // The caller may divide `out` for AVG as soon as this returns.
   waitEach(ctx, sent);

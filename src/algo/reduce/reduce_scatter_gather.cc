@@ -34,7 +34,7 @@ void reduceScatterGatherReduce(CollectiveContext& ctx, const void* in, void* out
   ChunkFn toRoot = [&](size_t offset, size_t bytes) {
     pending.push_back(ctx.send(root, gatherStep, mine + offset, bytes));
   };
-  ringReduceScatter(ctx, in, mine, blocks, dtype, op, {.onChunk = isRoot ? ChunkFn{} : toRoot});
+  ringReduceScatter(ctx, in, mine, blocks, dtype, op, 0, isRoot ? ChunkFn{} : toRoot);
   if (isRoot) {
     // Only now: in place, the reduce-scatter was still reading these blocks of `in`.
     for (int q = 0; q < n; ++q) {

@@ -28,7 +28,7 @@ void board(CollectiveContext& ctx, const void* in, void* out, const ElementBlock
 
 void ring(CollectiveContext& ctx, const void* in, void* out, const ElementBlocks& blocks, comm_dtype_t dtype,
           comm_op_t op) {
-  ringReduceScatter(ctx, in, out, blocks, dtype, op);
+  ringReduceScatter(ctx, in, out, blocks, dtype, op, 0);
 }
 
 constexpr Algorithm<Run> kAlgorithms[] = {

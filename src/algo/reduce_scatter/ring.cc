@@ -22,7 +22,7 @@
 namespace comm::algo {
 
 void ringReduceScatter(CollectiveContext& ctx, const void* in, void* mine, const ElementBlocks& blocks,
-                       comm_dtype_t dtype, comm_op_t op, const RingReduceScatterOptions& options) {
+                       comm_dtype_t dtype, comm_op_t op, uint32_t stepBase, const ChunkFn& onChunk) {
   const int n = ctx.size();
   const int rank = ctx.rank();
   const RingNeighbours ring = ringNeighbours(rank, n);
@@ -31,21 +31,16 @@ void ringReduceScatter(CollectiveContext& ctx, const void* in, void* mine, const
   auto* src = static_cast<const char*>(in);
   auto* dest = static_cast<char*>(mine);
   auto blockBefore = [&](int distance) { return ((rank - distance) % n + n) % n; };
-  const uint32_t stepBase = options.stepBase;
-  auto aboutToRead = [&](int block) {
-    if (options.beforeReading) options.beforeReading(block);
-  };
 
   // Step s < n-2 receives into buffer s % 2, reduces into it and forwards
   // from it; step s+2 reuses it once those forwards have left. One buffer
   // per step in flight is what keeps a rank from waiting on a neighbour that
   // waits on it. The last step reduces straight into `mine` from staging.
   size_t largest = *std::max_element(blocks.counts.begin(), blocks.counts.end()) * elementSize;
-  char* scratch = ctx.scratch(options.landing, std::min(n - 2, 2) * largest);
+  char* scratch = ctx.scratch(core::Scratch::kLanding, std::min(n - 2, 2) * largest);
   std::vector<RequestId> forwarded[2];
 
   int first = blockBefore(1);
-  aboutToRead(first);
   RequestRange sent =
       sendChunks(ctx, right, stepBase, src + blocks.offsets[first] * elementSize, blocks.counts[first] * elementSize);
   for (int s = 0; s < n - 2; ++s) {
@@ -53,7 +48,6 @@ void ringReduceScatter(CollectiveContext& ctx, const void* in, void* mine, const
     waitEach(ctx, forwarded[s % 2]);
     forwarded[s % 2].clear();
     int block = blockBefore(s + 2);
-    aboutToRead(block);
     const char* own = src + blocks.offsets[block] * elementSize;
     receiveChunks(ctx, left, stepBase + s, buffer, blocks.counts[block] * elementSize,
                   [&](size_t offset, size_t bytes) {
@@ -62,12 +56,11 @@ void ringReduceScatter(CollectiveContext& ctx, const void* in, void* mine, const
                     forwarded[s % 2].push_back(ctx.send(right, stepBase + s + 1, result, bytes));
                   });
   }
-  aboutToRead(rank);
   const char* own = src + blocks.offsets[rank] * elementSize;
   receiveStaged(ctx, left, stepBase + n - 2, blocks.counts[rank] * elementSize,
                 [&](size_t offset, size_t bytes, const char* staged) {
                   reduce::combine(dest + offset, staged, own + offset, bytes / elementSize, dtype, op);
-                  if (options.onChunk) options.onChunk(offset, bytes);
+                  if (onChunk) onChunk(offset, bytes);
                 });
   waitEach(ctx, sent);
   waitEach(ctx, forwarded[0]);
