@@ -4,10 +4,12 @@
 
 namespace comm::algo {
 
-RequestRange sendChunks(CollectiveContext& ctx, int peer, uint32_t step, const void* data, size_t bytes, size_t chunk) {
+RequestRange sendChunks(CollectiveContext& ctx, int peer, uint32_t step, const void* data, size_t bytes, size_t chunk,
+                        const ChunkFn& beforeSending) {
   RequestRange ids;
   auto* p = static_cast<const char*>(data);
   for (size_t offset = 0; offset < bytes; offset += std::min(chunk, bytes - offset)) {
+    if (beforeSending) beforeSending(offset, std::min(chunk, bytes - offset));
     RequestId id = ctx.send(peer, step, p + offset, std::min(chunk, bytes - offset));
     if (ids.count++ == 0) ids.first = id;
   }

@@ -53,9 +53,11 @@ inline size_t transferChunkBytes(const CollectiveContext& ctx) {
   return ctx.chunkedMessages() ? kChunkBytes : SIZE_MAX;
 }
 
-// Post `bytes` of `data` to `peer` as chunks of `chunk` bytes under `step`.
+// Post `bytes` of `data` to `peer` as chunks of `chunk` bytes under `step`,
+// calling `beforeSending(offset, bytes)` just before each (so that each
+// chunk can leave as soon as it is ready).
 RequestRange sendChunks(CollectiveContext& ctx, int peer, uint32_t step, const void* data, size_t bytes,
-                        size_t chunk = kChunkBytes);
+                        size_t chunk = kChunkBytes, const ChunkFn& beforeSending = {});
 
 // Post the receives matching sendChunks, without waiting.
 RequestRange postReceiveChunks(CollectiveContext& ctx, int peer, uint32_t step, void* data, size_t bytes,

@@ -19,11 +19,12 @@ namespace comm::core {
 
 // The scratch areas an algorithm may hold at once (CollectiveContext::scratch).
 enum class Scratch : uint8_t {
-  kLanding,  // where messages land before they are reduced or passed on
-  kResult,   // where a rank builds what it sends on, around an inner algorithm's landing area
-  kPhase,    // what a hierarchical algorithm carries from one phase (flat algorithm) to the next
+  kLanding,    // where messages land before they are reduced or passed on
+  kResult,     // where a rank builds what it sends on, around an inner algorithm's landing area
+  kPhase,      // what a hierarchical algorithm carries from one phase (flat algorithm) to the next
+  kPeerReads,  // where pieces of other ranks' memory land when read in place (algo/node_inputs.h)
 };
-inline constexpr size_t kScratchAreas = 3;
+inline constexpr size_t kScratchAreas = 4;
 
 struct CollectiveBuffers {
   std::deque<transport::Request> requests;  // addresses stay put as it grows

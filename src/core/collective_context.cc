@@ -1,12 +1,15 @@
 #include "core/collective_context.h"
 
 #include <algorithm>
+#include <cerrno>
+#include <cstring>
 
 #include "common/backoff.h"
 #include "common/dtype.h"
 #include "common/error.h"
 #include "core/communicator.h"
 #include "core/tags.h"
+#include "transport/shm/cross_memory.h"
 
 namespace comm::core {
 namespace {
@@ -163,6 +166,33 @@ void CollectiveContext::checkSignature() {
     notifyPeers(COMM_ERR_MISMATCH, left, leftSignature_);
     failMismatch(left, leftSignature_);
   }
+}
+
+bool CollectiveContext::mayAccessMemoryOf(int communicatorRank) const {
+  return comm_.world().transport().crossMemoryProcess(comm_.worldRankOf(communicatorRank)) != 0;
+}
+
+void CollectiveContext::readMemoryOf(int communicatorRank, void* local, const void* remote, size_t bytes) {
+  const pid_t pid = comm_.world().transport().crossMemoryProcess(comm_.worldRankOf(communicatorRank));
+  const int error =
+      pid == 0 ? EPERM : transport::readCrossMemory(pid, local, reinterpret_cast<uint64_t>(remote), bytes);
+  checkMemoryAccess(error, communicatorRank, "reading", bytes);
+}
+
+void CollectiveContext::writeMemoryOf(int communicatorRank, void* remote, const void* local, size_t bytes) {
+  const pid_t pid = comm_.world().transport().crossMemoryProcess(comm_.worldRankOf(communicatorRank));
+  const int error =
+      pid == 0 ? EPERM : transport::writeCrossMemory(pid, reinterpret_cast<uint64_t>(remote), local, bytes);
+  checkMemoryAccess(error, communicatorRank, "writing", bytes);
+}
+
+void CollectiveContext::checkMemoryAccess(int error, int communicatorRank, const char* doing, size_t bytes) const {
+  if (error == 0) return;
+  if (error == ESRCH) {
+    fail(COMM_ERR_REMOTE, "{}: rank {} exited while this rank was {} its buffers", what(), communicatorRank, doing);
+  }
+  fail(COMM_ERR_TRANSPORT, "{}: {} {} bytes of rank {}'s buffers failed: {}", what(), doing, bytes, communicatorRank,
+       std::strerror(error));
 }
 
 std::string CollectiveContext::what() const {

@@ -120,6 +120,16 @@ class CollectiveContext {
   const char* boardPayloadOf(int rank) const { return board_->payload(lane_, rank, sequence_); }
   uint32_t boardPayloadBytesOf(int rank) const { return board_->payloadBytes(lane_, rank, sequence_); }
 
+  // Cross-Memory Attach to another rank of this node, named by its rank in
+  // the communicator (not its place in a Subgroup): an algorithm may then
+  // read and write that rank's buffers in place, once the rank has sent it
+  // their addresses and while it keeps them, instead of sending messages.
+  bool mayAccessMemoryOf(int communicatorRank) const;
+  // Copies `bytes` between `local` and `remote` in that rank's memory;
+  // throws COMM_ERR_REMOTE naming the rank when it has exited.
+  void readMemoryOf(int communicatorRank, void* local, const void* remote, size_t bytes);
+  void writeMemoryOf(int communicatorRank, void* remote, const void* local, size_t bytes);
+
   // Let the transport move messages without waiting for any (between the
   // pieces of a long local computation).
   void poll();
@@ -137,6 +147,8 @@ class CollectiveContext {
 
  private:
   RequestId post(bool isRecv, int peer, uint32_t step, void* data, size_t size);
+  // Throws for the errno of a copy from or to `communicatorRank`'s memory (none when 0).
+  void checkMemoryAccess(int error, int communicatorRank, const char* doing, size_t bytes) const;
   // Waits for `pending` (which never holds the signature receive twice) and
   // the signature receive; the span may be pending_ itself.
   void waitFor(std::span<const Pending> pending);

@@ -77,6 +77,7 @@ class HybridTransport final : public Transport {
   }
   std::string providerFor(int peer) const override { return routeTo(peer).providerFor(peer); }
   bool directSharedMemory(int peer) const override { return routeTo(peer).directSharedMemory(peer); }
+  pid_t crossMemoryProcess(int peer) const override { return routeTo(peer).crossMemoryProcess(peer); }
   bool wantsChunkedMessages(bool sameNode) const override {
     const Transport* route = sameNode && shm_ ? shm_.get() : network_.get();
     return route != nullptr && route->wantsChunkedMessages(sameNode);

@@ -3,6 +3,8 @@
 // direct shared memory (shm/), comm's own TCP (tcp/).
 #pragma once
 
+#include <sys/types.h>
+
 #include <atomic>
 #include <chrono>
 #include <cstddef>
@@ -145,6 +147,11 @@ class Transport {
   // comm's own shared-memory path serves it, so the two ranks can also meet
   // on shared pages the engine maps itself (the node board).
   virtual bool directSharedMemory(int /*peer*/) const { return false; }
+  // The pid by which the engine may copy from and to the memory of `peer`
+  // (on this node) with Cross-Memory Attach (transport/shm/cross_memory.h),
+  // or 0 where it may not (another node, the kernel refuses, COMM_SHM=copy
+  // or 0).
+  virtual pid_t crossMemoryProcess(int /*peer*/) const { return 0; }
   // A large message between two ranks on the same node (or on different
   // ones) moves faster when the caller posts it as a stream of chunks, each
   // a message of its own, than whole: the transport does not cut it itself,

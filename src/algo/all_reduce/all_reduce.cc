@@ -43,9 +43,14 @@ constexpr Rule kRules[] = {
 
 extern const CollectiveTable kAllReduceTable{core::CollectiveKind::kAllReduce, kInfo, kRules};
 
-void flatAllReduce(CollectiveContext& ctx, const void* in, void* out, size_t count, comm_dtype_t dtype, comm_op_t op) {
-  const Situation flat{count * dtypeSize(dtype), ctx.size()};
-  kAlgorithms[kAllReduceTable.choose(flat)].run(ctx, in, out, count, dtype, op);
+void flatAllReduce(CollectiveContext& ctx, const void* in, void* out, size_t count, comm_dtype_t dtype, comm_op_t op,
+                   const RingAllReduceHooks& hooks) {
+  const size_t bytes = count * dtypeSize(dtype);
+  Run* run = kAlgorithms[kAllReduceTable.choose({bytes, ctx.size()})].run;
+  if (run == static_cast<Run*>(ringAllReduce)) return ringAllReduce(ctx, in, out, count, dtype, op, hooks);
+  if (hooks.beforeReading) hooks.beforeReading(0, bytes);
+  run(ctx, in, out, count, dtype, op);
+  if (hooks.onFinal) hooks.onFinal(0, bytes);
 }
 
 void allReduce(CollectiveContext& ctx, const void* in, void* out, size_t count, comm_dtype_t dtype, comm_op_t op) {

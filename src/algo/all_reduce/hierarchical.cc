@@ -1,22 +1,31 @@
 // Hierarchical all-reduce for a communicator on H nodes of L ranks each:
-//   1. within each node, a ring reduce-scatter (shared memory) leaves the
-//      rank at place l of its node with block l of the node's sum;
-//   2. across nodes, the H ranks at place l all-reduce block l with the flat
-//      algorithm the table picks for N/L bytes on H ranks;
-//   3. within each node, a ring all-gather hands every rank all L blocks.
+//   1. within each node, the rank at place l combines region l of the
+//      node's inputs;
+//   2. across nodes, the H ranks at place l all-reduce region l with the
+//      flat algorithm the table picks for N/L bytes on H ranks;
+//   3. within each node, every rank hands its region to the others.
 // Only phase 2 leaves the node, and every rank of the node carries its 1/L
 // of it, so each node's link carries 2 (H-1)/H N, whatever the placement:
 // the groups come from core::NodeLayout, not from rank numbers. A flat ring
 // over the same ranks carries 2 (n-1)/n N through every rank, and each rank
 // whose ring neighbour is on another node sends all of it across.
+// Where the node's ranks may reach each other's memory (Cross-Memory
+// Attach, algo/node_buffers.h), phases 1 and 3 read and write the other
+// ranks' buffers in place, piece by piece inside phase 2: only the first
+// piece's combination comes before the network starts. Elsewhere they are
+// a ring reduce-scatter and a ring all-gather through shared memory, before
+// and after phase 2.
 // Cost (ring phases): 2 (L-1) alpha_shm + 2 (L-1)/L N beta_shm
 // + 2 (H-1) alpha_net + 2 (H-1)/H N/L beta_net per rank, + reductions of
-// (L-1)/L N and (H-1)/H N/L.
+// (L-1)/L N and (H-1)/H N/L; in place, the node's part overlaps the
+// network's, which leaves about 2 alpha_shm + 2 (H-1)/H N/L beta_net.
 #include "algo/all_reduce/hierarchical.h"
 
+#include <optional>
 #include <vector>
 
 #include "algo/all_gather/ring.h"
+#include "algo/node_buffers.h"
 #include "algo/patterns/element_blocks.h"
 #include "algo/patterns/phase_steps.h"
 #include "algo/patterns/place_major.h"
@@ -35,18 +44,43 @@ void hierarchicalAllReduce(CollectiveContext& ctx, const void* in, void* out, si
 
   const size_t elementSize = dtypeSize(dtype);
   const ElementBlocks blocks = ElementBlocks::even(count, nodes.ranksPerNode);
-  char* mine = static_cast<char*>(out) + blocks.offsets[place] * elementSize;
+  const size_t regionOffset = blocks.offsets[place] * elementSize;
+  char* mine = static_cast<char*>(out) + regionOffset;
+  std::optional<NodeBuffers> buffers;
   {
     CollectiveContext::Subgroup onNode(ctx, node, 0);
-    ringReduceScatter(ctx, in, mine, blocks, dtype, op, 0);
-    // The next phases reuse the scratch the forwarding steps may still send from.
-    ctx.waitAll();
+    buffers = NodeBuffers::exchange(ctx, in, out, 0);
+    if (!buffers) {
+      ringReduceScatter(ctx, in, mine, blocks, dtype, op, 1);
+      // The next phases reuse the scratch the forwarding steps may still send from.
+      ctx.waitAll();
+    }
   }
   {
     CollectiveContext::Subgroup acrossNodes(ctx, samePlace, kPhaseSteps);
+    // Where the node's ranks reach each other's buffers, phases 1 and 3
+    // run inside phase 2, piece by piece: a piece is combined from the
+    // node's inputs as phase 2 first reads it, and written into the other
+    // ranks' outputs as soon as it is final. The first piece leaves for the
+    // network at once, and the node's work is done while the network
+    // carries what went before.
+    RingAllReduceHooks hooks;
+    if (buffers) {
+      hooks.beforeReading = [&](size_t offset, size_t bytes) {
+        buffers->combine(ctx, regionOffset + offset, bytes, mine + offset, dtype, op);
+      };
+      hooks.onFinal = [&](size_t offset, size_t bytes) {
+        buffers->share(ctx, regionOffset + offset, bytes, mine + offset);
+      };
+    }
     // Below L elements some places hold nothing, on every node alike.
-    if (blocks.counts[place] > 0) flatAllReduce(ctx, mine, mine, blocks.counts[place], dtype, op);
+    if (blocks.counts[place] > 0) flatAllReduce(ctx, mine, mine, blocks.counts[place], dtype, op, hooks);
     ctx.waitAll();
+  }
+  CollectiveContext::Subgroup onNode(ctx, node, 2 * kPhaseSteps);
+  if (buffers) {
+    buffers->finish(ctx, 0);
+    return;
   }
   std::vector<size_t> bytes(blocks.counts.size());
   std::vector<size_t> offsets(blocks.counts.size());
@@ -54,7 +88,6 @@ void hierarchicalAllReduce(CollectiveContext& ctx, const void* in, void* out, si
     bytes[b] = blocks.counts[b] * elementSize;
     offsets[b] = blocks.offsets[b] * elementSize;
   }
-  CollectiveContext::Subgroup onNode(ctx, node, 2 * kPhaseSteps);
   ringAllGather(ctx, mine, out, bytes.data(), offsets.data());
   // The caller may divide `out` for AVG as soon as this returns, so no send may still read it.
   ctx.waitAll();

@@ -2,6 +2,7 @@
 
 #include <cstddef>
 
+#include "algo/all_reduce/ring.h"
 #include "comm.h"
 #include "core/collective_context.h"
 
@@ -15,7 +16,11 @@ void hierarchicalAllReduce(CollectiveContext& ctx, const void* in, void* out, si
 
 // The flat algorithm the all_reduce table chooses for the context's current
 // group (a subgroup's size, as if on one node without a board), run on it:
-// the phase across nodes. Defined with the table, in all_reduce.cc.
-void flatAllReduce(CollectiveContext& ctx, const void* in, void* out, size_t count, comm_dtype_t dtype, comm_op_t op);
+// the phase across nodes. The ring calls `hooks` piece by piece as it goes;
+// the other algorithms call beforeReading for all of `in` before they start
+// and onFinal for all of `out` when they are done. Defined with the table,
+// in all_reduce.cc.
+void flatAllReduce(CollectiveContext& ctx, const void* in, void* out, size_t count, comm_dtype_t dtype, comm_op_t op,
+                   const RingAllReduceHooks& hooks = {});
 
 }  // namespace comm::algo

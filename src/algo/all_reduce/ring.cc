@@ -21,6 +21,11 @@
 namespace comm::algo {
 
 void ringAllReduce(CollectiveContext& ctx, const void* in, void* out, size_t count, comm_dtype_t dtype, comm_op_t op) {
+  ringAllReduce(ctx, in, out, count, dtype, op, {});
+}
+
+void ringAllReduce(CollectiveContext& ctx, const void* in, void* out, size_t count, comm_dtype_t dtype, comm_op_t op,
+                   const RingAllReduceHooks& hooks) {
   const int n = ctx.size();
   const int rank = ctx.rank();
   const RingNeighbours ring = ringNeighbours(rank, n);
@@ -35,15 +40,23 @@ void ringAllReduce(CollectiveContext& ctx, const void* in, void* out, size_t cou
   const auto gatherStep = static_cast<uint32_t>(n - 1);
   char* mine = blockAt(rank);
   std::vector<RequestId> sent;
-  ringReduceScatter(ctx, in, mine, blocks, dtype, op, 0, [&](size_t offset, size_t bytes) {
-    sent.push_back(ctx.send(right, gatherStep, mine + offset, bytes));
-  });
+  auto final = [&](int b, size_t offset, size_t bytes) {
+    if (hooks.onFinal) hooks.onFinal(blockAt(b) - data + offset, bytes);
+  };
+  ringReduceScatter(
+      ctx, in, mine, blocks, dtype, op, 0,
+      [&](size_t offset, size_t bytes) {
+        sent.push_back(ctx.send(right, gatherStep, mine + offset, bytes));
+        final(rank, offset, bytes);
+      },
+      hooks.beforeReading);
   // The reduce-scatter no longer reads `in`, so its blocks may now be overwritten.
   for (int t = 0; t < n - 1; ++t) {
     char* block = blockAt(rank - t - 1);
     bool last = t == n - 2;
     receiveChunks(ctx, left, gatherStep + t, block, blockBytes(rank - t - 1), [&](size_t offset, size_t bytes) {
       if (!last) sent.push_back(ctx.send(right, gatherStep + t + 1, block + offset, bytes));
+      final(rank - t - 1, offset, bytes);
     });
   }
   // The caller may divide `out` for AVG as soon as this returns.

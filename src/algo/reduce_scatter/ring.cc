@@ -22,7 +22,8 @@
 namespace comm::algo {
 
 void ringReduceScatter(CollectiveContext& ctx, const void* in, void* mine, const ElementBlocks& blocks,
-                       comm_dtype_t dtype, comm_op_t op, uint32_t stepBase, const ChunkFn& onChunk) {
+                       comm_dtype_t dtype, comm_op_t op, uint32_t stepBase, const ChunkFn& onChunk,
+                       const ChunkFn& beforeReading) {
   const int n = ctx.size();
   const int rank = ctx.rank();
   const RingNeighbours ring = ringNeighbours(rank, n);
@@ -31,6 +32,9 @@ void ringReduceScatter(CollectiveContext& ctx, const void* in, void* mine, const
   auto* src = static_cast<const char*>(in);
   auto* dest = static_cast<char*>(mine);
   auto blockBefore = [&](int distance) { return ((rank - distance) % n + n) % n; };
+  auto aboutToRead = [&](int block, size_t offset, size_t bytes) {
+    if (beforeReading) beforeReading(blocks.offsets[block] * elementSize + offset, bytes);
+  };
 
   // Step s < n-2 receives into buffer s % 2, reduces into it and forwards
   // from it; step s+2 reuses it once those forwards have left. One buffer
@@ -42,7 +46,8 @@ void ringReduceScatter(CollectiveContext& ctx, const void* in, void* mine, const
 
   int first = blockBefore(1);
   RequestRange sent =
-      sendChunks(ctx, right, stepBase, src + blocks.offsets[first] * elementSize, blocks.counts[first] * elementSize);
+      sendChunks(ctx, right, stepBase, src + blocks.offsets[first] * elementSize, blocks.counts[first] * elementSize,
+                 kChunkBytes, [&](size_t offset, size_t bytes) { aboutToRead(first, offset, bytes); });
   for (int s = 0; s < n - 2; ++s) {
     char* buffer = scratch + (s % 2) * largest;
     waitEach(ctx, forwarded[s % 2]);
@@ -52,6 +57,7 @@ void ringReduceScatter(CollectiveContext& ctx, const void* in, void* mine, const
     receiveChunks(ctx, left, stepBase + s, buffer, blocks.counts[block] * elementSize,
                   [&](size_t offset, size_t bytes) {
                     char* result = buffer + offset;
+                    aboutToRead(block, offset, bytes);
                     reduce::combine(result, result, own + offset, bytes / elementSize, dtype, op);
                     forwarded[s % 2].push_back(ctx.send(right, stepBase + s + 1, result, bytes));
                   });
@@ -59,6 +65,7 @@ void ringReduceScatter(CollectiveContext& ctx, const void* in, void* mine, const
   const char* own = src + blocks.offsets[rank] * elementSize;
   receiveStaged(ctx, left, stepBase + n - 2, blocks.counts[rank] * elementSize,
                 [&](size_t offset, size_t bytes, const char* staged) {
+                  aboutToRead(rank, offset, bytes);
                   reduce::combine(dest + offset, staged, own + offset, bytes / elementSize, dtype, op);
                   if (onChunk) onChunk(offset, bytes);
                 });

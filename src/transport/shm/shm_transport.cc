@@ -149,6 +149,11 @@ class ShmTransport final : public Transport {
     peerFor(peer, "route to");
     return true;
   }
+  pid_t crossMemoryProcess(int peer) const override {
+    std::lock_guard lock(mutex_);
+    const Peer& p = peerFor(peer, "read the memory of");
+    return p.crossMemory ? p.pid : 0;
+  }
 
  private:
   // A control message waiting for room in a full ring.
@@ -299,7 +304,9 @@ void ShmTransport::connect(int selfRank, const std::vector<PeerInfo>& peers) {
     peer.in = ShmConsumer(ringIn(own_, index, shape), shape.slots, shape.slotBytes);
     peer.out.touch();
     peer.in.touch();
-    if (attachLarge_) {
+    // Probed even where messages do not use it: algorithms may read a
+    // rank's input in place (CollectiveContext::readMemoryOf).
+    if (options_.mode != ShmMode::kCopy) {
       int refused = probeCrossMemory(address.pid, address.probe, address.nonce);
       peer.crossMemory = refused == 0;
       if (refused != 0) {
