@@ -1,10 +1,12 @@
 #include "algo/node_buffers.h"
 
 #include <algorithm>
+#include <atomic>
 #include <cstring>
 
 #include "algo/pipeline.h"
 #include "common/dtype.h"
+#include "common/error.h"
 #include "reduce/reduce.h"
 
 namespace comm::algo {
@@ -13,7 +15,8 @@ namespace {
 struct Announcement {
   uint64_t input = 0;
   uint64_t output = 0;
-  uint8_t mayAccess = 0;  // the rank may reach every other rank's memory
+  uint64_t log = 0;
+  uint8_t mayRead = 0;  // the rank may read every other rank's memory
   uint8_t padding[7] = {};
 };
 
@@ -31,30 +34,40 @@ void swapWithEveryone(CollectiveContext& ctx, uint32_t step, const void* mine, s
   waitEach(ctx, ids);
 }
 
+// How many entries the log of a part of `bytes` holds: its pieces come
+// chunk by chunk (algo/pipeline.h), a few cut short at block ends.
+size_t logCapacityFor(size_t bytes) { return bytes / kChunkBytes + 64; }
+
 }  // namespace
 
-std::optional<NodeBuffers> NodeBuffers::exchange(CollectiveContext& ctx, const void* in, void* out, uint32_t step) {
+std::optional<NodeBuffers> NodeBuffers::exchange(CollectiveContext& ctx, const void* in, void* out,
+                                                 std::vector<Part> parts, uint32_t step) {
   const int n = ctx.size();
   const int rank = ctx.rank();
+  NodeBuffers buffers;
+  buffers.logCapacity_ = logCapacityFor(parts[rank].bytes);
+  buffers.log_ = std::make_unique<uint64_t[]>(1 + 2 * buffers.logCapacity_);
   std::vector<Announcement> all(n);
-  bool mayAccess = true;
+  bool mayRead = true;
   for (int p = 0; p < n; ++p) {
-    if (p != rank) mayAccess = mayAccess && ctx.mayAccessMemoryOf(ctx.communicatorRank(p));
+    if (p != rank) mayRead = mayRead && ctx.mayReadMemoryOf(ctx.communicatorRank(p));
   }
   all[rank].input = reinterpret_cast<uint64_t>(in);
   all[rank].output = reinterpret_cast<uint64_t>(out);
-  all[rank].mayAccess = mayAccess ? 1 : 0;
+  all[rank].log = reinterpret_cast<uint64_t>(buffers.log_.get());
+  all[rank].mayRead = mayRead ? 1 : 0;
   swapWithEveryone(ctx, step, &all[rank], sizeof(Announcement), [&](int p) { return &all[p]; });
-  if (!std::all_of(all.begin(), all.end(), [](const Announcement& a) { return a.mayAccess != 0; })) {
+  if (!std::all_of(all.begin(), all.end(), [](const Announcement& a) { return a.mayRead != 0; })) {
     return std::nullopt;
   }
-  NodeBuffers buffers;
   buffers.ownInput_ = static_cast<const char*>(in);
+  buffers.ownOutput_ = static_cast<char*>(out);
+  buffers.parts_ = std::move(parts);
   for (int p = 0; p < n; ++p) {
     if (p == rank) continue;
-    buffers.others_.push_back(ctx.communicatorRank(p));
-    buffers.otherInputs_.push_back(reinterpret_cast<const char*>(all[p].input));
-    buffers.otherOutputs_.push_back(reinterpret_cast<char*>(all[p].output));
+    buffers.others_.push_back({p, ctx.communicatorRank(p), reinterpret_cast<const char*>(all[p].input),
+                               reinterpret_cast<const char*>(all[p].output),
+                               reinterpret_cast<const uint64_t*>(all[p].log)});
   }
   return buffers;
 }
@@ -70,18 +83,69 @@ void NodeBuffers::combine(CollectiveContext& ctx, size_t offset, size_t bytes, v
     const char* own = ownInput_ + offset + done;
     if (others_.empty() && to != own) std::memcpy(to, own, piece);
     for (size_t i = 0; i < others_.size(); ++i) {
-      ctx.readMemoryOf(others_[i], landing, otherInputs_[i] + offset + done, piece);
+      ctx.readMemoryOf(others_[i].rank, landing, others_[i].input + offset + done, piece);
       reduce::combine(to, i == 0 ? own : to, landing, piece / elementSize, dtype, op);
     }
   }
 }
 
-void NodeBuffers::share(CollectiveContext& ctx, size_t offset, size_t bytes, const void* from) const {
-  for (size_t i = 0; i < others_.size(); ++i) ctx.writeMemoryOf(others_[i], otherOutputs_[i] + offset, from, bytes);
+void NodeBuffers::markFinal(size_t offset, size_t bytes) {
+  std::atomic_ref<uint64_t> count(log_[0]);
+  const uint64_t entries = count.load(std::memory_order_relaxed);
+  if (entries == logCapacity_) return;
+  log_[1 + 2 * entries] = offset;
+  log_[2 + 2 * entries] = bytes;
+  // A reader in another process sees the entry before the count that covers it.
+  count.store(entries + 1, std::memory_order_release);
 }
 
-void NodeBuffers::finish(CollectiveContext& ctx, uint32_t step) const {
-  swapWithEveryone(ctx, step, nullptr, 0, [](int) { return nullptr; });
+void NodeBuffers::fetchFinished(CollectiveContext& ctx) {
+  for (Other& other : others_) {
+    uint64_t entries = 0;
+    ctx.readMemoryOf(other.rank, &entries, other.log, sizeof entries);
+    if (entries > other.fetched) fetchEntries(ctx, other, entries);
+  }
+}
+
+void NodeBuffers::fetchEntries(CollectiveContext& ctx, Other& other, size_t entries) {
+  const Part& part = parts_[other.place];
+  if (entries > logCapacityFor(part.bytes)) {
+    fail(COMM_ERR_REMOTE, "{}: rank {} lists {} finished pieces of its part, more than it can have (it gave up?)",
+         ctx.what(), other.rank, entries);
+  }
+  std::vector<uint64_t> ranges(2 * (entries - other.fetched));
+  ctx.readMemoryOf(other.rank, ranges.data(), other.log + 1 + 2 * other.fetched, ranges.size() * sizeof(uint64_t));
+  for (size_t i = 0; i < ranges.size(); i += 2) {
+    const uint64_t offset = ranges[i], bytes = ranges[i + 1];
+    if (offset < part.offset || bytes > part.offset + part.bytes - offset) {
+      fail(COMM_ERR_REMOTE, "{}: rank {} lists bytes [{}, {}) as finished, outside its part (it gave up?)", ctx.what(),
+           other.rank, offset, offset + bytes);
+    }
+    ctx.readMemoryOf(other.rank, ownOutput_ + offset, other.output + offset, bytes);
+    other.fetchedBytes += bytes;
+  }
+  other.fetched = entries;
+}
+
+void NodeBuffers::collect(CollectiveContext& ctx, uint32_t step) {
+  std::vector<RequestId> finished;
+  for (const Other& other : others_) finished.push_back(ctx.recv(other.place, step, nullptr, 0));
+  std::vector<RequestId> told;
+  for (const Other& other : others_) told.push_back(ctx.send(other.place, step, nullptr, 0));
+  for (size_t i = 0; i < others_.size(); ++i) {
+    ctx.wait(finished[i]);
+    Other& other = others_[i];
+    uint64_t entries = 0;
+    ctx.readMemoryOf(other.rank, &entries, other.log, sizeof entries);
+    fetchEntries(ctx, other, entries);
+    // Its log ran out before its part did: what it did not list, again in one piece.
+    const Part& part = parts_[other.place];
+    if (other.fetchedBytes != part.bytes && part.bytes > 0) {
+      ctx.readMemoryOf(other.rank, ownOutput_ + part.offset, other.output + part.offset, part.bytes);
+    }
+  }
+  waitEach(ctx, told);
+  swapWithEveryone(ctx, step + 1, nullptr, 0, [](int) { return nullptr; });
 }
 
 }  // namespace comm::algo

@@ -1,16 +1,20 @@
-// The buffers of a node's ranks, read and written where they lie: each
-// rank tells the others on its node where its input and output are; a rank
-// that needs the node's combination of a piece reads the others' inputs
-// with Cross-Memory Attach (CollectiveContext::readMemoryOf) and combines
-// them itself, and writes a finished piece straight into their outputs.
+// The buffers of a node's ranks, read where they lie. Each rank tells the
+// others on its node where its input and output are and which part of the
+// output it finishes; a rank that needs the node's combination of a piece
+// reads the others' inputs with Cross-Memory Attach
+// (CollectiveContext::readMemoryOf) and combines them itself, and fetches
+// the pieces of the others' parts from their outputs as they finish them.
 // That moves each byte once, where a message through shared memory copies
-// it in and out, and no rank waits for another: a piece is combined when
-// its reader needs it and handed on when it is done, so a hierarchical
-// algorithm does its node's part while its messages across nodes travel.
+// it in and out, and no rank waits for another: a hierarchical algorithm
+// does its node's work while its messages across nodes travel. Nothing is
+// written into another rank's memory: a rank that gave up may have handed
+// its buffers back to its caller, and a write would land in whatever uses
+// them now; a read of them can only spoil a result that fails anyway.
 #pragma once
 
 #include <cstddef>
 #include <cstdint>
+#include <memory>
 #include <optional>
 #include <vector>
 
@@ -23,33 +27,63 @@ using core::CollectiveContext;
 
 class NodeBuffers {
  public:
+  // A byte range of the output.
+  struct Part {
+    size_t offset = 0;
+    size_t bytes = 0;
+  };
+
   // Tells every other rank of the current group (the ranks of one node)
   // where `in` and `out` are, under `step`, and learns where theirs are.
-  // Every rank also learns whether each may reach every other's memory, so
+  // `parts[p]` is the part of the output the rank at place p finishes.
+  // Every rank also learns whether each may read every other's memory, so
   // all return the same: nothing where one may not.
-  static std::optional<NodeBuffers> exchange(CollectiveContext& ctx, const void* in, void* out, uint32_t step);
+  static std::optional<NodeBuffers> exchange(CollectiveContext& ctx, const void* in, void* out, std::vector<Part> parts,
+                                             uint32_t step);
+
+  // The methods below work in any group of the context (they name ranks of
+  // the communicator), but for collect: in the group `exchange` ran in.
 
   // dest[0, bytes) = op over the group's inputs at byte `offset`: this
   // rank's first, then the others' in group order, an order that does not
   // depend on timing. `dest` may be this rank's input at `offset`.
-  // Like share, it works in any group of the context: it names ranks of
-  // the communicator.
   void combine(CollectiveContext& ctx, size_t offset, size_t bytes, void* dest, comm_dtype_t dtype, comm_op_t op) const;
-  // Copies `bytes` from `from` into every other rank's output at `offset`.
-  void share(CollectiveContext& ctx, size_t offset, size_t bytes, const void* from) const;
-  // Tells every other rank of the group that this rank is done with their
-  // buffers, under `step`, and waits until each has said the same: then
-  // every share into this rank's output is in, and nobody reads its input.
-  // In the group `exchange` ran in.
-  void finish(CollectiveContext& ctx, uint32_t step) const;
+  // Says that `bytes` at `offset` of this rank's part of the output are
+  // final: the other ranks may fetch them.
+  void markFinal(size_t offset, size_t bytes);
+  // Copies the pieces the other ranks have marked final since the last look.
+  void fetchFinished(CollectiveContext& ctx);
+  // Once this rank's whole part is final: tells the others so under `step`
+  // and, as each says the same, fetches what remains of its part; then,
+  // under `step` + 1, tells them it is done with their buffers and waits
+  // until each has said the same, so that nobody reads this rank's buffers
+  // once it returns.
+  void collect(CollectiveContext& ctx, uint32_t step);
 
  private:
+  struct Other {
+    int place;  // in the group
+    int rank;   // in the communicator
+    const char* input;
+    const char* output;
+    const uint64_t* log;  // its Log, in its address space
+    size_t fetched = 0;   // entries of its log copied
+    size_t fetchedBytes = 0;
+  };
+
   NodeBuffers() = default;
+  // Copies entries [other.fetched, entries) of `other`'s log.
+  void fetchEntries(CollectiveContext& ctx, Other& other, size_t entries);
 
   const char* ownInput_ = nullptr;
-  std::vector<int> others_;  // communicator ranks, in group order
-  std::vector<const char*> otherInputs_;
-  std::vector<char*> otherOutputs_;  // in their address spaces
+  char* ownOutput_ = nullptr;
+  std::vector<Part> parts_;
+  std::vector<Other> others_;
+  // What this rank's part has final, for the others to read: word 0 counts
+  // the entries, then an offset and a size per entry. Entries never change
+  // once counted; when it is full the others fetch the rest at collect.
+  size_t logCapacity_ = 0;  // entries
+  std::unique_ptr<uint64_t[]> log_;
 };
 
 }  // namespace comm::algo

@@ -168,7 +168,7 @@ void CollectiveContext::checkSignature() {
   }
 }
 
-bool CollectiveContext::mayAccessMemoryOf(int communicatorRank) const {
+bool CollectiveContext::mayReadMemoryOf(int communicatorRank) const {
   return comm_.world().transport().crossMemoryProcess(comm_.worldRankOf(communicatorRank)) != 0;
 }
 
@@ -176,23 +176,13 @@ void CollectiveContext::readMemoryOf(int communicatorRank, void* local, const vo
   const pid_t pid = comm_.world().transport().crossMemoryProcess(comm_.worldRankOf(communicatorRank));
   const int error =
       pid == 0 ? EPERM : transport::readCrossMemory(pid, local, reinterpret_cast<uint64_t>(remote), bytes);
-  checkMemoryAccess(error, communicatorRank, "reading", bytes);
-}
-
-void CollectiveContext::writeMemoryOf(int communicatorRank, void* remote, const void* local, size_t bytes) {
-  const pid_t pid = comm_.world().transport().crossMemoryProcess(comm_.worldRankOf(communicatorRank));
-  const int error =
-      pid == 0 ? EPERM : transport::writeCrossMemory(pid, reinterpret_cast<uint64_t>(remote), local, bytes);
-  checkMemoryAccess(error, communicatorRank, "writing", bytes);
-}
-
-void CollectiveContext::checkMemoryAccess(int error, int communicatorRank, const char* doing, size_t bytes) const {
-  if (error == 0) return;
   if (error == ESRCH) {
-    fail(COMM_ERR_REMOTE, "{}: rank {} exited while this rank was {} its buffers", what(), communicatorRank, doing);
+    fail(COMM_ERR_REMOTE, "{}: rank {} exited while this rank read its buffers", what(), communicatorRank);
   }
-  fail(COMM_ERR_TRANSPORT, "{}: {} {} bytes of rank {}'s buffers failed: {}", what(), doing, bytes, communicatorRank,
-       std::strerror(error));
+  if (error != 0) {
+    fail(COMM_ERR_TRANSPORT, "{}: reading {} bytes of rank {}'s buffers failed: {}", what(), bytes, communicatorRank,
+         std::strerror(error));
+  }
 }
 
 std::string CollectiveContext::what() const {

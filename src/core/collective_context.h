@@ -122,13 +122,14 @@ class CollectiveContext {
 
   // Cross-Memory Attach to another rank of this node, named by its rank in
   // the communicator (not its place in a Subgroup): an algorithm may then
-  // read and write that rank's buffers in place, once the rank has sent it
-  // their addresses and while it keeps them, instead of sending messages.
-  bool mayAccessMemoryOf(int communicatorRank) const;
-  // Copies `bytes` between `local` and `remote` in that rank's memory;
-  // throws COMM_ERR_REMOTE naming the rank when it has exited.
+  // read that rank's buffers in place, once the rank has sent it their
+  // addresses and while it keeps them, instead of having them sent. Only
+  // reads: a rank that gave up on a collective may have handed its buffers
+  // back to its caller, and a write would land in whatever uses them now.
+  bool mayReadMemoryOf(int communicatorRank) const;
+  // Copies `bytes` at `remote` in that rank's memory into `local`; throws
+  // COMM_ERR_REMOTE naming the rank when it has exited.
   void readMemoryOf(int communicatorRank, void* local, const void* remote, size_t bytes);
-  void writeMemoryOf(int communicatorRank, void* remote, const void* local, size_t bytes);
 
   // Let the transport move messages without waiting for any (between the
   // pieces of a long local computation).
@@ -147,8 +148,6 @@ class CollectiveContext {
 
  private:
   RequestId post(bool isRecv, int peer, uint32_t step, void* data, size_t size);
-  // Throws for the errno of a copy from or to `communicatorRank`'s memory (none when 0).
-  void checkMemoryAccess(int error, int communicatorRank, const char* doing, size_t bytes) const;
   // Waits for `pending` (which never holds the signature receive twice) and
   // the signature receive; the span may be pending_ itself.
   void waitFor(std::span<const Pending> pending);

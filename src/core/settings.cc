@@ -29,8 +29,8 @@ constexpr SettingSpec kSpecs[] = {
     {"shm", "1",
      "direct shared-memory path between ranks on one node: 1 on (large messages streamed through shared memory, or "
      "read by cross-memory attach when the node's ranks may together run on fewer CPUs than there are of them), attach "
-     "(always read by cross-memory attach), copy (always streamed), 0 off (peers on the node go through the provider "
-     "too)"},
+     "(always read by cross-memory attach), copy (always streamed, and no algorithm reads or writes another rank's "
+     "buffers in place), 0 off (peers on the node go through the provider too)"},
     {"tcp_iface", "",
      "network interface for tcp (comm's own and libfabric's) between nodes; empty: the one that reaches the master "
      "address, else the first that is not loopback or a docker/virtual bridge (docker*, br-*, virbr*, veth*...)"},

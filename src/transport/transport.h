@@ -147,8 +147,8 @@ class Transport {
   // comm's own shared-memory path serves it, so the two ranks can also meet
   // on shared pages the engine maps itself (the node board).
   virtual bool directSharedMemory(int /*peer*/) const { return false; }
-  // The pid by which the engine may copy from and to the memory of `peer`
-  // (on this node) with Cross-Memory Attach (transport/shm/cross_memory.h),
+  // The pid by which the engine may copy from the memory of `peer` (on
+  // this node) with Cross-Memory Attach (transport/shm/cross_memory.h),
   // or 0 where it may not (another node, the kernel refuses, COMM_SHM=copy
   // or 0).
   virtual pid_t crossMemoryProcess(int /*peer*/) const { return 0; }

@@ -9,12 +9,12 @@
 // the groups come from core::NodeLayout, not from rank numbers. A flat ring
 // over the same ranks carries 2 (n-1)/n N through every rank, and each rank
 // whose ring neighbour is on another node sends all of it across.
-// Where the node's ranks may reach each other's memory (Cross-Memory
-// Attach, algo/node_buffers.h), phases 1 and 3 read and write the other
-// ranks' buffers in place, piece by piece inside phase 2: only the first
-// piece's combination comes before the network starts. Elsewhere they are
-// a ring reduce-scatter and a ring all-gather through shared memory, before
-// and after phase 2.
+// Where the node's ranks may read each other's memory (Cross-Memory
+// Attach, algo/node_buffers.h), phases 1 and 3 read the other ranks'
+// buffers in place, piece by piece inside phase 2: only the first piece's
+// combination comes before the network starts and only the last pieces'
+// fetches after it ends. Elsewhere they are a ring reduce-scatter and a
+// ring all-gather through shared memory, before and after phase 2.
 // Cost (ring phases): 2 (L-1) alpha_shm + 2 (L-1)/L N beta_shm
 // + 2 (H-1) alpha_net + 2 (H-1)/H N/L beta_net per rank, + reductions of
 // (L-1)/L N and (H-1)/H N/L; in place, the node's part overlaps the
@@ -49,7 +49,11 @@ void hierarchicalAllReduce(CollectiveContext& ctx, const void* in, void* out, si
   std::optional<NodeBuffers> buffers;
   {
     CollectiveContext::Subgroup onNode(ctx, node, 0);
-    buffers = NodeBuffers::exchange(ctx, in, out, 0);
+    std::vector<NodeBuffers::Part> regions;
+    for (int p = 0; p < nodes.ranksPerNode; ++p) {
+      regions.push_back({blocks.offsets[p] * elementSize, blocks.counts[p] * elementSize});
+    }
+    buffers = NodeBuffers::exchange(ctx, in, out, std::move(regions), 0);
     if (!buffers) {
       ringReduceScatter(ctx, in, mine, blocks, dtype, op, 1);
       // The next phases reuse the scratch the forwarding steps may still send from.
@@ -58,19 +62,20 @@ void hierarchicalAllReduce(CollectiveContext& ctx, const void* in, void* out, si
   }
   {
     CollectiveContext::Subgroup acrossNodes(ctx, samePlace, kPhaseSteps);
-    // Where the node's ranks reach each other's buffers, phases 1 and 3
+    // Where the node's ranks may read each other's memory, phases 1 and 3
     // run inside phase 2, piece by piece: a piece is combined from the
-    // node's inputs as phase 2 first reads it, and written into the other
-    // ranks' outputs as soon as it is final. The first piece leaves for the
-    // network at once, and the node's work is done while the network
-    // carries what went before.
+    // node's inputs as phase 2 first reads it, and the pieces the node's
+    // other ranks have finished are fetched each time phase 2 finishes one
+    // of this rank's. The first piece leaves for the network at once, and
+    // the node's work is done while the network carries what went before.
     RingAllReduceHooks hooks;
     if (buffers) {
       hooks.beforeReading = [&](size_t offset, size_t bytes) {
         buffers->combine(ctx, regionOffset + offset, bytes, mine + offset, dtype, op);
       };
       hooks.onFinal = [&](size_t offset, size_t bytes) {
-        buffers->share(ctx, regionOffset + offset, bytes, mine + offset);
+        buffers->markFinal(regionOffset + offset, bytes);
+        buffers->fetchFinished(ctx);
       };
     }
     // Below L elements some places hold nothing, on every node alike.
@@ -79,7 +84,7 @@ void hierarchicalAllReduce(CollectiveContext& ctx, const void* in, void* out, si
   }
   CollectiveContext::Subgroup onNode(ctx, node, 2 * kPhaseSteps);
   if (buffers) {
-    buffers->finish(ctx, 0);
+    buffers->collect(ctx, 0);
     return;
   }
   std::vector<size_t> bytes(blocks.counts.size());

@@ -13,37 +13,23 @@ int probeCrossMemory(pid_t pid, uint64_t address, uint64_t expected) {
   return value == expected ? 0 : EINVAL;
 }
 
-namespace {
-
-using CrossMemoryCall = ssize_t (*)(pid_t, const iovec*, unsigned long, const iovec*, unsigned long, unsigned long);
-
-int copyCrossMemory(CrossMemoryCall call, pid_t pid, char* local, uint64_t remote, size_t bytes) {
+int readCrossMemory(pid_t pid, void* local, uint64_t remote, size_t bytes) {
+  auto* to = static_cast<char*>(local);
   while (bytes > 0) {
     // The kernel moves at most about 2 GiB per call and may stop early.
-    iovec here{local, bytes};
-    iovec there{reinterpret_cast<void*>(remote), bytes};
-    ssize_t moved = call(pid, &here, 1, &there, 1, 0);
+    iovec into{to, bytes};
+    iovec from{reinterpret_cast<void*>(remote), bytes};
+    ssize_t moved = process_vm_readv(pid, &into, 1, &from, 1, 0);
     if (moved < 0) {
       if (errno == EINTR) continue;
       return errno;
     }
     if (moved == 0) return EFAULT;
-    local += moved;
+    to += moved;
     remote += static_cast<uint64_t>(moved);
     bytes -= static_cast<size_t>(moved);
   }
   return 0;
-}
-
-}  // namespace
-
-int readCrossMemory(pid_t pid, void* local, uint64_t remote, size_t bytes) {
-  return copyCrossMemory(process_vm_readv, pid, static_cast<char*>(local), remote, bytes);
-}
-
-int writeCrossMemory(pid_t pid, uint64_t remote, const void* local, size_t bytes) {
-  // process_vm_writev only reads `local`.
-  return copyCrossMemory(process_vm_writev, pid, const_cast<char*>(static_cast<const char*>(local)), remote, bytes);
 }
 
 }  // namespace comm::transport

@@ -19,7 +19,5 @@ int probeCrossMemory(pid_t pid, uint64_t address, uint64_t expected);
 // Copies `bytes` from `remote` in `pid` to `local`; 0 on success, else the
 // errno (ESRCH: the process has exited; EFAULT: the range is not mapped there).
 int readCrossMemory(pid_t pid, void* local, uint64_t remote, size_t bytes);
-// Copies `bytes` from `local` to `remote` in `pid`; errors as readCrossMemory.
-int writeCrossMemory(pid_t pid, uint64_t remote, const void* local, size_t bytes);
 
 }  // namespace comm::transport
