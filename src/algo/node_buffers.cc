@@ -109,9 +109,9 @@ void NodeBuffers::fetchFinished(CollectiveContext& ctx) {
 
 void NodeBuffers::fetchEntries(CollectiveContext& ctx, Other& other, size_t entries) {
   const Part& part = parts_[other.place];
-  if (entries > logCapacityFor(part.bytes)) {
-    fail(COMM_ERR_REMOTE, "{}: rank {} lists {} finished pieces of its part, more than it can have (it gave up?)",
-         ctx.what(), other.rank, entries);
+  if (entries < other.fetched || entries > logCapacityFor(part.bytes)) {
+    fail(COMM_ERR_REMOTE, "{}: rank {} lists {} finished pieces of its part, after {} and at most {} (it gave up?)",
+         ctx.what(), other.rank, entries, other.fetched, logCapacityFor(part.bytes));
   }
   std::vector<uint64_t> ranges(2 * (entries - other.fetched));
   ctx.readMemoryOf(other.rank, ranges.data(), other.log + 1 + 2 * other.fetched, ranges.size() * sizeof(uint64_t));

@@ -9,7 +9,6 @@
 #include "common/error.h"
 #include "core/communicator.h"
 #include "core/tags.h"
-#include "transport/shm/cross_memory.h"
 
 namespace comm::core {
 namespace {
@@ -169,13 +168,12 @@ void CollectiveContext::checkSignature() {
 }
 
 bool CollectiveContext::mayReadMemoryOf(int communicatorRank) const {
-  return comm_.world().transport().crossMemoryProcess(comm_.worldRankOf(communicatorRank)) != 0;
+  return comm_.world().transport().mayReadMemoryOf(comm_.worldRankOf(communicatorRank));
 }
 
 void CollectiveContext::readMemoryOf(int communicatorRank, void* local, const void* remote, size_t bytes) {
-  const pid_t pid = comm_.world().transport().crossMemoryProcess(comm_.worldRankOf(communicatorRank));
-  const int error =
-      pid == 0 ? EPERM : transport::readCrossMemory(pid, local, reinterpret_cast<uint64_t>(remote), bytes);
+  const int error = comm_.world().transport().readMemoryOf(comm_.worldRankOf(communicatorRank), local,
+                                                           reinterpret_cast<uint64_t>(remote), bytes);
   if (error == ESRCH) {
     fail(COMM_ERR_REMOTE, "{}: rank {} exited while this rank read its buffers", what(), communicatorRank);
   }

@@ -77,7 +77,10 @@ class HybridTransport final : public Transport {
   }
   std::string providerFor(int peer) const override { return routeTo(peer).providerFor(peer); }
   bool directSharedMemory(int peer) const override { return routeTo(peer).directSharedMemory(peer); }
-  pid_t crossMemoryProcess(int peer) const override { return routeTo(peer).crossMemoryProcess(peer); }
+  bool mayReadMemoryOf(int peer) const override { return routeTo(peer).mayReadMemoryOf(peer); }
+  int readMemoryOf(int peer, void* local, uint64_t remote, size_t bytes) const override {
+    return routeTo(peer).readMemoryOf(peer, local, remote, bytes);
+  }
   bool wantsChunkedMessages(bool sameNode) const override {
     const Transport* route = sameNode && shm_ ? shm_.get() : network_.get();
     return route != nullptr && route->wantsChunkedMessages(sameNode);

@@ -3,9 +3,8 @@
 // direct shared memory (shm/), comm's own TCP (tcp/).
 #pragma once
 
-#include <sys/types.h>
-
 #include <atomic>
+#include <cerrno>
 #include <chrono>
 #include <cstddef>
 #include <cstdint>
@@ -147,11 +146,13 @@ class Transport {
   // comm's own shared-memory path serves it, so the two ranks can also meet
   // on shared pages the engine maps itself (the node board).
   virtual bool directSharedMemory(int /*peer*/) const { return false; }
-  // The pid by which the engine may copy from the memory of `peer` (on
-  // this node) with Cross-Memory Attach (transport/shm/cross_memory.h),
-  // or 0 where it may not (another node, the kernel refuses, COMM_SHM=copy
-  // or 0).
-  virtual pid_t crossMemoryProcess(int /*peer*/) const { return 0; }
+  // The engine may copy from the memory of `peer` (on this node) with
+  // Cross-Memory Attach: false where it may not (another node, the kernel
+  // refuses, COMM_SHM=copy or 0).
+  virtual bool mayReadMemoryOf(int /*peer*/) const { return false; }
+  // Copies `bytes` at `remote` in `peer`'s memory into `local`: 0, or the
+  // errno (ESRCH: it has exited; EPERM: mayReadMemoryOf is false).
+  virtual int readMemoryOf(int /*peer*/, void* /*local*/, uint64_t /*remote*/, size_t /*bytes*/) const { return EPERM; }
   // A large message between two ranks on the same node (or on different
   // ones) moves faster when the caller posts it as a stream of chunks, each
   // a message of its own, than whole: the transport does not cut it itself,

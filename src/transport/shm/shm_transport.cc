@@ -149,10 +149,19 @@ class ShmTransport final : public Transport {
     peerFor(peer, "route to");
     return true;
   }
-  pid_t crossMemoryProcess(int peer) const override {
+  bool mayReadMemoryOf(int peer) const override {
     std::lock_guard lock(mutex_);
-    const Peer& p = peerFor(peer, "read the memory of");
-    return p.crossMemory ? p.pid : 0;
+    return peerFor(peer, "read the memory of").crossMemory;
+  }
+  int readMemoryOf(int peer, void* local, uint64_t remote, size_t bytes) const override {
+    pid_t pid = 0;
+    {
+      std::lock_guard lock(mutex_);
+      const Peer& p = peerFor(peer, "read the memory of");
+      if (!p.crossMemory) return EPERM;
+      pid = p.pid;
+    }
+    return readCrossMemory(pid, local, remote, bytes);
   }
 
  private:
