@@ -100,14 +100,13 @@ void NodeBuffers::markFinal(size_t offset, size_t bytes) {
 }
 
 void NodeBuffers::fetchFinished(CollectiveContext& ctx) {
-  for (Other& other : others_) {
-    uint64_t entries = 0;
-    ctx.readMemoryOf(other.rank, &entries, other.log, sizeof entries);
-    if (entries > other.fetched) fetchEntries(ctx, other, entries);
-  }
+  for (Other& other : others_) fetchListed(ctx, other);
 }
 
-void NodeBuffers::fetchEntries(CollectiveContext& ctx, Other& other, size_t entries) {
+void NodeBuffers::fetchListed(CollectiveContext& ctx, Other& other) {
+  uint64_t entries = 0;
+  ctx.readMemoryOf(other.rank, &entries, other.log, sizeof entries);
+  if (entries == other.fetched) return;
   const Part& part = parts_[other.place];
   if (entries < other.fetched || entries > logCapacityFor(part.bytes)) {
     fail(COMM_ERR_REMOTE, "{}: rank {} lists {} finished pieces of its part, after {} and at most {} (it gave up?)",
@@ -135,9 +134,7 @@ void NodeBuffers::collect(CollectiveContext& ctx, uint32_t step) {
   for (size_t i = 0; i < others_.size(); ++i) {
     ctx.wait(finished[i]);
     Other& other = others_[i];
-    uint64_t entries = 0;
-    ctx.readMemoryOf(other.rank, &entries, other.log, sizeof entries);
-    fetchEntries(ctx, other, entries);
+    fetchListed(ctx, other);
     // Its log ran out before its part did: what it did not list, again in one piece.
     const Part& part = parts_[other.place];
     if (other.fetchedBytes != part.bytes && part.bytes > 0) {

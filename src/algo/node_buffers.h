@@ -72,8 +72,8 @@ class NodeBuffers {
   };
 
   NodeBuffers() = default;
-  // Copies entries [other.fetched, entries) of `other`'s log.
-  void fetchEntries(CollectiveContext& ctx, Other& other, size_t entries);
+  // Copies what `other`'s log lists beyond the entries already fetched.
+  void fetchListed(CollectiveContext& ctx, Other& other);
 
   const char* ownInput_ = nullptr;
   char* ownOutput_ = nullptr;

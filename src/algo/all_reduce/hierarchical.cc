@@ -17,8 +17,9 @@
 // ring all-gather through shared memory, before and after phase 2.
 // Cost (ring phases): 2 (L-1) alpha_shm + 2 (L-1)/L N beta_shm
 // + 2 (H-1) alpha_net + 2 (H-1)/H N/L beta_net per rank, + reductions of
-// (L-1)/L N and (H-1)/H N/L; in place, the node's part overlaps the
-// network's, which leaves about 2 alpha_shm + 2 (H-1)/H N/L beta_net.
+// (L-1)/L N and (H-1)/H N/L. Read in place, the node's terms overlap the
+// network's but for the first piece's combination and the last pieces'
+// fetches, and 3 alpha_shm of handshakes remain.
 #include "algo/all_reduce/hierarchical.h"
 
 #include <optional>
