@@ -143,11 +143,17 @@ void test_tcp_peer_exit(void**) {
 // libfabric cannot take back a send the provider holds (rxm holds a large
 // one until the receiver matches it): cancel leaves it pending instead of
 // waiting for a cancellation that never comes, and it still arrives whole
-// once the peer posts its receive.
+// once the peer posts its receive. A small message goes first: until rxm's
+// connection is up its sends wait in comm's backlog, which cancel may empty.
 void test_rxm_cancel_leaves_held_send(void**) {
   constexpr size_t kSize = 4 * kMiB;
   runRanks(2, [&](Rank& self) {
     connectNetwork(self, withProvider("tcp;ofi_rxm"));
+    std::vector<uint8_t> greeting(8);
+    Request connected;
+    if (self.rank == 0) self.transport->send(1, 3, greeting.data(), greeting.size(), connected);
+    if (self.rank == 1) self.transport->recv(0, 3, greeting.data(), greeting.size(), connected);
+    waitOk(*self.transport, connected);
     std::vector<uint8_t> data = self.rank == 0 ? pattern(kSize, 9) : std::vector<uint8_t>(kSize);
     Request request;
     if (self.rank == 0) {
