@@ -34,9 +34,23 @@ void swapWithEveryone(CollectiveContext& ctx, uint32_t step, const void* mine, s
   waitEach(ctx, ids);
 }
 
-// How many entries the log of a part of `bytes` holds: its pieces come
-// chunk by chunk (algo/pipeline.h), a few cut short at block ends.
-size_t logCapacityFor(size_t bytes) { return bytes / kChunkBytes + 64; }
+size_t bytesOf(const NodeBuffers::Part& part) {
+  size_t bytes = 0;
+  for (const NodeBuffers::Range& range : part) bytes += range.bytes;
+  return bytes;
+}
+
+// How many entries the log of `part` holds: its pieces come chunk by chunk
+// (algo/pipeline.h), a few cut short at block ends and at its ranges' ends.
+size_t logCapacityFor(const NodeBuffers::Part& part) { return bytesOf(part) / kChunkBytes + part.size() + 64; }
+
+// Whether [offset, offset + bytes) lies within one range of `part`.
+bool within(const NodeBuffers::Part& part, uint64_t offset, uint64_t bytes) {
+  return std::any_of(part.begin(), part.end(), [&](const NodeBuffers::Range& range) {
+    const uint64_t end = range.offset + range.bytes;
+    return offset >= range.offset && offset <= end && bytes <= end - offset;
+  });
+}
 
 }  // namespace
 
@@ -45,7 +59,7 @@ std::optional<NodeBuffers> NodeBuffers::exchange(CollectiveContext& ctx, const v
   const int n = ctx.size();
   const int rank = ctx.rank();
   NodeBuffers buffers;
-  buffers.logCapacity_ = logCapacityFor(parts[rank].bytes);
+  buffers.logCapacity_ = logCapacityFor(parts[rank]);
   buffers.log_ = std::make_unique<uint64_t[]>(1 + 2 * buffers.logCapacity_);
   std::vector<Announcement> all(n);
   bool mayRead = true;
@@ -108,15 +122,15 @@ void NodeBuffers::fetchListed(CollectiveContext& ctx, Other& other) {
   ctx.readMemoryOf(other.rank, &entries, other.log, sizeof entries);
   if (entries == other.fetched) return;
   const Part& part = parts_[other.place];
-  if (entries < other.fetched || entries > logCapacityFor(part.bytes)) {
+  if (entries < other.fetched || entries > logCapacityFor(part)) {
     fail(COMM_ERR_REMOTE, "{}: rank {} lists {} finished pieces of its part, after {} and at most {} (it gave up?)",
-         ctx.what(), other.rank, entries, other.fetched, logCapacityFor(part.bytes));
+         ctx.what(), other.rank, entries, other.fetched, logCapacityFor(part));
   }
   std::vector<uint64_t> ranges(2 * (entries - other.fetched));
   ctx.readMemoryOf(other.rank, ranges.data(), other.log + 1 + 2 * other.fetched, ranges.size() * sizeof(uint64_t));
   for (size_t i = 0; i < ranges.size(); i += 2) {
     const uint64_t offset = ranges[i], bytes = ranges[i + 1];
-    if (offset < part.offset || bytes > part.offset + part.bytes - offset) {
+    if (!within(part, offset, bytes)) {
       fail(COMM_ERR_REMOTE, "{}: rank {} lists bytes [{}, {}) as finished, outside its part (it gave up?)", ctx.what(),
            other.rank, offset, offset + bytes);
     }
@@ -135,10 +149,12 @@ void NodeBuffers::collect(CollectiveContext& ctx, uint32_t step) {
     ctx.wait(finished[i]);
     Other& other = others_[i];
     fetchListed(ctx, other);
-    // Its log ran out before its part did: what it did not list, again in one piece.
+    // Its log ran out before its part did: what it did not list, again whole.
     const Part& part = parts_[other.place];
-    if (other.fetchedBytes != part.bytes && part.bytes > 0) {
-      ctx.readMemoryOf(other.rank, ownOutput_ + part.offset, other.output + part.offset, part.bytes);
+    if (other.fetchedBytes == bytesOf(part)) continue;
+    for (const Range& range : part) {
+      if (range.bytes > 0)
+        ctx.readMemoryOf(other.rank, ownOutput_ + range.offset, other.output + range.offset, range.bytes);
     }
   }
   waitEach(ctx, told);

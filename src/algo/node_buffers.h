@@ -28,16 +28,19 @@ using core::CollectiveContext;
 class NodeBuffers {
  public:
   // A byte range of the output.
-  struct Part {
+  struct Range {
     size_t offset = 0;
     size_t bytes = 0;
   };
+  // The ranges of the output one rank finishes.
+  using Part = std::vector<Range>;
 
   // Tells every other rank of the current group (the ranks of one node)
   // where `in` and `out` are, under `step`, and learns where theirs are.
-  // `parts[p]` is the part of the output the rank at place p finishes.
-  // Every rank also learns whether each may read every other's memory, so
-  // all return the same: nothing where one may not.
+  // `parts[p]` is the part of the output the rank at place p finishes; the
+  // output has the same layout on every rank. Every rank also learns
+  // whether each may read every other's memory, so all return the same:
+  // nothing where one may not.
   static std::optional<NodeBuffers> exchange(CollectiveContext& ctx, const void* in, void* out, std::vector<Part> parts,
                                              uint32_t step);
 

@@ -40,9 +40,16 @@ constexpr Rule kRules[] = {
 extern const CollectiveTable kAllGatherTable{core::CollectiveKind::kAllGather, kInfo, kRules};
 extern const CollectiveTable kAllGatherVTable{core::CollectiveKind::kAllGatherV, kInfo, kRules};
 
-void flatAllGather(CollectiveContext& ctx, const void* in, void* out, const size_t* bytes, const size_t* offsets) {
+void flatAllGather(CollectiveContext& ctx, const void* in, void* out, const size_t* bytes, const size_t* offsets,
+                   const ChunkFn& onFinal) {
   const Situation flat{std::accumulate(bytes, bytes + ctx.size(), size_t{0}), ctx.size()};
-  kAlgorithms[kAllGatherTable.choose(flat)].run(ctx, in, out, bytes, offsets);
+  Run* const run = kAlgorithms[kAllGatherTable.choose(flat)].run;
+  if (run == static_cast<Run*>(ringAllGather)) return ringAllGather(ctx, in, out, bytes, offsets, onFinal);
+  run(ctx, in, out, bytes, offsets);
+  if (!onFinal) return;
+  for (int r = 0; r < ctx.size(); ++r) {
+    if (bytes[r] > 0) onFinal(offsets[r], bytes[r]);
+  }
 }
 
 void allGatherV(CollectiveContext& ctx, const void* in, void* out, const size_t* bytes, const size_t* offsets) {

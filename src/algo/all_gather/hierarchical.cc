@@ -12,21 +12,73 @@
 // share: each node sends its L blocks to each other node once, (H-1)/H of
 // the output in all, whatever the placement. A flat ring sends (n-1)/n of
 // it out of every node.
+// Where the node's ranks may read each other's memory (Cross-Memory
+// Attach, algo/node_buffers.h), phase 1 gathers straight into the output
+// and phase 2 runs inside it: each rank fetches the blocks its node's
+// other ranks have received from their outputs into its own, as phase 1
+// hands it its own pieces, so only the last pieces' fetches come after the
+// network ends, and nothing is copied twice.
 // Cost (ring phases): (H-1) alpha_net + (H-1)/H N/L beta_net
 // + (L-1) alpha_shm + (L-1)/L N beta_shm per rank, + a copy of N when the
-// output is not place-major.
+// output is not place-major. Read in place, the node's term overlaps the
+// network's but for the last pieces' fetches, and 3 alpha_shm of
+// handshakes remain.
 #include "algo/all_gather/hierarchical.h"
 
+#include <optional>
 #include <vector>
 
 #include "algo/block_messages.h"
+#include "algo/node_buffers.h"
 #include "algo/patterns/phase_steps.h"
 #include "algo/patterns/place_major.h"
 #include "core/communicator.h"
 
 namespace comm::algo {
+namespace {
+
+// Phases 1 and 2 at once where the node's ranks read each other's outputs;
+// false (having done nothing else) where they may not.
+bool gatherReadingInPlace(CollectiveContext& ctx, const void* in, void* out, const size_t* bytes,
+                          const size_t* offsets) {
+  const core::NodeLayout& nodes = ctx.communicator().nodes();
+  const int rank = ctx.rank();
+  const std::vector<int>& node = nodes.members[nodes.nodeOf[rank]];
+  std::optional<NodeBuffers> buffers;
+  {
+    // The rank at place p finishes the blocks of every node's rank at p.
+    std::vector<NodeBuffers::Part> parts(nodes.ranksPerNode);
+    for (int p = 0; p < nodes.ranksPerNode; ++p) {
+      for (int member : ranksAtPlace(nodes, p)) parts[p].push_back({offsets[member], bytes[member]});
+    }
+    CollectiveContext::Subgroup onNode(ctx, node, 0);
+    buffers = NodeBuffers::exchange(ctx, in, out, std::move(parts), 0);
+    if (!buffers) return false;
+  }
+  {
+    const std::vector<int> samePlace = ranksAtPlace(nodes, nodes.indexOnNode[rank]);
+    std::vector<size_t> placeBytes, placeOffsets;
+    for (int member : samePlace) {
+      placeBytes.push_back(bytes[member]);
+      placeOffsets.push_back(offsets[member]);
+    }
+    CollectiveContext::Subgroup acrossNodes(ctx, samePlace, 0);
+    flatAllGather(ctx, in, out, placeBytes.data(), placeOffsets.data(), [&](size_t offset, size_t size) {
+      buffers->markFinal(offset, size);
+      buffers->fetchFinished(ctx);
+    });
+    ctx.waitAll();
+  }
+  CollectiveContext::Subgroup onNode(ctx, node, 2 * kPhaseSteps);
+  buffers->collect(ctx, 0);
+  return true;
+}
+
+}  // namespace
+
 void hierarchicalAllGather(CollectiveContext& ctx, const void* in, void* out, const size_t* bytes,
                            const size_t* offsets) {
+  if (gatherReadingInPlace(ctx, in, out, bytes, offsets)) return;
   const core::NodeLayout& nodes = ctx.communicator().nodes();
   const int rank = ctx.rank();
   const int place = nodes.indexOnNode[rank];

@@ -2,6 +2,7 @@
 
 #include <cstddef>
 
+#include "algo/pipeline.h"
 #include "core/collective_context.h"
 
 namespace comm::algo {
@@ -16,6 +17,10 @@ void hierarchicalAllGather(CollectiveContext& ctx, const void* in, void* out, co
 // The flat algorithm the all_gather table chooses for the context's current
 // group (a subgroup's size, as if on one node without a board), run on it:
 // each phase of the hierarchical one. Defined with the table, in all_gather.cc.
-void flatAllGather(CollectiveContext& ctx, const void* in, void* out, const size_t* bytes, const size_t* offsets);
+// `onFinal(offset, bytes)`, when given, hears of each piece of `out` that
+// has its final value: as each arrives where the table picks the ring,
+// else every block at the end.
+void flatAllGather(CollectiveContext& ctx, const void* in, void* out, const size_t* bytes, const size_t* offsets,
+                   const ChunkFn& onFinal = {});
 
 }  // namespace comm::algo

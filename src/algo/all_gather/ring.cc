@@ -16,10 +16,21 @@
 namespace comm::algo {
 
 void ringAllGather(CollectiveContext& ctx, const void* in, void* out, const size_t* bytes, const size_t* offsets) {
+  ringAllGather(ctx, in, out, bytes, offsets, {});
+}
+
+void ringAllGather(CollectiveContext& ctx, const void* in, void* out, const size_t* bytes, const size_t* offsets,
+                   const ChunkFn& onFinal) {
   int n = ctx.size();
   int rank = ctx.rank();
   char* data = static_cast<char*>(out);
-  if (n == 1) return copyBlock(ctx, data + offsets[rank], in, bytes[rank]);
+  auto final = [&](size_t offset, size_t size) {
+    if (onFinal && size > 0) onFinal(offset, size);
+  };
+  if (n == 1) {
+    copyBlock(ctx, data + offsets[rank], in, bytes[rank]);
+    return final(offsets[rank], bytes[rank]);
+  }
   const RingNeighbours ring = ringNeighbours(rank, n);
   const int left = ring.left, right = ring.right;
   const size_t chunk = transferChunkBytes(ctx);
@@ -36,12 +47,14 @@ void ringAllGather(CollectiveContext& ctx, const void* in, void* out, const size
   // overlaps the first step's transfer instead of delaying it.
   sendChunks(ctx, right, 0, in, bytes[rank], chunk);
   copyBlock(ctx, data + offsets[rank], in, bytes[rank]);
+  final(offsets[rank], bytes[rank]);
   for (int step = 0; step < n - 1; ++step) {
     const bool last = step == n - 2;
     RequestRange next = last ? RequestRange{} : post(step + 1);
-    char* block = data + offsets[blockOf(step)];
+    const size_t blockOffset = offsets[blockOf(step)];
     awaitChunks(ctx, received, bytes[blockOf(step)], chunk, [&](size_t offset, size_t size) {
-      if (!last) ctx.send(right, step + 1, block + offset, size);
+      if (!last) ctx.send(right, step + 1, data + blockOffset + offset, size);
+      final(blockOffset + offset, size);
     });
     received = next;
   }

@@ -52,7 +52,7 @@ void hierarchicalAllReduce(CollectiveContext& ctx, const void* in, void* out, si
     CollectiveContext::Subgroup onNode(ctx, node, 0);
     std::vector<NodeBuffers::Part> regions;
     for (int p = 0; p < nodes.ranksPerNode; ++p) {
-      regions.push_back({blocks.offsets[p] * elementSize, blocks.counts[p] * elementSize});
+      regions.push_back({{blocks.offsets[p] * elementSize, blocks.counts[p] * elementSize}});
     }
     buffers = NodeBuffers::exchange(ctx, in, out, std::move(regions), 0);
     if (!buffers) {

@@ -11,22 +11,80 @@
 // Only phase 2 leaves the node, and every rank of the node carries its
 // share: each node sends (H-1)/H of the vector out, whatever the placement.
 // A flat ring sends (n-1)/n of it out of every node.
+// Where the node's ranks may read each other's memory (Cross-Memory
+// Attach, algo/node_buffers.h), phase 1 runs inside phase 2 instead: the
+// rank at place l combines each piece of its node sums from the node's
+// inputs, where they lie, just before phase 2 first reads it, so the
+// network starts after one piece and the input is never reordered.
 // Cost (ring phases): (L-1) alpha_shm + (L-1)/L N beta_shm + (H-1) alpha_net
 // + (H-1)/H N/L beta_net per rank, + reductions of (L-1)/L N and
-// (H-1)/H N/L, + a copy of N when the input is not place-major.
+// (H-1)/H N/L, + a copy of N when the input is not place-major. Read in
+// place, the node's term overlaps the network's but for the first piece's
+// combination, and 3 alpha_shm of handshakes remain.
 #include "algo/reduce_scatter/hierarchical.h"
 
+#include <algorithm>
+#include <optional>
 #include <vector>
 
 #include "algo/block_messages.h"
+#include "algo/node_buffers.h"
 #include "algo/patterns/phase_steps.h"
 #include "algo/patterns/place_major.h"
 #include "common/dtype.h"
 #include "core/communicator.h"
 
 namespace comm::algo {
+namespace {
+
+// Phases 1 and 2 at once where the node's ranks read each other's inputs;
+// false (having done nothing else) where they may not.
+bool reduceScatterReadingInPlace(CollectiveContext& ctx, const void* in, void* out, const ElementBlocks& blocks,
+                                 comm_dtype_t dtype, comm_op_t op) {
+  const core::NodeLayout& nodes = ctx.communicator().nodes();
+  const int rank = ctx.rank();
+  const std::vector<int>& node = nodes.members[nodes.nodeOf[rank]];
+  const size_t elementSize = dtypeSize(dtype);
+  std::optional<NodeBuffers> buffers;
+  {
+    // Only inputs are read: nobody finishes a part of another's output.
+    CollectiveContext::Subgroup onNode(ctx, node, 0);
+    buffers = NodeBuffers::exchange(ctx, in, out, std::vector<NodeBuffers::Part>(nodes.ranksPerNode), 0);
+    if (!buffers) return false;
+  }
+  const std::vector<int> samePlace = ranksAtPlace(nodes, nodes.indexOnNode[rank]);
+  std::vector<size_t> counts;
+  for (int member : samePlace) counts.push_back(blocks.counts[member]);
+  const ElementBlocks placeBlocks = ElementBlocks::fromCounts(counts.data(), nodes.count());
+  // Where every node's rank at this place has an empty block, so does every other rank at it.
+  if (placeBlocks.total() > 0) {
+    // The node sums of this place's blocks, back to back, each combined as phase 2 first reads it.
+    char* nodeSums = ctx.scratch(core::Scratch::kPhase, placeBlocks.total() * elementSize);
+    CollectiveContext::Subgroup acrossNodes(ctx, samePlace, kPhaseSteps);
+    flatReduceScatter(ctx, nodeSums, out, placeBlocks, dtype, op, [&](size_t offset, size_t bytes) {
+      for (size_t i = 0; i < samePlace.size() && bytes > 0; ++i) {
+        const size_t start = placeBlocks.offsets[i] * elementSize;
+        const size_t end = start + placeBlocks.counts[i] * elementSize;
+        if (offset >= end) continue;
+        const size_t piece = std::min(bytes, end - offset);
+        buffers->combine(ctx, blocks.offsets[samePlace[i]] * elementSize + (offset - start), piece, nodeSums + offset,
+                         dtype, op);
+        offset += piece;
+        bytes -= piece;
+      }
+    });
+    ctx.waitAll();
+  }
+  CollectiveContext::Subgroup onNode(ctx, node, 2 * kPhaseSteps);
+  buffers->collect(ctx, 0);
+  return true;
+}
+
+}  // namespace
+
 void hierarchicalReduceScatter(CollectiveContext& ctx, const void* in, void* out, const ElementBlocks& blocks,
                                comm_dtype_t dtype, comm_op_t op) {
+  if (reduceScatterReadingInPlace(ctx, in, out, blocks, dtype, op)) return;
   const core::NodeLayout& nodes = ctx.communicator().nodes();
   const int rank = ctx.rank();
   const int place = nodes.indexOnNode[rank];
@@ -48,7 +106,8 @@ void hierarchicalReduceScatter(CollectiveContext& ctx, const void* in, void* out
   }
   char* nodeSums = area + packedBytes;
   {
-    CollectiveContext::Subgroup onNode(ctx, nodes.members[nodes.nodeOf[rank]], 0);
+    // Step 0 carried the buffers' exchange.
+    CollectiveContext::Subgroup onNode(ctx, nodes.members[nodes.nodeOf[rank]], 1);
     flatReduceScatter(ctx, ordered, nodeSums, byPlace, dtype, op);
     ctx.waitAll();
   }

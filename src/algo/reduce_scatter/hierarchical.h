@@ -1,6 +1,7 @@
 #pragma once
 
 #include "algo/patterns/element_blocks.h"
+#include "algo/pipeline.h"
 #include "comm.h"
 #include "core/collective_context.h"
 
@@ -16,8 +17,10 @@ void hierarchicalReduceScatter(CollectiveContext& ctx, const void* in, void* out
 // The flat algorithm the reduce_scatter table chooses for the context's
 // current group (a subgroup's size, as if on one node without a board), run
 // on it: each phase of the hierarchical one. Defined with the table, in
-// reduce_scatter.cc.
+// reduce_scatter.cc. `beforeReading(offset, bytes)`, when given, is called
+// for each piece of `in` before it is first read (algo/reduce_scatter/ring.h)
+// where the table picks the ring, else once for the whole of `in`.
 void flatReduceScatter(CollectiveContext& ctx, const void* in, void* out, const ElementBlocks& blocks,
-                       comm_dtype_t dtype, comm_op_t op);
+                       comm_dtype_t dtype, comm_op_t op, const ChunkFn& beforeReading = {});
 
 }  // namespace comm::algo

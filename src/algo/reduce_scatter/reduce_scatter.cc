@@ -51,9 +51,12 @@ extern const CollectiveTable kReduceScatterTable{core::CollectiveKind::kReduceSc
 extern const CollectiveTable kReduceScatterVTable{core::CollectiveKind::kReduceScatterV, kInfo, kRules};
 
 void flatReduceScatter(CollectiveContext& ctx, const void* in, void* out, const ElementBlocks& blocks,
-                       comm_dtype_t dtype, comm_op_t op) {
-  const Situation flat{blocks.total() * dtypeSize(dtype), ctx.size()};
-  kAlgorithms[kReduceScatterTable.choose(flat)].run(ctx, in, out, blocks, dtype, op);
+                       comm_dtype_t dtype, comm_op_t op, const ChunkFn& beforeReading) {
+  const size_t bytes = blocks.total() * dtypeSize(dtype);
+  Run* const run = kAlgorithms[kReduceScatterTable.choose({bytes, ctx.size()})].run;
+  if (run == static_cast<Run*>(ring)) return ringReduceScatter(ctx, in, out, blocks, dtype, op, 0, {}, beforeReading);
+  if (beforeReading) beforeReading(0, bytes);
+  run(ctx, in, out, blocks, dtype, op);
 }
 
 void reduceScatterV(CollectiveContext& ctx, const void* in, void* out, const size_t* counts, const size_t* offsets,
