@@ -153,8 +153,8 @@ void NodeBuffers::collect(CollectiveContext& ctx, uint32_t step) {
     const Part& part = parts_[other.place];
     if (other.fetchedBytes == bytesOf(part)) continue;
     for (const Range& range : part) {
-      if (range.bytes > 0)
-        ctx.readMemoryOf(other.rank, ownOutput_ + range.offset, other.output + range.offset, range.bytes);
+      if (range.bytes == 0) continue;
+      ctx.readMemoryOf(other.rank, ownOutput_ + range.offset, other.output + range.offset, range.bytes);
     }
   }
   waitEach(ctx, told);

@@ -6,7 +6,9 @@
  * failed_rank.sh checks whom they blame, hang_report.sh reads the flight
  * records.
  * The hung rank sleeps through its peers' deadline and then exits quietly;
- * the skipping one fails its receive at its own deadline. */
+ * the skipping one fails its receive at its own deadline. The dying rank
+ * leaves the opening barrier before some of the others may have: a
+ * survivor whose barrier fails for it reports that failure instead. */
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -20,6 +22,19 @@ static double now(void) {
   struct timespec t;
   clock_gettime(CLOCK_MONOTONIC, &t);
   return (double)t.tv_sec + (double)t.tv_nsec / 1e9;
+}
+
+/* Prints the survivor line for a call that returned `status` after
+ * `seconds`; returns the exit status: 0 for a failure, 3 for success. */
+static int report(comm_t *world, comm_status_t status, double seconds) {
+  /* Copied before the next call replaces it. */
+  char message[4096];
+  snprintf(message, sizeof message, "%s", comm_last_error());
+  int failed = -2;
+  comm_failed_rank(&failed, world);
+  printf("survivor %s after %.2f s (failed rank %d): %s\n", comm_status_string(status), seconds, failed, message);
+  fflush(stdout);
+  return status == COMM_OK ? 3 : 0;
 }
 
 int main(int argc, char **argv) {
@@ -38,7 +53,14 @@ int main(int argc, char **argv) {
   int rank, size;
   comm_rank(&rank, world);
   comm_size(&size, world);
-  if (comm_barrier(world, NULL) != COMM_OK) {
+  const double barrier_start = now();
+  const comm_status_t barrier = comm_barrier(world, NULL);
+  if (barrier != COMM_OK && dies && rank != size - 1) {
+    const int exit_status = report(world, barrier, now() - barrier_start);
+    comm_destroy(world);
+    return exit_status;
+  }
+  if (barrier != COMM_OK) {
     fprintf(stderr, "rank %d: comm_barrier: %s\n", rank, comm_last_error());
     return 1;
   }
@@ -66,16 +88,9 @@ int main(int argc, char **argv) {
   comm_tensor_create(&t, values, COMM_FLOAT64, 1, &count);
   const double start = now();
   comm_status_t status = comm_all_reduce(world, t, t, COMM_OP_SUM, NULL);
-  const double seconds = now() - start;
-  /* Copied before the next call replaces it. */
-  char message[4096];
-  snprintf(message, sizeof message, "%s", comm_last_error());
-  int failed = -2;
-  comm_failed_rank(&failed, world);
-  printf("survivor %s after %.2f s (failed rank %d): %s\n", comm_status_string(status), seconds, failed, message);
-  fflush(stdout);
+  const int exit_status = report(world, status, now() - start);
   comm_tensor_destroy(t);
   free(values);
   comm_destroy(world);
-  return status == COMM_OK ? 3 : 0;
+  return exit_status;
 }
