@@ -37,6 +37,23 @@
 namespace comm::algo {
 namespace {
 
+// Phase 1: the ranks at this rank's place, one per node, all-gather their
+// blocks into `dest`, rank r's at `destOffsets[r]`; `onFinal` as
+// flatAllGather's.
+void gatherAcrossNodes(CollectiveContext& ctx, const void* in, void* dest, const size_t* bytes,
+                       const size_t* destOffsets, const ChunkFn& onFinal = {}) {
+  const core::NodeLayout& nodes = ctx.communicator().nodes();
+  const std::vector<int> samePlace = ranksAtPlace(nodes, nodes.indexOnNode[ctx.rank()]);
+  std::vector<size_t> placeBytes, placeOffsets;
+  for (int member : samePlace) {
+    placeBytes.push_back(bytes[member]);
+    placeOffsets.push_back(destOffsets[member]);
+  }
+  CollectiveContext::Subgroup acrossNodes(ctx, samePlace, 0);
+  flatAllGather(ctx, in, dest, placeBytes.data(), placeOffsets.data(), onFinal);
+  ctx.waitAll();
+}
+
 // Phases 1 and 2 at once where the node's ranks read each other's outputs;
 // false (having done nothing else) where they may not.
 bool gatherReadingInPlace(CollectiveContext& ctx, const void* in, void* out, const size_t* bytes,
@@ -55,20 +72,10 @@ bool gatherReadingInPlace(CollectiveContext& ctx, const void* in, void* out, con
     buffers = NodeBuffers::exchange(ctx, in, out, std::move(parts), 0);
     if (!buffers) return false;
   }
-  {
-    const std::vector<int> samePlace = ranksAtPlace(nodes, nodes.indexOnNode[rank]);
-    std::vector<size_t> placeBytes, placeOffsets;
-    for (int member : samePlace) {
-      placeBytes.push_back(bytes[member]);
-      placeOffsets.push_back(offsets[member]);
-    }
-    CollectiveContext::Subgroup acrossNodes(ctx, samePlace, 0);
-    flatAllGather(ctx, in, out, placeBytes.data(), placeOffsets.data(), [&](size_t offset, size_t size) {
-      buffers->markFinal(offset, size);
-      buffers->fetchFinished(ctx);
-    });
-    ctx.waitAll();
-  }
+  gatherAcrossNodes(ctx, in, out, bytes, offsets, [&](size_t offset, size_t size) {
+    buffers->markFinal(offset, size);
+    buffers->fetchFinished(ctx);
+  });
   CollectiveContext::Subgroup onNode(ctx, node, 2 * kPhaseSteps);
   buffers->collect(ctx, 0);
   return true;
@@ -84,17 +91,7 @@ void hierarchicalAllGather(CollectiveContext& ctx, const void* in, void* out, co
   const int place = nodes.indexOnNode[rank];
   const PlaceMajorLayout layout(nodes, bytes, offsets);
   char* gathered = layout.sameAs ? static_cast<char*>(out) : ctx.scratch(core::Scratch::kPhase, layout.total());
-  {
-    const std::vector<int> samePlace = ranksAtPlace(nodes, place);
-    std::vector<size_t> placeBytes, placeOffsets;
-    for (int member : samePlace) {
-      placeBytes.push_back(bytes[member]);
-      placeOffsets.push_back(layout.offsets[member]);
-    }
-    CollectiveContext::Subgroup acrossNodes(ctx, samePlace, 0);
-    flatAllGather(ctx, in, gathered, placeBytes.data(), placeOffsets.data());
-    ctx.waitAll();
-  }
+  gatherAcrossNodes(ctx, in, gathered, bytes, layout.offsets.data());
   {
     const std::vector<size_t> nodeBytes = layout.placeSizes();
     CollectiveContext::Subgroup onNode(ctx, nodes.members[nodes.nodeOf[rank]], kPhaseSteps);

@@ -37,6 +37,13 @@
 namespace comm::algo {
 namespace {
 
+// The blocks of the ranks `samePlace` (one per node), back to back.
+ElementBlocks blocksOf(const std::vector<int>& samePlace, const ElementBlocks& blocks) {
+  std::vector<size_t> counts;
+  for (int member : samePlace) counts.push_back(blocks.counts[member]);
+  return ElementBlocks::fromCounts(counts.data(), static_cast<int>(samePlace.size()));
+}
+
 // Phases 1 and 2 at once where the node's ranks read each other's inputs;
 // false (having done nothing else) where they may not.
 bool reduceScatterReadingInPlace(CollectiveContext& ctx, const void* in, void* out, const ElementBlocks& blocks,
@@ -53,9 +60,7 @@ bool reduceScatterReadingInPlace(CollectiveContext& ctx, const void* in, void* o
     if (!buffers) return false;
   }
   const std::vector<int> samePlace = ranksAtPlace(nodes, nodes.indexOnNode[rank]);
-  std::vector<size_t> counts;
-  for (int member : samePlace) counts.push_back(blocks.counts[member]);
-  const ElementBlocks placeBlocks = ElementBlocks::fromCounts(counts.data(), nodes.count());
+  const ElementBlocks placeBlocks = blocksOf(samePlace, blocks);
   // Where every node's rank at this place has an empty block, so does every other rank at it.
   if (placeBlocks.total() > 0) {
     // The node sums of this place's blocks, back to back, each combined as phase 2 first reads it.
@@ -114,10 +119,8 @@ void hierarchicalReduceScatter(CollectiveContext& ctx, const void* in, void* out
   // Where every node's rank at this place has an empty block, so does every other rank at it.
   if (byPlace.counts[place] == 0) return;
   const std::vector<int> samePlace = ranksAtPlace(nodes, place);
-  std::vector<size_t> counts;
-  for (int member : samePlace) counts.push_back(blocks.counts[member]);
   CollectiveContext::Subgroup acrossNodes(ctx, samePlace, kPhaseSteps);
-  flatReduceScatter(ctx, nodeSums, out, ElementBlocks::fromCounts(counts.data(), nodes.count()), dtype, op);
+  flatReduceScatter(ctx, nodeSums, out, blocksOf(samePlace, blocks), dtype, op);
   // The caller may divide `out` for AVG as soon as this returns, so no send may still read it.
   ctx.waitAll();
 }
