@@ -25,6 +25,37 @@ constexpr int kBoardSpins = 32;
 constexpr uint32_t kSignatureStep = 0;
 constexpr uint32_t kNoticeStep = 1;
 
+// The mismatch check's edges at one rank: every rank but the root receives
+// the signature of the rank before it and compares. The edges make a
+// spanning tree, so ranks that disagree are joined by some edge and its
+// receiver sees it. Each node's ranks form a chain, and the nodes' first
+// ranks a chain of their own: only H - 1 signatures cross between nodes,
+// each from one node's first rank to the next's, the ranks that also
+// carry the messages of the small collectives across nodes
+// (NodeLayout::leaders): a signature then shares a connection, and often a
+// read, with the data. A ring over the ranks in rank order took at least H
+// crossings, and sent a message across from ranks that have nothing else
+// to send there.
+struct SignatureEdges {
+  int from = -1;         // -1: the root
+  int to[2] = {-1, -1};  // the next on this node; the next node's first rank
+};
+
+SignatureEdges signatureEdges(const NodeLayout& nodes, int rank) {
+  const int node = nodes.nodeOf[rank];
+  const int place = nodes.indexOnNode[rank];
+  const std::vector<int>& mates = nodes.members[node];
+  SignatureEdges edges;
+  if (place > 0) {
+    edges.from = mates[place - 1];
+  } else if (node > 0) {
+    edges.from = nodes.members[node - 1][0];
+  }
+  if (place + 1 < static_cast<int>(mates.size())) edges.to[0] = mates[place + 1];
+  if (place == 0 && node + 1 < nodes.count()) edges.to[1] = nodes.members[node + 1][0];
+  return edges;
+}
+
 }  // namespace
 
 CollectiveContext::CollectiveContext(Communicator& comm, uint32_t sequence, const Signature& signature)
@@ -44,21 +75,31 @@ CollectiveContext::CollectiveContext(Communicator& comm, uint32_t sequence, cons
   if (comm_.aborted()) fail(COMM_ERR_ABORTED, "{}: the communicator was aborted", what());
   flight_ = comm_.flight().startCollective(sequence_, signature_);
   if (size_ == 1) return;
-  signatureChecked_ = false;
   if (board_ != nullptr) {  // announced before the first message or wait
+    signatureChecked_ = false;
     lane_ = NodeBoard::laneOf(signature_, size_);
     return;
   }
+  const SignatureEdges edges = signatureEdges(comm_.nodes(), rank_);
   uint64_t tag = tags::make(comm_.id(), tags::Kind::kSignature, sequence_, kSignatureStep);
-  int right = (rank_ + 1) % size_;
-  int left = (rank_ + size_ - 1) % size_;
-  transport::Request& out = requests_.emplace_back();
-  comm_.send(right, tag, &signature_, sizeof(signature_), out);
-  pending_.push_back({&out, right, false});
+  for (int to : edges.to) {
+    if (to < 0) continue;
+    transport::Request& out = requests_.emplace_back();
+    comm_.send(to, tag, &signature_, sizeof(signature_), out);
+    pending_.push_back({&out, to, false});
+  }
+  if (edges.from < 0) return;  // the tree's root: nothing to compare with
+  signatureChecked_ = false;
+  signatureFrom_ = edges.from;
+  receiveSignature();
+}
+
+void CollectiveContext::receiveSignature() {
   transport::Request& in = requests_.emplace_back();
-  comm_.recv(left, tag, &leftSignature_, sizeof(leftSignature_), in);
-  pending_.push_back({&in, left, true});
-  signatureRecv_ = &in;
+  comm_.recv(signatureFrom_, tags::make(comm_.id(), tags::Kind::kSignature, sequence_, kSignatureStep),
+             &theirSignature_, sizeof(theirSignature_), in);
+  signatureRecvSlot_ = pending_.size();
+  pending_.push_back({&in, signatureFrom_, true});
 }
 
 CollectiveContext::~CollectiveContext() {
@@ -120,6 +161,16 @@ RequestId CollectiveContext::post(bool isRecv, int peer, uint32_t step, void* da
     } else {
       comm_.send(peer, tag, data, size, request);
     }
+  } catch (const Error& e) {
+    requests_.pop_back();
+    try {
+      explainConfusion(e.status());
+    } catch (...) {
+      releaseAll();
+      throw;
+    }
+    releaseAll();
+    throw;
   } catch (...) {
     requests_.pop_back();
     releaseAll();
@@ -157,13 +208,13 @@ void CollectiveContext::checkSignature() {
     if (boardMismatch_ >= 0) awaitBoard();  // the others have yet to publish before this rank may leave
     return;
   }
-  if (!signatureRecv_->done.load(std::memory_order_acquire)) return;
+  const transport::Request& received = *pending_[signatureRecvSlot_].request;
+  if (!received.done.load(std::memory_order_acquire)) return;
   signatureChecked_ = true;
-  if (signatureRecv_->status != COMM_OK) return;  // reported by the wait that awaits it
-  if (!(leftSignature_ == signature_)) {
-    int left = (rank_ + size_ - 1) % size_;
-    notifyPeers(COMM_ERR_MISMATCH, left, leftSignature_);
-    failMismatch(left, leftSignature_);
+  if (received.status != COMM_OK) return;  // reported by the wait that awaits it
+  if (!(theirSignature_ == signature_)) {
+    notifyPeers(COMM_ERR_MISMATCH, signatureFrom_, theirSignature_);
+    failMismatch(signatureFrom_, theirSignature_);
   }
 }
 
@@ -322,8 +373,7 @@ void CollectiveContext::waitFor(std::span<const Pending> pending) {
       notifyPeers(COMM_ERR_TIMEOUT, e.peer(), Signature{});
       throw;
     } catch (const Error& e) {
-      // A size or tag confusion usually means the ranks disagree: say so if the signature shows it.
-      checkSignature();
+      explainConfusion(e.status());
       if (e.status() == COMM_ERR_TRANSPORT) heedEarlierNotice();
       notifyPeers(e.status(), -1, Signature{});
       throw;
@@ -332,6 +382,28 @@ void CollectiveContext::waitFor(std::span<const Pending> pending) {
   } catch (...) {
     releaseAll();
     throw;
+  }
+}
+
+void CollectiveContext::explainConfusion(comm_status_t status) {
+  if (status == COMM_ERR_MISMATCH) awaitSignature();
+  checkSignature();
+}
+
+void CollectiveContext::awaitSignature() {
+  if (signatureChecked_ || board_ != nullptr) return;
+  const transport::Request& posted = *pending_[signatureRecvSlot_].request;
+  // The wait that failed withdrew it with the data: ask again (a signature
+  // that came meanwhile waits for a receive).
+  if (posted.done.load(std::memory_order_acquire) && posted.status != COMM_OK) receiveSignature();
+  // A rank in this collective sends its signature before anything else,
+  // so it is due at once; a second covers a busy peer without holding
+  // back the report for long when its sender is stuck elsewhere.
+  const Deadline soon(std::min(comm_.deadline().remaining(), std::chrono::milliseconds(1000)));
+  try {
+    comm_.waitAll(std::span<const Pending>(&pending_[signatureRecvSlot_], 1), soon, [this] { return what(); });
+  } catch (const Error&) {
+    // Nothing to compare: the failure that brought this rank here is the one to report.
   }
 }
 
@@ -354,8 +426,9 @@ void CollectiveContext::wait(RequestId id) {
   // The signature receive rides along with every wait, so a mismatch that
   // leaves the data waiting forever is still seen (the board is looked at
   // by the wait's check).
-  const Pending both[] = {pending_[id], board_ == nullptr ? pending_[1] : pending_[id]};
-  waitFor(std::span<const Pending>(both, signatureChecked_ || board_ != nullptr ? 1 : 2));
+  const bool withSignature = !signatureChecked_ && board_ == nullptr;
+  const Pending both[] = {pending_[id], withSignature ? pending_[signatureRecvSlot_] : pending_[id]};
+  waitFor(std::span<const Pending>(both, withSignature ? 2 : 1));
 }
 
 void CollectiveContext::waitAll() { waitFor(pending_); }

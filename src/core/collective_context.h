@@ -7,11 +7,12 @@
 // (core/node_board.h) every rank publishes the collective's signature (kind,
 // dtype, count, op, root) there before it sends or waits for anything, and
 // checks every other rank's; every rank of a mismatched collective fails with
-// COMM_ERR_MISMATCH. Elsewhere every rank sends its signature to its right
-// neighbour and receives its left neighbour's: any disagreement breaks at
-// least one link of that ring, so at least one rank sees it, names both sides
-// and fails, even when the data messages themselves would never match (a
-// different root).
+// COMM_ERR_MISMATCH. Elsewhere each rank sends its signature along the
+// edges of a spanning tree over the ranks (collective_context.cc,
+// signatureEdges) and compares the one it receives: any disagreement
+// breaks at least one edge of the tree, so at least one rank sees it,
+// names both sides and fails, even when the data messages themselves would
+// never match (a different root).
 #pragma once
 
 #include <cstdint>
@@ -154,6 +155,15 @@ class CollectiveContext {
   // Withdraw every receive and settle every send now (a failure is unwinding).
   void releaseAll();
   void checkSignature();
+  // A size or tag confusion (COMM_ERR_MISMATCH from the transport) usually
+  // means the ranks disagree: fails with the signatures' disagreement if
+  // they show one, once the signature is in (the data may come first).
+  void explainConfusion(comm_status_t status);
+  // Posts the receive of signatureFrom_'s signature.
+  void receiveSignature();
+  // Waits a little for the signature receive, if one is outstanding; a
+  // failure of that wait is not reported (the caller has one to report).
+  void awaitSignature();
   [[noreturn]] void failMismatch(int other, const Signature& theirs);
   // Publishes the signature on the board without payload, once.
   void announce();
@@ -227,13 +237,14 @@ class CollectiveContext {
   std::vector<Pending>& pending_;             // likewise; indexed by RequestId
   NodeBoard* board_;
   bool chunkedMessages_;
-  Lane lane_ = Lane::kWide;  // where this collective's board entries lie
-  bool announced_ = false;   // this rank's signature is on the board
-  bool reusable_ = false;    // its entry for this collective is free to write
-  int boardScanned_ = 0;     // ranks below this index published and were compared
-  int boardMismatch_ = -1;   // the first of them whose signature differs
-  Signature leftSignature_;
-  transport::Request* signatureRecv_ = nullptr;
+  Lane lane_ = Lane::kWide;   // where this collective's board entries lie
+  bool announced_ = false;    // this rank's signature is on the board
+  bool reusable_ = false;     // its entry for this collective is free to write
+  int boardScanned_ = 0;      // ranks below this index published and were compared
+  int boardMismatch_ = -1;    // the first of them whose signature differs
+  Signature theirSignature_;  // of signatureFrom_, the rank before this one in the mismatch check
+  int signatureFrom_ = -1;
+  size_t signatureRecvSlot_ = 0;  // in pending_, where !signatureChecked_ without a board
   bool signatureChecked_ = true;
   Clock::time_point start_{};   // of the first wait on the transport: board-only collectives never read the clock
   bool peersNotified_ = false;  // this rank's failure went out, or a peer's came in
