@@ -88,10 +88,12 @@ CollectiveContext::CollectiveContext(Communicator& comm, uint32_t sequence, cons
     comm_.send(to, tag, &signature_, sizeof(signature_), out);
     pending_.push_back({&out, to, false});
   }
-  if (edges.from < 0) return;  // the tree's root: nothing to compare with
-  signatureChecked_ = false;
-  signatureFrom_ = edges.from;
-  receiveSignature();
+  if (edges.from >= 0) {  // the tree's root has nothing to compare with
+    signatureChecked_ = false;
+    signatureFrom_ = edges.from;
+    receiveSignature();
+  }
+  signatureSlots_ = pending_.size();
 }
 
 void CollectiveContext::receiveSignature() {
@@ -420,18 +422,12 @@ void CollectiveContext::releaseAll() {
 void CollectiveContext::poll() { comm_.world().transport().progress(); }
 
 void CollectiveContext::wait(RequestId id) {
-  if (pending_[id].request->done.load(std::memory_order_acquire) && signatureChecked_) {
-    if (pending_[id].request->status == COMM_OK) return;
-  }
-  // The signature receive rides along with every wait, so a mismatch that
-  // leaves the data waiting forever is still seen (the board is looked at
-  // by the wait's check).
-  const bool withSignature = !signatureChecked_ && board_ == nullptr;
-  const Pending both[] = {pending_[id], withSignature ? pending_[signatureRecvSlot_] : pending_[id]};
-  waitFor(std::span<const Pending>(both, withSignature ? 2 : 1));
+  const Pending awaited = pending_[id];
+  if (awaited.request->done.load(std::memory_order_acquire) && awaited.request->status == COMM_OK) return;
+  waitFor(std::span<const Pending>(&awaited, 1));
 }
 
-void CollectiveContext::waitAll() { waitFor(pending_); }
+void CollectiveContext::waitAll() { waitFor(std::span<const Pending>(pending_).subspan(signatureSlots_)); }
 
 void CollectiveContext::finish() {
   if (!pending_.empty()) waitFor(pending_);

@@ -136,6 +136,13 @@ class CollectiveContext {
   // pieces of a long local computation).
   void poll();
 
+  // Waits for the algorithm's messages: `id`, or every one posted so far.
+  // Neither waits for the signature messages, which finish() awaits: a
+  // rank whose parent in the mismatch check is across the network would
+  // otherwise wait for that message before its first step within its node
+  // was done. Each wait's check still compares the signature once the
+  // transport has read it, so a mismatch that leaves the data waiting
+  // forever is still seen (and the board is looked at the same way).
   void wait(RequestId id);
   void waitAll();
   // Wait for every message and the mismatch check; call once at the end.
@@ -245,6 +252,7 @@ class CollectiveContext {
   Signature theirSignature_;  // of signatureFrom_, the rank before this one in the mismatch check
   int signatureFrom_ = -1;
   size_t signatureRecvSlot_ = 0;  // in pending_, where !signatureChecked_ without a board
+  size_t signatureSlots_ = 0;     // pending_ starts with the signature messages' entries
   bool signatureChecked_ = true;
   Clock::time_point start_{};   // of the first wait on the transport: board-only collectives never read the clock
   bool peersNotified_ = false;  // this rank's failure went out, or a peer's came in
