@@ -81,11 +81,10 @@ CollectiveContext::CollectiveContext(Communicator& comm, uint32_t sequence, cons
     return;
   }
   const SignatureEdges edges = signatureEdges(comm_.nodes(), rank_);
-  uint64_t tag = tags::make(comm_.id(), tags::Kind::kSignature, sequence_, kSignatureStep);
   for (int to : edges.to) {
     if (to < 0) continue;
     transport::Request& out = requests_.emplace_back();
-    comm_.send(to, tag, &signature_, sizeof(signature_), out);
+    comm_.send(to, signatureTag(), &signature_, sizeof(signature_), out);
     pending_.push_back({&out, to, false});
   }
   if (edges.from >= 0) {  // the tree's root has nothing to compare with
@@ -96,10 +95,13 @@ CollectiveContext::CollectiveContext(Communicator& comm, uint32_t sequence, cons
   signatureSlots_ = pending_.size();
 }
 
+uint64_t CollectiveContext::signatureTag() const {
+  return tags::make(comm_.id(), tags::Kind::kSignature, sequence_, kSignatureStep);
+}
+
 void CollectiveContext::receiveSignature() {
   transport::Request& in = requests_.emplace_back();
-  comm_.recv(signatureFrom_, tags::make(comm_.id(), tags::Kind::kSignature, sequence_, kSignatureStep),
-             &theirSignature_, sizeof(theirSignature_), in);
+  comm_.recv(signatureFrom_, signatureTag(), &theirSignature_, sizeof(theirSignature_), in);
   signatureRecvSlot_ = pending_.size();
   pending_.push_back({&in, signatureFrom_, true});
 }
@@ -158,23 +160,21 @@ RequestId CollectiveContext::post(bool isRecv, int peer, uint32_t step, void* da
   transport::Request& request = requests_.emplace_back();
   uint64_t tag = tags::make(comm_.id(), tags::Kind::kCollective, sequence_, step);
   try {
-    if (isRecv) {
-      comm_.recv(peer, tag, data, size, request);
-    } else {
-      comm_.send(peer, tag, data, size, request);
-    }
-  } catch (const Error& e) {
-    requests_.pop_back();
     try {
+      if (isRecv) {
+        comm_.recv(peer, tag, data, size, request);
+      } else {
+        comm_.send(peer, tag, data, size, request);
+      }
+    } catch (const Error& e) {
+      requests_.pop_back();  // never posted
       explainConfusion(e.status());
+      throw;
     } catch (...) {
-      releaseAll();
+      requests_.pop_back();
       throw;
     }
-    releaseAll();
-    throw;
   } catch (...) {
-    requests_.pop_back();
     releaseAll();
     throw;
   }

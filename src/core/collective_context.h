@@ -166,6 +166,8 @@ class CollectiveContext {
   // means the ranks disagree: fails with the signatures' disagreement if
   // they show one, once the signature is in (the data may come first).
   void explainConfusion(comm_status_t status);
+  // The tag of this collective's signature messages.
+  uint64_t signatureTag() const;
   // Posts the receive of signatureFrom_'s signature.
   void receiveSignature();
   // Waits a little for the signature receive, if one is outstanding; a
