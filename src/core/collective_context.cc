@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cerrno>
 #include <cstring>
+#include <utility>
 
 #include "common/backoff.h"
 #include "common/dtype.h"
@@ -22,6 +23,9 @@ constexpr auto kNoticeGrace = std::chrono::milliseconds(50);
 // Looks at the board before the first clock read: a peer running on a core
 // of its own publishes within a few hundred nanoseconds.
 constexpr int kBoardSpins = 32;
+// How long a rank holds its signature for the next node's first rank
+// while it waits for something else (releaseSignature).
+constexpr auto kSignatureHold = std::chrono::milliseconds(1);
 constexpr uint32_t kSignatureStep = 0;
 constexpr uint32_t kNoticeStep = 1;
 
@@ -81,11 +85,17 @@ CollectiveContext::CollectiveContext(Communicator& comm, uint32_t sequence, cons
     return;
   }
   const SignatureEdges edges = signatureEdges(comm_.nodes(), rank_);
-  for (int to : edges.to) {
-    if (to < 0) continue;
+  if (edges.to[0] >= 0) {
     transport::Request& out = requests_.emplace_back();
-    comm_.send(to, signatureTag(), &signature_, sizeof(signature_), out);
-    pending_.push_back({&out, to, false});
+    comm_.send(edges.to[0], signatureTag(), &signature_, sizeof(signature_), out);
+    pending_.push_back({&out, edges.to[0], false});
+  }
+  if (edges.to[1] >= 0) {  // held: see releaseSignature
+    transport::Request& held = requests_.emplace_back();
+    held.markDone();  // nothing to wait for until it is sent
+    heldSignatureTo_ = edges.to[1];
+    heldSignatureSlot_ = pending_.size();
+    pending_.push_back({&held, heldSignatureTo_, false});
   }
   if (edges.from >= 0) {  // the tree's root has nothing to compare with
     signatureChecked_ = false;
@@ -97,6 +107,17 @@ CollectiveContext::CollectiveContext(Communicator& comm, uint32_t sequence, cons
 
 uint64_t CollectiveContext::signatureTag() const {
   return tags::make(comm_.id(), tags::Kind::kSignature, sequence_, kSignatureStep);
+}
+
+void CollectiveContext::releaseSignature() {
+  const int to = std::exchange(heldSignatureTo_, -1);
+  transport::Request& out = *pending_[heldSignatureSlot_].request;
+  try {
+    comm_.send(to, signatureTag(), &signature_, sizeof(signature_), out);
+  } catch (...) {
+    out.markDone();  // never posted: nothing for a wait or a withdrawal to find
+    throw;
+  }
 }
 
 void CollectiveContext::receiveSignature() {
@@ -179,7 +200,9 @@ RequestId CollectiveContext::post(bool isRecv, int peer, uint32_t step, void* da
     throw;
   }
   pending_.push_back({&request, peer, isRecv});
-  return pending_.size() - 1;
+  const RequestId id = pending_.size() - 1;
+  if (peer == heldSignatureTo_) releaseSignature();
+  return id;
 }
 
 RequestId CollectiveContext::send(int peer, uint32_t step, const void* data, size_t size) {
@@ -365,6 +388,7 @@ void CollectiveContext::waitFor(std::span<const Pending> pending) {
   auto what = [this] { return this->what(); };
   std::function<void()> check = [this] {
     checkSignature();
+    if (heldSignatureTo_ >= 0 && Clock::now() - start_ >= kSignatureHold) releaseSignature();
     watchNotices();
   };
   try {
@@ -399,8 +423,10 @@ void CollectiveContext::awaitSignature() {
   // that came meanwhile waits for a receive).
   if (posted.done.load(std::memory_order_acquire) && posted.status != COMM_OK) receiveSignature();
   // A rank in this collective sends its signature before anything else,
-  // so it is due at once; a second covers a busy peer without holding
-  // back the report for long when its sender is stuck elsewhere.
+  // or (across nodes) with its first message to this rank, once it has
+  // waited a little, or at its end, so it is due soon; a second covers a
+  // busy peer without holding back the report for long when its sender is
+  // stuck elsewhere.
   const Deadline soon(std::min(comm_.deadline().remaining(), std::chrono::milliseconds(1000)));
   try {
     comm_.waitAll(std::span<const Pending>(&pending_[signatureRecvSlot_], 1), soon, [this] { return what(); });
@@ -430,6 +456,7 @@ void CollectiveContext::wait(RequestId id) {
 void CollectiveContext::waitAll() { waitFor(std::span<const Pending>(pending_).subspan(signatureSlots_)); }
 
 void CollectiveContext::finish() {
+  if (heldSignatureTo_ >= 0) releaseSignature();
   if (!pending_.empty()) waitFor(pending_);
   if (board_ != nullptr) {
     if (!signatureChecked_) awaitBoard();

@@ -9,7 +9,8 @@
 // checks every other rank's; every rank of a mismatched collective fails with
 // COMM_ERR_MISMATCH. Elsewhere each rank sends its signature along the
 // edges of a spanning tree over the ranks (collective_context.cc,
-// signatureEdges) and compares the one it receives: any disagreement
+// signatureEdges; the edges between nodes wait for the data: see
+// releaseSignature) and compares the one it receives: any disagreement
 // breaks at least one edge of the tree, so at least one rank sees it,
 // names both sides and fails, even when the data messages themselves would
 // never match (a different root).
@@ -168,6 +169,13 @@ class CollectiveContext {
   void explainConfusion(comm_status_t status);
   // The tag of this collective's signature messages.
   uint64_t signatureTag() const;
+  // Sends the signature held for the next node's first rank. The message
+  // crosses the network, where on its own it costs both ends a system call
+  // and a wakeup on cores the ranks share: it goes with this collective's
+  // first message to or from that rank (right behind a send of data), or
+  // once this rank has waited kSignatureHold (a rank that waits on the
+  // other for good must still show it the mismatch), or at finish().
+  void releaseSignature();
   // Posts the receive of signatureFrom_'s signature.
   void receiveSignature();
   // Waits a little for the signature receive, if one is outstanding; a
@@ -255,6 +263,8 @@ class CollectiveContext {
   int signatureFrom_ = -1;
   size_t signatureRecvSlot_ = 0;  // in pending_, where !signatureChecked_ without a board
   size_t signatureSlots_ = 0;     // pending_ starts with the signature messages' entries
+  int heldSignatureTo_ = -1;      // the rank releaseSignature is to send to, until it has
+  size_t heldSignatureSlot_ = 0;  // its entry in pending_, done until then
   bool signatureChecked_ = true;
   Clock::time_point start_{};   // of the first wait on the transport: board-only collectives never read the clock
   bool peersNotified_ = false;  // this rank's failure went out, or a peer's came in
