@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <atomic>
 #include <cstring>
+#include <utility>
 
 #include "algo/pipeline.h"
 #include "common/dtype.h"
@@ -141,12 +142,18 @@ void NodeBuffers::fetchListed(CollectiveContext& ctx, Other& other) {
 }
 
 void NodeBuffers::collect(CollectiveContext& ctx, uint32_t step) {
-  std::vector<RequestId> finished;
-  for (const Other& other : others_) finished.push_back(ctx.recv(other.place, step, nullptr, 0));
-  std::vector<RequestId> told;
-  for (const Other& other : others_) told.push_back(ctx.send(other.place, step, nullptr, 0));
+  // "Final" goes only where there is a part to fetch: a reduce_scatter,
+  // whose parts are all empty, needs only the last handshake.
+  std::vector<std::pair<size_t, RequestId>> finished;
   for (size_t i = 0; i < others_.size(); ++i) {
-    ctx.wait(finished[i]);
+    if (bytesOf(parts_[others_[i].place]) > 0) finished.emplace_back(i, ctx.recv(others_[i].place, step, nullptr, 0));
+  }
+  std::vector<RequestId> told;
+  if (bytesOf(parts_[ctx.rank()]) > 0) {
+    for (const Other& other : others_) told.push_back(ctx.send(other.place, step, nullptr, 0));
+  }
+  for (const auto& [i, id] : finished) {
+    ctx.wait(id);
     Other& other = others_[i];
     fetchListed(ctx, other);
     // Its log ran out before its part did: what it did not list, again whole.

@@ -57,7 +57,8 @@ class NodeBuffers {
   // Copies the pieces the other ranks have marked final since the last look.
   void fetchFinished(CollectiveContext& ctx);
   // Once this rank's whole part is final: tells the others so under `step`
-  // and, as each says the same, fetches what remains of its part; then,
+  // (where it has one) and, as each with a part says the same, fetches what
+  // remains of that part; then,
   // under `step` + 1, tells them it is done with their buffers and waits
   // until each has said the same, so that nobody reads this rank's buffers
   // once it returns.

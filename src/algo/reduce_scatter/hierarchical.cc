@@ -20,7 +20,7 @@
 // + (H-1)/H N/L beta_net per rank, + reductions of (L-1)/L N and
 // (H-1)/H N/L, + a copy of N when the input is not place-major. Read in
 // place, the node's term overlaps the network's but for the first piece's
-// combination, and 3 alpha_shm of handshakes remain.
+// combination, and 2 alpha_shm of handshakes remain.
 #include "algo/reduce_scatter/hierarchical.h"
 
 #include <algorithm>
