@@ -163,6 +163,20 @@ void reduceAcrossNodesIsHierarchical(void**) {
   assert_true(across(64 * kMiB, 4, 1, 4) == "reduce_scatter_gather");
 }
 
+// Across nodes of equal sizes small all_gathers and reduce_scatters take
+// the flat algorithms, larger ones the hierarchical ones.
+void allGatherAndReduceScatterAcrossNodesFlatWhenSmall(void**) {
+  auto across = [&](CollectiveKind kind, size_t bytes, int ranks, int nodes, int perNode) {
+    const CollectiveTable& table = comm::algo::tableOf(kind);
+    return table.algorithms[table.choose(Situation{bytes, ranks, false, nodes, perNode})].name;
+  };
+  assert_true(across(CollectiveKind::kAllGather, 4 * kKiB, 8, 4, 2) == "recursive_doubling");
+  assert_true(across(CollectiveKind::kAllGatherV, 4 * kKiB, 6, 3, 2) == "bruck");
+  assert_true(across(CollectiveKind::kAllGather, 4 * kKiB + 1, 8, 4, 2) == "hierarchical");
+  assert_true(across(CollectiveKind::kReduceScatter, 4 * kKiB, 4, 2, 2) == "recursive_halving");
+  assert_true(across(CollectiveKind::kReduceScatterV, 4 * kKiB + 1, 4, 2, 2) == "hierarchical");
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -178,6 +192,7 @@ int main(int argc, char** argv) {
       cmocka_unit_test(allReduceAcrossNodesLeadersThenHierarchical),
       cmocka_unit_test(broadcastAcrossNodesIsHierarchical),
       cmocka_unit_test(reduceAcrossNodesIsHierarchical),
+      cmocka_unit_test(allGatherAndReduceScatterAcrossNodesFlatWhenSmall),
   };
   return cmocka_run_group_tests(tests, nullptr, nullptr);
 }

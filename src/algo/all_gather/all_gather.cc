@@ -26,9 +26,16 @@ constexpr Algorithm<Run> kAlgorithms[] = {
     {{"ring"}, ringAllGather},
 };
 constexpr auto kInfo = infoOf(kAlgorithms);
-// Bruck is recursive doubling's form for any group size.
+// Bruck is recursive doubling's form for any group size. Across nodes,
+// small calls take the flat algorithms (in node order: allGatherV): fewer
+// rounds than the hierarchical one's phases and handshakes within each
+// node, which costs more than the twice as many bytes they send across
+// even on slow links; beyond 4 KiB the link rate decides, and the
+// hierarchical one sends the least (docs/dev/performance-history.md).
 constexpr Rule kRules[] = {
     rule(kInfo, "board", kAnyBytes, kAnyRanks),
+    rule(kInfo, "recursive_doubling", 4 * 1024, kAnyRanks),
+    rule(kInfo, "bruck", 4 * 1024, kAnyRanks),
     rule(kInfo, "hierarchical", kAnyBytes, kAnyRanks),
     rule(kInfo, "recursive_doubling", 256 * 1024, kAnyRanks),
     rule(kInfo, "bruck", 256 * 1024, kAnyRanks),

@@ -38,10 +38,14 @@ constexpr Algorithm<Run> kAlgorithms[] = {
     {{"ring"}, ring},
 };
 constexpr auto kInfo = infoOf(kAlgorithms);
+// Across nodes, small calls take recursive halving: its rounds cost less
+// than the hierarchical algorithm's phases and handshakes within each
+// node, though it sends more across; beyond 4 KiB the link rate decides,
+// and the hierarchical one sends the least
+// (docs/dev/performance-history.md).
 constexpr Rule kRules[] = {
-    rule(kInfo, "board", kAnyBytes, kAnyRanks),
-    rule(kInfo, "hierarchical", kAnyBytes, kAnyRanks),
-    rule(kInfo, "recursive_halving", 64 * 1024, kAnyRanks),
+    rule(kInfo, "board", kAnyBytes, kAnyRanks),        rule(kInfo, "recursive_halving", 4 * 1024, kAnyRanks),
+    rule(kInfo, "hierarchical", kAnyBytes, kAnyRanks), rule(kInfo, "recursive_halving", 64 * 1024, kAnyRanks),
     rule(kInfo, "ring", kAnyBytes, kAnyRanks),
 };
 
