@@ -87,7 +87,7 @@ CollectiveContext::CollectiveContext(Communicator& comm, uint32_t sequence, cons
   const SignatureEdges edges = signatureEdges(comm_.nodes(), rank_);
   if (edges.to[0] >= 0) {
     transport::Request& out = requests_.emplace_back();
-    comm_.send(edges.to[0], signatureTag(), &signature_, sizeof(signature_), out);
+    sendSignature(edges.to[0], out);
     pending_.push_back({&out, edges.to[0], false});
   }
   if (edges.to[1] >= 0) {  // held: see releaseSignature
@@ -109,11 +109,15 @@ uint64_t CollectiveContext::signatureTag() const {
   return tags::make(comm_.id(), tags::Kind::kSignature, sequence_, kSignatureStep);
 }
 
+void CollectiveContext::sendSignature(int to, transport::Request& out) {
+  comm_.send(to, signatureTag(), &signature_, sizeof(signature_), out);
+}
+
 void CollectiveContext::releaseSignature() {
   const int to = std::exchange(heldSignatureTo_, -1);
   transport::Request& out = *pending_[heldSignatureSlot_].request;
   try {
-    comm_.send(to, signatureTag(), &signature_, sizeof(signature_), out);
+    sendSignature(to, out);
   } catch (...) {
     out.markDone();  // never posted: nothing for a wait or a withdrawal to find
     throw;

@@ -169,6 +169,8 @@ class CollectiveContext {
   void explainConfusion(comm_status_t status);
   // The tag of this collective's signature messages.
   uint64_t signatureTag() const;
+  // Sends this rank's signature to `to`.
+  void sendSignature(int to, transport::Request& out);
   // Sends the signature held for the next node's first rank. The message
   // crosses the network, where on its own it costs both ends a system call
   // and a wakeup on cores the ranks share: it goes with this collective's
