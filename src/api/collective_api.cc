@@ -4,10 +4,13 @@
 #include <cstring>
 #include <numeric>
 #include <string>
+#include <type_traits>
 #include <vector>
 
 #include "algo/all_reduce/device_ipc.h"
 #include "algo/collectives.h"
+#include "algo/device_single_rank.h"
+#include "algo/staged_segments.h"
 #include "api/guard.h"
 #include "api/objects.h"
 #include "common/dtype.h"
@@ -76,6 +79,30 @@ void launch(const char* call, comm_communicator* comm, comm_handle_t** handle, S
         if (staging) staging->enqueue(stream, stream != nullptr ? &c->streamGate() : nullptr);
       });
   comm::api::handOut(handle, std::move(op));
+}
+
+// `data` moved on by `range`'s offset; null stays null (a rank without
+// that buffer).
+template <typename T>
+T* partOf(T* data, comm::algo::ByteRange range) {
+  if (data == nullptr) return nullptr;
+  using Byte = std::conditional_t<std::is_const_v<T>, const char, char>;
+  return reinterpret_cast<Byte*>(data) + range.offset;
+}
+
+// The body of a collective whose elements are independent: `run(range)` on
+// the whole of a host call; for a device call (`staging` set) on the host
+// memory standing for its buffers `deviceIn` and `deviceOut` (null where
+// this rank has none), in parts when large (algo/staged_segments.h). A
+// template: a host call, the common one, makes no std::function.
+template <typename Run>
+void runElementwise(CollectiveContext& ctx, comm::cuda::Staging* staging, const void* deviceIn, void* deviceOut,
+                    size_t bytes, size_t elementSize, Run run) {
+  if (staging == nullptr) {
+    run(comm::algo::ByteRange{0, bytes});
+  } else {
+    comm::algo::runStaged(ctx, *staging, deviceIn, deviceOut, bytes, elementSize, run);
+  }
 }
 
 Signature signatureOf(CollectiveKind kind, comm_dtype_t dtype, int64_t count) {
@@ -253,7 +280,8 @@ COMM_API comm_status_t comm_all_reduce(comm_t* comm, const comm_tensor_t* in, co
     comm_dtype_t dtype = i.dtype;
     const void* src = memory.at(i.data);
     void* dst = memory.at(o.data);
-    // On device memory, ranks that share a GPU reduce on it; others stage.
+    // On device memory a rank alone copies on the device, ranks that share a
+    // GPU reduce on it, others stage (in parts when large).
     launch(
         "comm_all_reduce", comm, handle, s, memory,
         [=, staging = memory.staging(), device = memory.device(), deviceIn = i.data, deviceOut = o.data,
@@ -262,14 +290,20 @@ COMM_API comm_status_t comm_all_reduce(comm_t* comm, const comm_tensor_t* in, co
             comm::algo::allReduce(ctx, src, dst, count, dtype, op);
             return;
           }
+          if (comm::algo::deviceSingleRank(ctx, *staging, device, deviceIn, deviceOut, count, dtype,
+                                           op == COMM_OP_AVG)) {
+            return;
+          }
           if (comm::algo::deviceIpcAllReduce(ctx, *staging, device, streamOrdered, deviceIn, deviceOut, count, dtype,
                                              op)) {
             staging->finishOnDevice();
             return;
           }
-          staging->toHost(ctx.communicator().deadline());
-          comm::algo::allReduce(ctx, src, dst, count, dtype, op);
-          staging->toDevice(ctx.communicator().deadline());
+          const size_t element = comm::dtypeSize(dtype);
+          comm::algo::runStaged(
+              ctx, *staging, deviceIn, deviceOut, count * element, element, [&](comm::algo::ByteRange part) {
+                comm::algo::allReduce(ctx, partOf(src, part), partOf(dst, part), part.bytes / element, dtype, op);
+              });
         },
         StagedBy::kBody);
   });
@@ -294,6 +328,7 @@ COMM_API comm_status_t comm_reduce(comm_t* comm, const comm_tensor_t* in, comm_t
       dst = o.data;
     }
     memory.prepare();
+    void* deviceDst = dst;
     dst = memory.at(dst);
     Signature s = signatureOf(CollectiveKind::kReduce, i.dtype, i.numel);
     s.op = op;
@@ -301,8 +336,21 @@ COMM_API comm_status_t comm_reduce(comm_t* comm, const comm_tensor_t* in, comm_t
     size_t count = i.numel;
     comm_dtype_t dtype = i.dtype;
     const void* src = memory.at(i.data);
-    launch("comm_reduce", comm, handle, s, memory,
-           [=](CollectiveContext& ctx) { comm::algo::reduce(ctx, src, dst, count, dtype, op, root); });
+    launch(
+        "comm_reduce", comm, handle, s, memory,
+        [=, staging = memory.staging(), device = memory.device(), deviceIn = i.data,
+         deviceOut = deviceDst](CollectiveContext& ctx) {
+          if (staging && comm::algo::deviceSingleRank(ctx, *staging, device, deviceIn, deviceOut, count, dtype,
+                                                      op == COMM_OP_AVG)) {
+            return;
+          }
+          const size_t element = comm::dtypeSize(dtype);
+          runElementwise(
+              ctx, staging.get(), deviceIn, deviceOut, count * element, element, [&](comm::algo::ByteRange part) {
+                comm::algo::reduce(ctx, partOf(src, part), partOf(dst, part), part.bytes / element, dtype, op, root);
+              });
+        },
+        StagedBy::kBody);
   });
 }
 
@@ -314,11 +362,16 @@ COMM_API comm_status_t comm_broadcast(comm_t* comm, const comm_tensor_t* in, com
     const comm_tensor* described;
     void* buffer;
     const void* source = nullptr;
+    // What a device call's copies move: the root's input in, and every
+    // output (the root's only when apart from its input) back.
+    const void* deviceIn = nullptr;
+    void* deviceOut = nullptr;
     CallMemory memory;
     if (c.rank() == root) {
       const comm_tensor& i = comm::api::tensor(in, "in (on the root)");
       described = &i;
       buffer = i.data;
+      deviceIn = i.data;
       if (out != nullptr) {
         const comm_tensor& o = comm::api::tensor(out, "out");
         checkSameDtype(i, "in", o, "out");
@@ -327,6 +380,7 @@ COMM_API comm_status_t comm_broadcast(comm_t* comm, const comm_tensor_t* in, com
         memory.add(i, "in", CallMemory::kIn);
         memory.add(o, "out", CallMemory::kOut);
         buffer = o.data;
+        deviceOut = o.data;
         source = i.data;
       } else {
         memory.add(i, "in", CallMemory::kIn);
@@ -336,6 +390,7 @@ COMM_API comm_status_t comm_broadcast(comm_t* comm, const comm_tensor_t* in, com
       memory.add(o, "out", CallMemory::kOut);
       described = &o;
       buffer = o.data;
+      deviceOut = o.data;
     }
     memory.prepare();
     buffer = memory.at(buffer);
@@ -343,10 +398,22 @@ COMM_API comm_status_t comm_broadcast(comm_t* comm, const comm_tensor_t* in, com
     Signature s = signatureOf(CollectiveKind::kBroadcast, described->dtype, described->numel);
     s.root = root;
     size_t bytes = described->nbytes();
-    launch("comm_broadcast", comm, handle, s, memory, [=](CollectiveContext& ctx) {
-      if (source != nullptr && source != buffer) std::memcpy(buffer, source, bytes);
-      comm::algo::broadcast(ctx, buffer, bytes, root);
-    });
+    size_t element = described->elementSize;
+    comm_dtype_t dtype = described->dtype;
+    launch(
+        "comm_broadcast", comm, handle, s, memory,
+        [=, staging = memory.staging(), device = memory.device()](CollectiveContext& ctx) {
+          if (staging &&
+              comm::algo::deviceSingleRank(ctx, *staging, device, deviceIn, deviceOut, bytes / element, dtype, false)) {
+            return;
+          }
+          runElementwise(ctx, staging.get(), deviceIn, deviceOut, bytes, element, [&](comm::algo::ByteRange part) {
+            void* into = partOf(buffer, part);
+            if (source != nullptr && source != buffer) std::memcpy(into, partOf(source, part), part.bytes);
+            comm::algo::broadcast(ctx, into, part.bytes, root);
+          });
+        },
+        StagedBy::kBody);
   });
 }
 

@@ -176,11 +176,26 @@ CollectiveContext::Subgroup::~Subgroup() {
   ctx_.viewSize_ = ctx_.size_;
 }
 
+CollectiveContext::Segment::Segment(CollectiveContext& ctx, size_t index) : ctx_(ctx) {
+  if (ctx.inSegment_ || !ctx.members_.empty() || index >= kMaxSegments) {
+    fail(COMM_ERR_INTERNAL, "{}: part {} must be opened alone, outside subgroups, and below {}", ctx.what(), index,
+         kMaxSegments);
+  }
+  ctx.inSegment_ = true;
+  ctx.segmentFirstStep_ = static_cast<uint32_t>(index) * kSegmentSteps;
+}
+
+CollectiveContext::Segment::~Segment() {
+  ctx_.inSegment_ = false;
+  ctx_.segmentFirstStep_ = 0;
+}
+
 RequestId CollectiveContext::post(bool isRecv, int peer, uint32_t step, void* data, size_t size) {
   if (!members_.empty()) {
     peer = members_[peer];
     step += firstStep_;
   }
+  step += segmentFirstStep_;
   announce();
   transport::Request& request = requests_.emplace_back();
   uint64_t tag = tags::make(comm_.id(), tags::Kind::kCollective, sequence_, step);

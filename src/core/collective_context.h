@@ -74,6 +74,28 @@ class CollectiveContext {
    private:
     CollectiveContext& ctx_;
   };
+
+  // While it lives, every message of the algorithms called is tagged as part
+  // `index` of the collective: a large call run as a sequence of smaller
+  // ones (algo/staged_segments.h) keeps each part's messages apart from the
+  // others', since a rank may run part k+1 while a peer still finishes part
+  // k. Subgroups may open inside it; their steps count from the part's.
+  class Segment {
+   public:
+    // Part steps span kSegmentSteps, more than the phases of any
+    // hierarchical algorithm use, so a call has at most kMaxSegments parts.
+    static constexpr uint32_t kSegmentSteps = uint32_t{1} << 26;
+    static constexpr size_t kMaxSegments = size_t{1} << (32 - 26);
+
+    Segment(CollectiveContext& ctx, size_t index);
+    ~Segment();
+    Segment(const Segment&) = delete;
+    Segment& operator=(const Segment&) = delete;
+
+   private:
+    CollectiveContext& ctx_;
+  };
+
   const Signature& signature() const { return signature_; }
 
   // The communicator's staging area of kStagingBytes, for receives that are
@@ -95,7 +117,8 @@ class CollectiveContext {
 
   // The node board, where this communicator has one (all its ranks share
   // this node): small collectives exchange their whole data there.
-  bool hasBoard() const { return board_ != nullptr && members_.empty(); }
+  // Not within a Segment: the board holds one entry per collective.
+  bool hasBoard() const { return board_ != nullptr && members_.empty() && !inSegment_; }
   // The ranks it talks to (an open Subgroup's, else the communicator's) move
   // large messages as chunks (Communicator::chunkedMessagesAmong).
   bool chunkedMessages() const;
@@ -250,8 +273,10 @@ class CollectiveContext {
   int size_;
   int viewRank_;
   int viewSize_;
-  std::span<const int> members_;              // an open Subgroup's, else empty
-  uint32_t firstStep_ = 0;                    // likewise
+  std::span<const int> members_;   // an open Subgroup's, else empty
+  uint32_t firstStep_ = 0;         // likewise
+  uint32_t segmentFirstStep_ = 0;  // an open Segment's first step
+  bool inSegment_ = false;
   std::deque<transport::Request>& requests_;  // the communicator's, emptied at the end
   std::vector<Pending>& pending_;             // likewise; indexed by RequestId
   NodeBoard* board_;

@@ -64,6 +64,14 @@ void Staging::toHost(Deadline) {}
 
 void Staging::toDevice(Deadline) {}
 
+void Staging::startToHost(const void*, size_t) { notBuilt("CUDA staging"); }
+
+void Staging::awaitToHost(Deadline) {}
+
+void Staging::startToDevice(void*, size_t) { notBuilt("CUDA staging"); }
+
+void Staging::finishToDevice(Deadline) {}
+
 void* Staging::deviceStream() { notBuilt("CUDA staging"); }
 
 void Staging::copyOnDevice(void*, const void*, size_t) { notBuilt("CUDA staging"); }

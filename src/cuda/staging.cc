@@ -23,6 +23,8 @@ struct StagingResources {
   cudaStream_t stream = nullptr;  // comm's own, not synchronised with the legacy default stream
   cudaEvent_t start = nullptr;
   cudaEvent_t copied = nullptr;
+  cudaStream_t back = nullptr;  // copies parts back while `stream` brings the next ones in
+  cudaEvent_t backCopied = nullptr;
   // Pinned: the copy engines move a whole region straight in and out at
   // full speed, and the host algorithms work on it in place. (Pageable
   // memory behind a few pinned chunks cost a CPU copy each way, which took
@@ -39,6 +41,8 @@ StagingResources* makeResources(int device) {
   check(cudaStreamCreateWithFlags(&r->stream, cudaStreamNonBlocking), "cudaStreamCreateWithFlags");
   check(cudaEventCreateWithFlags(&r->start, cudaEventDisableTiming), "cudaEventCreateWithFlags");
   check(cudaEventCreateWithFlags(&r->copied, cudaEventDisableTiming), "cudaEventCreateWithFlags");
+  check(cudaStreamCreateWithFlags(&r->back, cudaStreamNonBlocking), "cudaStreamCreateWithFlags");
+  check(cudaEventCreateWithFlags(&r->backCopied, cudaEventDisableTiming), "cudaEventCreateWithFlags");
   return r.release();
 }
 
@@ -89,7 +93,7 @@ Staging::~Staging() {
   // After a failure (a timeout) copies may still be under way into the
   // pinned buffers; the next call must not get them. They are left to the
   // device, and to the process.
-  if (cudaStreamQuery(resources_->stream) != cudaSuccess) {
+  if (cudaStreamQuery(resources_->stream) != cudaSuccess || cudaStreamQuery(resources_->back) != cudaSuccess) {
     cudaGetLastError();
     log::warn("CUDA staging buffers of device {} still in use after a failed call; set aside", device_);
     return;
@@ -200,6 +204,40 @@ void Staging::copyOnDevice(void* to, const void* from, size_t bytes) {
 void Staging::awaitDevice(Deadline deadline, const char* what) {
   check(cudaEventRecord(resources_->copied, static_cast<cudaStream_t>(deviceStream())), "cudaEventRecord");
   await(resources_->copied, deadline, what);
+}
+
+void* Staging::backStream() {
+  if (!backStarted_) {
+    check(cudaStreamWaitEvent(resources_->back, resources_->start, 0), "cudaStreamWaitEvent");
+    backStarted_ = true;
+  }
+  return resources_->back;
+}
+
+void Staging::startToHost(const void* data, size_t bytes) {
+  DeviceScope scope(device_);
+  auto stream = static_cast<cudaStream_t>(deviceStream());
+  check(cudaMemcpyAsync(host(data), data, bytes, cudaMemcpyDeviceToHost, stream), "cudaMemcpyAsync (staging a part)");
+  check(cudaEventRecord(resources_->copied, stream), "cudaEventRecord (staging a part)");
+}
+
+void Staging::awaitToHost(Deadline deadline) {
+  await(resources_->copied, deadline,
+        "the copy of a part of device memory to the host (after the stream's earlier work)");
+}
+
+void Staging::startToDevice(void* data, size_t bytes) {
+  DeviceScope scope(device_);
+  check(cudaMemcpyAsync(data, host(data), bytes, cudaMemcpyHostToDevice, static_cast<cudaStream_t>(backStream())),
+        "cudaMemcpyAsync (a part of the result)");
+}
+
+void Staging::finishToDevice(Deadline deadline) {
+  DeviceScope scope(device_);
+  auto back = static_cast<cudaStream_t>(backStream());
+  check(cudaEventRecord(resources_->backCopied, back), "cudaEventRecord (the result's parts)");
+  await(resources_->backCopied, deadline, "the copy of the result to device memory");
+  openGate();
 }
 
 void Staging::toHost(Deadline deadline) {

@@ -55,6 +55,20 @@ class Staging {
   // they are there, and open the gate.
   void toDevice(Deadline deadline);
 
+  // For a call staged in parts (algo/staged_segments.h), instead of
+  // toHost and toDevice. startToHost starts copying `bytes` at `data` (inside
+  // a buffer added) into its host memory, once the stream's earlier work is
+  // done, and returns at once; awaitToHost waits (polling) until that part
+  // is there, before the next part starts.
+  void startToHost(const void* data, size_t bytes);
+  void awaitToHost(Deadline deadline);
+  // Starts copying the host memory standing for `bytes` at `data` back to
+  // the device, on a stream of its own (the copy engines move both ways at
+  // once), behind the parts started back before; returns at once.
+  void startToDevice(void* data, size_t bytes);
+  // Waits until every part started back is on the device; opens the gate.
+  void finishToDevice(Deadline deadline);
+
   // For a call that works on the device itself rather than on staged host
   // memory (algo/all_reduce/device_ipc.h): comm's stream for the call,
   // which starts after the caller's earlier work; copies on it; a wait,
@@ -74,6 +88,9 @@ class Staging {
   };
   void openGate();
   char* hostBase() const;
+  // The stream that copies parts back, once it waits for the caller's
+  // earlier work (which may still read the outputs).
+  void* backStream();
   // Copies every region used as `use` (kIn: to the host, kOut: back to the
   // device) and waits until the copies are done.
   void copy(uint8_t use, Deadline deadline);
@@ -84,6 +101,7 @@ class Staging {
   std::vector<Region> regions_;
   StagingResources* resources_ = nullptr;  // one call's at a time; back to the pool when done
   bool started_ = false;                   // resources_->stream waits for the caller's earlier work
+  bool backStarted_ = false;               // resources_->back does
   void* start_ = nullptr;                  // cudaEvent_t: the stream's earlier work is done
 };
 

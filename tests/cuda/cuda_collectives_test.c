@@ -275,6 +275,55 @@ static atomic_int released;
 
 /* Holds the stream until the test says go: the host func blocks the
  * stream, not comm. */
+/* reduce and broadcast large enough to be staged in parts
+ * (algo/staged_segments.h: the copies overlap the messages), in place and
+ * out of place, through a handle too, at roots 0 and size - 1. */
+static void large_reduce_and_broadcast_on_device(void **state) {
+  (void)state;
+  const int64_t n = (3 << 20) + 7; /* three parts of float32, the last uneven */
+  const size_t bytes = (size_t)n * 4;
+  float *host = malloc(bytes), *got = malloc(bytes);
+  void *in = device_alloc(bytes), *out = device_alloc(bytes);
+  comm_tensor_t *tin = device_tensor(in, COMM_FLOAT32, n), *tout = device_tensor(out, COMM_FLOAT32, n);
+  for (int which = 0; which < 2; ++which) {
+    int root = which == 0 ? 0 : size - 1;
+    int inPlace = which == 1;
+    /* reduce SUM to `root` */
+    for (int64_t i = 0; i < n; ++i) host[i] = value_of(rank, i);
+    upload(inPlace ? out : in, host, bytes);
+    CHECK_CUDA(cudaMemset(inPlace ? in : out, 0, bytes));
+    comm_handle_t *h = NULL;
+    assert_int_equal(comm_reduce(world, inPlace ? tout : tin, tout, COMM_OP_SUM, root, inPlace ? &h : NULL), COMM_OK);
+    if (h != NULL) {
+      assert_int_equal(comm_handle_wait(h, COMM_TIMEOUT_DEFAULT), COMM_OK);
+      comm_handle_destroy(h);
+    }
+    if (rank == root) {
+      download(got, out, bytes);
+      for (int64_t i = 0; i < n; ++i) {
+        float expected = 0;
+        for (int r = 0; r < size; ++r) expected += value_of(r, i);
+        if (got[i] != expected)
+          fail_msg("reduce to %d, element %lld: %g, expected %g", root, (long long)i, (double)got[i],
+                   (double)expected);
+      }
+    }
+    /* broadcast from `root`: in place (in is out) or from in into out */
+    for (int64_t i = 0; i < n; ++i) host[i] = value_of(root, i) * 3.0f;
+    if (rank == root) upload(inPlace ? out : in, host, bytes);
+    if (rank != root || !inPlace) CHECK_CUDA(cudaMemset(out, 0, bytes));
+    assert_int_equal(comm_broadcast(world, rank == root && !inPlace ? tin : tout, tout, root, NULL), COMM_OK);
+    download(got, out, bytes);
+    if (memcmp(got, host, bytes) != 0) fail_msg("broadcast from %d (in place %d): wrong result", root, inPlace);
+  }
+  comm_tensor_destroy(tin);
+  comm_tensor_destroy(tout);
+  cudaFree(in);
+  cudaFree(out);
+  free(host);
+  free(got);
+}
+
 static void CUDART_CB hold_stream(void *unused) {
   (void)unused;
   while (!atomic_load(&released)) {
@@ -291,7 +340,7 @@ static void stream_ordered_all_reduce(void **state) {
   (void)state;
   cudaStream_t stream;
   CHECK_CUDA(cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking));
-  int64_t n = 1 << 20;
+  int64_t n = (3 << 20) + 7; /* staged in parts (algo/staged_segments.h) */
   float *pinned = NULL;
   CHECK_CUDA(cudaMallocHost((void **)&pinned, (size_t)n * 4));
   for (int64_t i = 0; i < n; ++i) pinned[i] = value_of(rank, i);
@@ -416,6 +465,7 @@ int main(void) {
   if (cudaSetDevice(device) != cudaSuccess) return 1;
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(all_reduce_on_device),        cmocka_unit_test(data_collectives_on_device),
+      cmocka_unit_test(large_reduce_and_broadcast_on_device),
       cmocka_unit_test(send_recv_on_device),         cmocka_unit_test(stream_ordered_all_reduce),
       cmocka_unit_test(bad_device_input_is_refused), cmocka_unit_test(memory_must_agree_across_ranks),
   };
