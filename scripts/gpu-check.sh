@@ -147,6 +147,13 @@ if [ "$gpu" = 1 ]; then
   unset CUDA_MPS_PIPE_DIRECTORY CUDA_MPS_LOG_DIRECTORY
   step bench-all_reduce-cuda-async-n2 60 "$commrun" -n 2 "$bench" all_reduce --sizes $sizes -n 20 --async \
     --memory cuda
+  # Stream-ordered calls stage through host memory, in parts from 8 MiB
+  # (algo/staged_segments.h), as do reduce and broadcast: their 64 MiB rows
+  # against the host-memory all_reduce above show what the copies add.
+  step bench-all_reduce-cuda-stream-n2 60 "$commrun" -n 2 "$bench" all_reduce --sizes $sizes -n 20 --memory cuda \
+    --stream --json "$results/all_reduce-cuda-stream-n2.json"
+  step bench-reduce-cuda-n2 45 "$commrun" -n 2 "$bench" reduce --sizes $sizes -n 10 --memory cuda
+  step bench-broadcast-cuda-n2 45 "$commrun" -n 2 "$bench" broadcast --sizes $sizes -n 10 --memory cuda
   step bench-all_gather-cuda-n2 45 "$commrun" -n 2 "$bench" all_gather --sizes $sizes -n 10 --memory cuda
   step bench-reduce_scatter-cuda-n2 45 "$commrun" -n 2 "$bench" reduce_scatter --sizes $sizes -n 10 --memory cuda
 fi
@@ -164,7 +171,7 @@ fi
   echo
   echo "device yardsticks (comm-cuda-bench, 64 MiB):"
   grep -E "^(memcpy|add_kernel|comm_combine|ratio)" "$results/cuda-bench.log" 2>/dev/null | sed 's/^/  /'
-  for f in all_reduce-cuda-n1 all_reduce-cuda-n2 all_reduce-cuda-n2-mps all_reduce-host-n2; do
+  for f in all_reduce-cuda-n1 all_reduce-cuda-n2 all_reduce-cuda-n2-mps all_reduce-cuda-stream-n2 all_reduce-host-n2; do
     echo "$f (8 B and 64 MiB rows, out-of-place time us):"
     grep -E '^\[0\] +(8|67108864) ' "$results/bench-$f.log" 2>/dev/null | sed 's/^/  /'
   done

@@ -54,7 +54,15 @@ Benchmark::Benchmark(comm_t* world, const Collective& collective, const Options&
     device_ = local % devices;
     deviceSend_ = std::make_unique<DeviceBuffer>(options.sizes.back(), device_);
     deviceRecv_ = std::make_unique<DeviceBuffer>(options.sizes.back(), device_);
+    if (options.stream) {
+      stream_ = std::make_unique<DeviceStream>(device_);
+      check(comm_set_stream(world, stream_->handle()), "comm_set_stream");
+    }
   }
+}
+
+Benchmark::~Benchmark() {
+  if (stream_) comm_set_stream(world_, nullptr);
 }
 
 Row Benchmark::measure(size_t bytes, comm_dtype_t dtype, std::optional<comm_op_t> op) {
@@ -91,12 +99,13 @@ std::optional<Measurement> Benchmark::measurePlacement(const Geometry& geometry,
   auto once = [&] {
     if (!options_.async) {
       check(collective_.start(world_, operands, nullptr), collective_.name.data());
-      return;
+    } else {
+      comm_handle_t* started = nullptr;
+      check(collective_.start(world_, operands, &started), collective_.name.data());
+      Owned<comm_handle_t> handle(started);
+      check(comm_handle_wait(handle.get(), COMM_TIMEOUT_DEFAULT), "comm_handle_wait");
     }
-    comm_handle_t* started = nullptr;
-    check(collective_.start(world_, operands, &started), collective_.name.data());
-    Owned<comm_handle_t> handle(started);
-    check(comm_handle_wait(handle.get(), COMM_TIMEOUT_DEFAULT), "comm_handle_wait");
+    if (stream_) stream_->synchronize();
   };
 
   prepareData(views, geometry, workload);

@@ -18,6 +18,10 @@ namespace commbench {
 class Benchmark {
  public:
   Benchmark(comm_t* world, const Collective& collective, const Options& options);
+  // Takes --stream's stream off the communicator before it goes.
+  ~Benchmark();
+  Benchmark(const Benchmark&) = delete;
+  Benchmark& operator=(const Benchmark&) = delete;
 
   Row measure(size_t bytes, comm_dtype_t dtype, std::optional<comm_op_t> op);
 
@@ -45,6 +49,7 @@ class Benchmark {
   int device_ = -1;  // --memory cuda: the CUDA device of the tensors
   std::unique_ptr<DeviceBuffer> deviceSend_;
   std::unique_ptr<DeviceBuffer> deviceRecv_;
+  std::unique_ptr<DeviceStream> stream_;  // --stream
 };
 
 }  // namespace commbench

@@ -32,4 +32,17 @@ void DeviceBuffer::download(void* to, size_t offset, size_t bytes) const {
   checkCuda(cudaMemcpy(to, data_ + offset, bytes, cudaMemcpyDeviceToHost), "cudaMemcpy (to the host)");
 }
 
+DeviceStream::DeviceStream(int device) {
+  checkCuda(cudaSetDevice(device), "cudaSetDevice");
+  cudaStream_t stream = nullptr;
+  checkCuda(cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking), "cudaStreamCreateWithFlags");
+  stream_ = stream;
+}
+
+DeviceStream::~DeviceStream() { cudaStreamDestroy(static_cast<cudaStream_t>(stream_)); }
+
+void DeviceStream::synchronize() {
+  checkCuda(cudaStreamSynchronize(static_cast<cudaStream_t>(stream_)), "cudaStreamSynchronize");
+}
+
 }  // namespace commbench

@@ -1,6 +1,6 @@
 // Device memory beside a host buffer, for --memory cuda: comm-bench fills
 // and checks data on the host (its buffers), and the timed calls use the
-// device copy. device_buffer.cc has the CUDA runtime; device_buffer_none.cc
+// device copy; and the stream of --stream. device_buffer.cc has the CUDA runtime; device_buffer_none.cc
 // stands in where comm was built without CUDA.
 #pragma once
 
@@ -24,6 +24,24 @@ class DeviceBuffer {
 
  private:
   std::byte* data_ = nullptr;
+};
+
+// --stream: a CUDA stream the calls are ordered on.
+class DeviceStream {
+ public:
+  // A stream of device `device`; throws like DeviceBuffer.
+  explicit DeviceStream(int device);
+  ~DeviceStream();
+  DeviceStream(const DeviceStream&) = delete;
+  DeviceStream& operator=(const DeviceStream&) = delete;
+
+  // The cudaStream_t, for comm_set_stream.
+  void* handle() const { return stream_; }
+  // Waits until the device has done everything enqueued on it.
+  void synchronize();
+
+ private:
+  void* stream_ = nullptr;
 };
 
 }  // namespace commbench

@@ -133,6 +133,9 @@ Options parseOptions(int argc, char** argv) {
   bool blockingCalls = false;
   auto* blocking = app.add_flag("--blocking", blockingCalls, "blocking calls (the default)");
   app.add_flag("--async", options.async, "start each call with a handle, then wait for it")->excludes(blocking);
+  app.add_flag("--stream", options.stream,
+               "order every call on a CUDA stream (comm_set_stream; needs --memory cuda): it returns at once and is "
+               "timed until the stream has passed it");
   std::string memory = "host";
   app.add_option("--memory", memory, "where the tensors live: host, or cuda (device memory; docs/cuda.md)")
       ->check(CLI::IsMember({"host", "cuda"}))
@@ -190,6 +193,9 @@ Options parseOptions(int argc, char** argv) {
     }
     options.check = check == 1;
     options.memory = memory == "cuda" ? COMM_MEMORY_CUDA : COMM_MEMORY_HOST;
+    if (options.stream && options.memory != COMM_MEMORY_CUDA) {
+      throw CLI::ValidationError("--stream", "orders calls on device memory only: add --memory cuda");
+    }
     options.aggregate = parseAggregate(aggregate);
   } catch (const CLI::ParseError& error) {
     int code = app.exit(error);

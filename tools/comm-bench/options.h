@@ -27,6 +27,10 @@ struct Options {
   bool check = true;
   Aggregate aggregate = Aggregate::kRank0;
   bool async = false;
+  // --stream: every call ordered on a CUDA stream of comm-bench's
+  // (comm_set_stream): it returns at once, and is timed until the stream
+  // has passed it. Device memory only.
+  bool stream = false;
   // Where the tensors live: host memory, or (--memory cuda) the memory of
   // CUDA device local rank % devices.
   comm_memory_type_t memory = COMM_MEMORY_HOST;

@@ -92,7 +92,9 @@ void writeJson(const std::string& path, const RunInfo& run, const std::vector<Ro
       {"ranks", run.ranks},
       {"provider", run.provider},
       {"memory", o.memory == COMM_MEMORY_CUDA ? "cuda" : "host"},
-      {"calls", o.async ? "async" : "blocking"},
+      {"calls", o.stream  ? (o.async ? "stream+async" : "stream")
+                : o.async ? "async"
+                          : "blocking"},
       {"iterations", o.iterations ? nlohmann::json(*o.iterations) : nlohmann::json("auto")},
       {"warmup", o.warmup},
       {"check", o.check},

@@ -23,6 +23,15 @@ std::string busFactorText(const Collective& c, int ranks) {
   return fmt::format("{} = {:.3f}", c.busFactorFormula, c.busFactor(ranks));
 }
 
+// How the calls are made and timed.
+const char* callsText(const Options& o) {
+  if (o.stream) {
+    return o.async ? "stream-ordered calls with a handle (timed to the handle and the stream)"
+                   : "stream-ordered calls (timed until the stream has passed each)";
+  }
+  return o.async ? "asynchronous calls (handle + wait)" : "blocking calls";
+}
+
 }  // namespace
 
 const char* opColumn(const Row& row) { return row.op ? comm_op_name(*row.op) : "none"; }
@@ -33,9 +42,8 @@ void Table::printHeader() const {
              comm_version_string(), run_.provider, o.memory == COMM_MEMORY_CUDA ? "CUDA device" : "host");
   std::string iterations = o.iterations ? fmt::format("{} timed iterations", *o.iterations)
                                         : std::string("auto timed iterations (256 MiB per size, 10..1000)");
-  fmt::print("# {} calls; sizes {}; {} after {} warm-up, per size and placement; check {}\n",
-             o.async ? "asynchronous (handle + wait)" : "blocking", o.sizesText, iterations, o.warmup,
-             o.check ? "on" : "off");
+  fmt::print("# {}; sizes {}; {} after {} warm-up, per size and placement; check {}\n", callsText(o), o.sizesText,
+             iterations, o.warmup, o.check ? "on" : "off");
   fmt::print("# time: median of the timed iterations' per-iteration times, {}{}\n", aggregateName(o.aggregate),
              o.aggregate == Aggregate::kRank0 ? "" : " (each rank's median)");
   fmt::print("# algbw = size / time, busbw = algbw x {} (nccl-tests); GB/s = 1e9 B/s\n",
