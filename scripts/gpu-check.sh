@@ -110,6 +110,12 @@ if [ "$gpu" = 1 ] && grep -q "Skipped" "$results/ctest-cuda.log"; then
   failures=$((failures + 1))
 fi
 
+# The same at 2 ranks with the shared-GPU path off (COMM_CUDA_IPC=0): the
+# large all_reduce calls then stage through host memory in parts.
+step ctest-cuda-staged 90 env COMM_CUDA_IPC=0 ctest --test-dir "$build" -R '^cuda\.collectives\.shm\.n2$' \
+  --output-on-failure
+grep -E "tests passed|\*\*\*" "$results/ctest-cuda-staged.log" | sed 's/^/  /' | tee -a "$summary"
+
 # Python: CUDA arrays where CuPy or PyTorch (with CUDA) is importable.
 if [ ${#python_targets[@]} -gt 0 ] && [ -f "$root/bindings/python/tests/test_cuda.py" ]; then
   step pytest-cuda 90 env PYTHONPATH="$build/bindings/python/package" PYTHONDONTWRITEBYTECODE=1 \
@@ -148,8 +154,11 @@ if [ "$gpu" = 1 ]; then
   step bench-all_reduce-cuda-async-n2 60 "$commrun" -n 2 "$bench" all_reduce --sizes $sizes -n 20 --async \
     --memory cuda
   # Stream-ordered calls stage through host memory, in parts from 8 MiB
-  # (algo/staged_segments.h), as do reduce and broadcast: their 64 MiB rows
-  # against the host-memory all_reduce above show what the copies add.
+  # (algo/staged_segments.h), as do reduce and broadcast, and every call
+  # with COMM_CUDA_IPC=0: their 64 MiB rows against the host-memory
+  # all_reduce above show what the copies add.
+  step bench-all_reduce-cuda-staged-n2 60 env COMM_CUDA_IPC=0 "$commrun" -n 2 "$bench" all_reduce --sizes $sizes \
+    -n 20 --memory cuda --json "$results/all_reduce-cuda-staged-n2.json"
   step bench-all_reduce-cuda-stream-n2 60 "$commrun" -n 2 "$bench" all_reduce --sizes $sizes -n 20 --memory cuda \
     --stream --json "$results/all_reduce-cuda-stream-n2.json"
   step bench-reduce-cuda-n2 45 "$commrun" -n 2 "$bench" reduce --sizes $sizes -n 10 --memory cuda
@@ -171,7 +180,8 @@ fi
   echo
   echo "device yardsticks (comm-cuda-bench, 64 MiB):"
   grep -E "^(memcpy|add_kernel|comm_combine|ratio)" "$results/cuda-bench.log" 2>/dev/null | sed 's/^/  /'
-  for f in all_reduce-cuda-n1 all_reduce-cuda-n2 all_reduce-cuda-n2-mps all_reduce-cuda-stream-n2 all_reduce-host-n2; do
+  for f in all_reduce-cuda-n1 all_reduce-cuda-n2 all_reduce-cuda-n2-mps all_reduce-cuda-staged-n2 all_reduce-cuda-stream-n2 \
+    all_reduce-host-n2; do
     echo "$f (8 B and 64 MiB rows, out-of-place time us):"
     grep -E '^\[0\] +(8|67108864) ' "$results/bench-$f.log" 2>/dev/null | sed 's/^/  /'
   done

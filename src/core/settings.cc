@@ -31,6 +31,10 @@ constexpr SettingSpec kSpecs[] = {
      "read by cross-memory attach when the node's ranks may together run on fewer CPUs than there are of them), attach "
      "(always read by cross-memory attach), copy (always streamed, and no algorithm reads or writes another rank's "
      "buffers in place), 0 off (peers on the node go through the provider too)"},
+    {"cuda_ipc", "1",
+     "ranks whose device buffers are on one GPU reduce large all_reduce calls on it, mapping each other's device "
+     "memory through CUDA IPC: 1 on, 0 off (they stage through host memory; for containers without a shared IPC "
+     "namespace)"},
     {"tcp_iface", "",
      "network interface for tcp (comm's own and libfabric's) between nodes; empty: the one that reaches the master "
      "address, else the first that is not loopback or a docker/virtual bridge (docker*, br-*, virbr*, veth*...)"},
@@ -101,6 +105,12 @@ int64_t Settings::getInt(std::string_view key) const {
     fail(COMM_ERR_INVALID_ARGUMENT, "{}='{}' is not an integer", environmentName(key), text);
   }
   return value;
+}
+
+bool Settings::getSwitch(std::string_view key) const {
+  std::string text = get(key);
+  if (text != "1" && text != "0") fail(COMM_ERR_INVALID_ARGUMENT, "{}='{}' is not 1 or 0", environmentName(key), text);
+  return text == "1";
 }
 
 std::string Settings::source(std::string_view key) const {

@@ -34,6 +34,8 @@ class Settings {
   std::string get(std::string_view key) const;
   // get() as an integer; throws INVALID_ARGUMENT naming the variable.
   int64_t getInt(std::string_view key) const;
+  // get() as a switch, "1" or "0"; throws INVALID_ARGUMENT naming the variable.
+  bool getSwitch(std::string_view key) const;
   // "set by config", "set by environment (COMM_X)" or "default".
   std::string source(std::string_view key) const;
 

@@ -70,6 +70,7 @@ std::atomic<int> worldsMade{0};
 
 std::shared_ptr<World> World::create(const Settings& settings, AlgorithmOverrides overrides) {
   transport::keepCrashesVisible();
+  const bool cudaIpc = settings.getSwitch("cuda_ipc");  // bad input fails whatever the process's state
   if (aWorldLives.exchange(true)) {
     fail(COMM_ERR_INVALID_USAGE,
          "this process's world is still alive (an earlier comm_init's, or a communicator made from it, is not "
@@ -102,6 +103,7 @@ std::shared_ptr<World> World::create(const Settings& settings, AlgorithmOverride
   int64_t seconds = settings.getInt("timeout");
   if (seconds <= 0) fail(COMM_ERR_INVALID_ARGUMENT, "COMM_TIMEOUT={} must be a positive number of seconds", seconds);
   world->timeout_ = std::chrono::seconds(seconds);
+  world->cudaIpc_ = cudaIpc;
   world->algorithmOverrides_ = std::move(overrides);
   // Init as a whole, not each step, is bounded by the timeout.
   Deadline deadline(world->timeout_);

@@ -55,6 +55,8 @@ class World {
   int nodeCount() const { return nodeCount_; }
   const PeerRecord& peer(int worldRank) const { return peers_[worldRank]; }
   std::chrono::milliseconds timeout() const { return timeout_; }
+  // COMM_CUDA_IPC: ranks sharing a GPU may map each other's device memory.
+  bool cudaIpc() const { return cudaIpc_; }
   const Settings& settings() const { return settings_; }
   // The algorithm COMM_ALGO names for `kind`, or "". Inline: every collective asks.
   const std::string& algorithmOverride(CollectiveKind kind) const {
@@ -121,6 +123,7 @@ class World {
   std::optional<std::string> launcherFailure(bool now);
 
   Settings settings_;
+  bool cudaIpc_ = true;
   std::array<std::string, kCollectiveKinds> algorithmOverrides_;  // indexed by CollectiveKind
   int rank_ = 0;
   int size_ = 1;

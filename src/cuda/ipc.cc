@@ -51,7 +51,14 @@ PeerBuffer::PeerBuffer(const IpcHandle& handle, int device) : bytes_(handle.byte
   DeviceScope scope(device);
   cudaIpcMemHandle_t raw;
   std::memcpy(&raw, handle.handle.data(), sizeof raw);
-  check(cudaIpcOpenMemHandle(&base_, raw, cudaIpcMemLazyEnablePeerAccess), "cudaIpcOpenMemHandle");
+  if (cudaError_t error = cudaIpcOpenMemHandle(&base_, raw, cudaIpcMemLazyEnablePeerAccess); error != cudaSuccess) {
+    cudaGetLastError();
+    base_ = nullptr;
+    fail(COMM_ERR_NOT_SUPPORTED,
+         "cudaIpcOpenMemHandle of process {}'s device memory failed: {}; processes in containers need a shared IPC "
+         "namespace (docker --ipc=host), or COMM_CUDA_IPC=0 stages through host memory instead",
+         handle.pid, describe(error));
+  }
   data_ = static_cast<char*>(base_) + handle.offset;
 }
 

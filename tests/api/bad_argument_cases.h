@@ -2,10 +2,11 @@
  * word of the cause, expression). Included twice by bad_arguments_test.c. */
 CASE(init_null_out, "comm_init", COMM_ERR_INVALID_ARGUMENT, "out", comm_init(NULL, NULL))
 CASE(init_algo_unknown_collective, "comm_init", COMM_ERR_INVALID_ARGUMENT, "allreduce",
-     init_with_algo("allreduce:ring"))
-CASE(init_algo_without_colon, "comm_init", COMM_ERR_INVALID_ARGUMENT, "collective:algorithm", init_with_algo("ring"))
+     init_with("algo", "allreduce:ring"))
+CASE(init_algo_without_colon, "comm_init", COMM_ERR_INVALID_ARGUMENT, "collective:algorithm", init_with("algo", "ring"))
 CASE(init_algo_unknown_algorithm, "comm_init", COMM_ERR_INVALID_ARGUMENT, "no_such_algorithm",
-     init_with_algo("all_reduce:no_such_algorithm"))
+     init_with("algo", "all_reduce:no_such_algorithm"))
+CASE(init_cuda_ipc_not_a_switch, "comm_init", COMM_ERR_INVALID_ARGUMENT, "COMM_CUDA_IPC", init_with("cuda_ipc", "yes"))
 CASE(rank_null_out, "comm_rank", COMM_ERR_INVALID_ARGUMENT, "out", comm_rank(NULL, world))
 CASE(rank_null_comm, "comm_rank", COMM_ERR_INVALID_ARGUMENT, "comm", comm_rank(&(int){0}, NULL))
 CASE(size_null_comm, "comm_size", COMM_ERR_INVALID_ARGUMENT, "comm", comm_size(&(int){0}, NULL))

@@ -25,13 +25,13 @@ struct bad_call {
   comm_status_t (*run)(void);
 };
 
-/* comm_init with the "algo" setting (COMM_ALGO) at `algo`. */
-static comm_status_t init_with_algo(const char *algo) {
+/* comm_init with setting `key` at `value`. */
+static comm_status_t init_with(const char *key, const char *value) {
   comm_config_t *config = NULL;
   comm_status_t status = comm_config_create(&config);
   if (status != COMM_OK) return status;
   comm_t *made = NULL;
-  status = comm_config_set(config, "algo", algo);
+  status = comm_config_set(config, key, value);
   if (status == COMM_OK) status = comm_init(&made, config);
   if (made != NULL) comm_destroy(made);
   comm_config_destroy(config);

@@ -65,7 +65,8 @@ bool deviceIpcAllReduce(CollectiveContext& ctx, cuda::Staging& staging, int devi
   cuda::IpcWorkspace& workspace = ctx.communicator().ipcWorkspace();
   workspace.prepare(device);
   std::vector<Descriptor> all(n);
-  all[rank] = {cuda::deviceUuid(device), workspace.handle(), static_cast<uint8_t>(streamOrdered ? 0 : 1)};
+  const bool willing = !streamOrdered && ctx.communicator().world().cudaIpc();
+  all[rank] = {cuda::deviceUuid(device), workspace.handle(), static_cast<uint8_t>(willing ? 1 : 0)};
   for (int p = 0; p < n; ++p) {
     if (p != rank) ctx.recv(p, kDescriptorStep, &all[p], sizeof(Descriptor));
   }

@@ -29,14 +29,14 @@ inline constexpr size_t kDeviceIpcMinBytes = size_t{1} << 20;
 
 // Runs the all_reduce of device buffers `in` and `out` (of CUDA device
 // `device`) this way and returns true when every rank's buffers are on the
-// same GPU and no rank's call is ordered on a CUDA stream, which the ranks
-// learn from each other first; returns false, with nothing written,
-// otherwise or when the message is smaller than kDeviceIpcMinBytes: every
-// rank then returns false, and the caller stages through host memory.
-// (Stream-ordered calls stage: on the first GPU run, a stream-ordered call
-// with a handle taking this path did not complete, for a reason not yet
-// found.) Every rank of the collective must have device
-// tensors (the signature says so: Signature::memory). The device work runs
+// same GPU, no rank's call is ordered on a CUDA stream and no rank has
+// COMM_CUDA_IPC=0, which the ranks learn from each other first; returns
+// false, with nothing written, otherwise or when the message is smaller
+// than kDeviceIpcMinBytes: every rank then returns false, and the caller
+// stages through host memory. (Stream-ordered calls stage: on the first GPU
+// run, a stream-ordered call with a handle taking this path did not
+// complete, for a reason not yet found.) Every rank of the collective must
+// have device tensors (the signature says so: Signature::memory). The device work runs
 // on `staging`'s stream, after the caller's earlier work.
 bool deviceIpcAllReduce(CollectiveContext& ctx, cuda::Staging& staging, int device, bool streamOrdered, const void* in,
                         void* out, size_t count, comm_dtype_t dtype, comm_op_t op);
