@@ -14,8 +14,6 @@
 
 namespace comm::cuda {
 
-constexpr size_t kAlignment = 256;
-
 // What one call in flight needs; kept per device and reused, since pinned
 // memory, streams and events are slow to make.
 struct StagingResources {
@@ -101,34 +99,10 @@ Staging::~Staging() {
   release(resources_);
 }
 
-void Staging::add(const void* data, size_t bytes, uint8_t use) {
-  regions_.push_back({static_cast<const char*>(data), bytes, use, 0});
-}
+void Staging::add(const void* data, size_t bytes, uint8_t use) { layout_.add(data, bytes, use); }
 
 void Staging::prepare() {
-  // Overlapping buffers become one region, so that an in-place output is
-  // the input's host memory and a rank's block lies inside its output's.
-  std::sort(regions_.begin(), regions_.end(), [](const Region& a, const Region& b) { return a.begin < b.begin; });
-  std::vector<Region> merged;
-  for (const Region& r : regions_) {
-    // An empty buffer has nothing to copy, and may start where another one
-    // does (an empty block in place): host() gives it any host address.
-    if (r.bytes == 0) continue;
-    if (!merged.empty() && r.begin < merged.back().begin + merged.back().bytes) {
-      Region& m = merged.back();
-      m.bytes = std::max(m.bytes, static_cast<size_t>(r.begin + r.bytes - m.begin));
-      m.use |= r.use;
-    } else {
-      merged.push_back(r);
-    }
-  }
-  size_t total = 0;
-  for (Region& m : merged) {
-    m.hostOffset = total;
-    total += (m.bytes + kAlignment - 1) / kAlignment * kAlignment;
-  }
-  regions_ = std::move(merged);
-
+  const size_t total = layout_.arrange();
   DeviceScope scope(device_);
   resources_ = acquire(device_);
   const size_t need = std::max<size_t>(total, 1);
@@ -160,20 +134,14 @@ void Staging::enqueue(void* stream, StreamGate* gate) {
 
 void* Staging::host(const void* data) const {
   if (data == nullptr) return nullptr;
-  auto* p = static_cast<const char*>(data);
-  for (const Region& r : regions_) {
-    if (p >= r.begin && p < r.begin + r.bytes) return hostBase() + r.hostOffset + (p - r.begin);
-  }
-  // Only the empty buffers of the call are in no region; nothing reads or
-  // writes through their address.
-  return hostBase();
+  return hostBase() + layout_.hostOffset(data);
 }
 
 char* Staging::hostBase() const { return static_cast<char*>(resources_->host); }
 
 void Staging::copy(uint8_t use, Deadline deadline) {
   const bool toHost = use == kIn;
-  for (const Region& r : regions_) {
+  for (const StagingLayout::Region& r : layout_.regions()) {
     if (!(r.use & use)) continue;
     char* device = const_cast<char*>(r.begin);
     char* host = hostBase() + r.hostOffset;

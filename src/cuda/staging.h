@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "common/deadline.h"
+#include "cuda/staging_layout.h"
 
 namespace comm::cuda {
 
@@ -80,12 +81,6 @@ class Staging {
   void finishOnDevice() { openGate(); }
 
  private:
-  struct Region {
-    const char* begin;
-    size_t bytes;
-    uint8_t use;
-    size_t hostOffset;
-  };
   void openGate();
   char* hostBase() const;
   // The stream that copies parts back, once it waits for the caller's
@@ -98,7 +93,7 @@ class Staging {
   int device_;
   StreamGate* gate_ = nullptr;
   uint64_t ticket_ = 0;  // 0 = the gate is not closed by this call
-  std::vector<Region> regions_;
+  StagingLayout layout_;
   StagingResources* resources_ = nullptr;  // one call's at a time; back to the pool when done
   bool started_ = false;                   // resources_->stream waits for the caller's earlier work
   bool backStarted_ = false;               // resources_->back does

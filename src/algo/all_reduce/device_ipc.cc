@@ -15,9 +15,6 @@ namespace {
 
 constexpr uint32_t kDescriptorStep = 0;
 constexpr uint32_t kBarrierStep = 1;  // and one more per round of the barrier
-// Slices start on this boundary: the kernels' vector loads stay aligned.
-constexpr size_t kSliceAlignment = 256;
-
 // What each rank tells the others before the data moves.
 struct Descriptor {
   cuda::DeviceUuid device{};
@@ -37,21 +34,15 @@ void barrier(CollectiveContext& ctx) {
   }
 }
 
-struct Slice {
-  size_t begin;
-  size_t count;
-};
+}  // namespace
 
-// Rank q's part of a chunk of `count` elements.
-Slice sliceOf(int q, int n, size_t count, size_t elementBytes) {
-  const size_t align = std::max<size_t>(kSliceAlignment / elementBytes, 1);
+DeviceSlice deviceSliceOf(int q, int n, size_t count, size_t elementBytes) {
+  const size_t align = std::max<size_t>(kDeviceSliceAlignment / elementBytes, 1);
   const size_t even = (count + n - 1) / n;
   const size_t per = (even + align - 1) / align * align;
   const size_t begin = std::min(static_cast<size_t>(q) * per, count);
   return {begin, std::min(per, count - begin)};
 }
-
-}  // namespace
 
 bool deviceIpcAllReduce(CollectiveContext& ctx, cuda::Staging& staging, int device, bool streamOrdered, const void* in,
                         void* out, size_t count, comm_dtype_t dtype, comm_op_t op) {
@@ -95,7 +86,7 @@ bool deviceIpcAllReduce(CollectiveContext& ctx, cuda::Staging& staging, int devi
     // Slice `rank`, in this rank's scratch: its own data first, then every
     // other rank's in rank order. Each element is reduced by one rank only,
     // so every rank gets the same bits.
-    const Slice mine = sliceOf(rank, n, chunk, elementBytes);
+    const DeviceSlice mine = deviceSliceOf(rank, n, chunk, elementBytes);
     if (mine.count > 0) {
       char* reduced = scratch[rank] + mine.begin * elementBytes;
       for (int q = 0; q < n; ++q) {
@@ -108,7 +99,7 @@ bool deviceIpcAllReduce(CollectiveContext& ctx, cuda::Staging& staging, int devi
     barrier(ctx);
 
     for (int q = 0; q < n; ++q) {
-      const Slice slice = sliceOf(q, n, chunk, elementBytes);
+      const DeviceSlice slice = deviceSliceOf(q, n, chunk, elementBytes);
       if (slice.count == 0) continue;
       staging.copyOnDevice(output + (offset + slice.begin) * elementBytes, scratch[q] + slice.begin * elementBytes,
                            slice.count * elementBytes);

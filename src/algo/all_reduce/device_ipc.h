@@ -27,6 +27,16 @@ using core::CollectiveContext;
 // processes' time slices (docs/performance.md, CUDA device memory).
 inline constexpr size_t kDeviceIpcMinBytes = size_t{1} << 20;
 
+// The elements of a chunk of `count` that rank q of n reduces: slices of
+// whole kDeviceSliceAlignment-byte multiples (the kernels' vector loads stay
+// aligned), in rank order, the last ones shorter or empty. Pure host logic.
+inline constexpr size_t kDeviceSliceAlignment = 256;
+struct DeviceSlice {
+  size_t begin;
+  size_t count;
+};
+DeviceSlice deviceSliceOf(int q, int n, size_t count, size_t elementBytes);
+
 // Runs the all_reduce of device buffers `in` and `out` (of CUDA device
 // `device`) this way and returns true when every rank's buffers are on the
 // same GPU, no rank's call is ordered on a CUDA stream and no rank has
@@ -36,8 +46,8 @@ inline constexpr size_t kDeviceIpcMinBytes = size_t{1} << 20;
 // stages through host memory. (Stream-ordered calls stage: on the first GPU
 // run, a stream-ordered call with a handle taking this path did not
 // complete, for a reason not yet found.) Every rank of the collective must
-// have device tensors (the signature says so: Signature::memory). The device work runs
-// on `staging`'s stream, after the caller's earlier work.
+// have device tensors (the signature says so: Signature::memory). The
+// device work runs on `staging`'s stream, after the caller's earlier work.
 bool deviceIpcAllReduce(CollectiveContext& ctx, cuda::Staging& staging, int device, bool streamOrdered, const void* in,
                         void* out, size_t count, comm_dtype_t dtype, comm_op_t op);
 
