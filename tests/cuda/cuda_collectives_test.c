@@ -304,8 +304,7 @@ static void large_reduce_and_broadcast_on_device(void **state) {
         float expected = 0;
         for (int r = 0; r < size; ++r) expected += value_of(r, i);
         if (got[i] != expected)
-          fail_msg("reduce to %d, element %lld: %g, expected %g", root, (long long)i, (double)got[i],
-                   (double)expected);
+          fail_msg("reduce to %d, element %lld: %g, expected %g", root, (long long)i, (double)got[i], (double)expected);
       }
     }
     /* broadcast from `root`: in place (in is out) or from in into out */
@@ -464,10 +463,13 @@ int main(void) {
   device = local % devices;
   if (cudaSetDevice(device) != cudaSuccess) return 1;
   const struct CMUnitTest tests[] = {
-      cmocka_unit_test(all_reduce_on_device),        cmocka_unit_test(data_collectives_on_device),
+      cmocka_unit_test(all_reduce_on_device),
+      cmocka_unit_test(data_collectives_on_device),
       cmocka_unit_test(large_reduce_and_broadcast_on_device),
-      cmocka_unit_test(send_recv_on_device),         cmocka_unit_test(stream_ordered_all_reduce),
-      cmocka_unit_test(bad_device_input_is_refused), cmocka_unit_test(memory_must_agree_across_ranks),
+      cmocka_unit_test(send_recv_on_device),
+      cmocka_unit_test(stream_ordered_all_reduce),
+      cmocka_unit_test(bad_device_input_is_refused),
+      cmocka_unit_test(memory_must_agree_across_ranks),
   };
   int failed = cmocka_run_group_tests(tests, NULL, NULL);
   comm_destroy(world);
