@@ -82,6 +82,8 @@ void Staging::openGate() {}
 
 DeviceUuid deviceUuid(int) { notBuilt("a CUDA device"); }
 
+bool canReach(int, const DeviceUuid&) { notBuilt("a CUDA device"); }
+
 PeerBuffer::PeerBuffer(const IpcHandle&, int) { notBuilt("a CUDA IPC buffer"); }
 
 PeerBuffer::~PeerBuffer() = default;

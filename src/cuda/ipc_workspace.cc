@@ -29,6 +29,17 @@ DeviceUuid deviceUuid(int device) {
   return uuid;
 }
 
+bool canReach(int device, const DeviceUuid& other) {
+  if (deviceUuid(device) == other) return true;
+  for (int d = 0; d < deviceCount().count; ++d) {
+    if (d == device || deviceUuid(d) != other) continue;
+    int access = 0;
+    check(cudaDeviceCanAccessPeer(&access, device, d), "cudaDeviceCanAccessPeer");
+    return access != 0;
+  }
+  return false;  // a GPU this process does not see
+}
+
 IpcWorkspace::~IpcWorkspace() { release(); }
 
 void IpcWorkspace::release() {

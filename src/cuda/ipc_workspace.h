@@ -19,6 +19,10 @@ namespace comm::cuda {
 // CUDA_VISIBLE_DEVICES gives them: the device's UUID.
 using DeviceUuid = std::array<uint8_t, 16>;
 DeviceUuid deviceUuid(int device);
+// Whether kernels and copies on `device` can address memory of the GPU
+// `other` names: the same GPU, or one this process sees to which `device`
+// has peer access (NVLink or PCIe; cudaDeviceCanAccessPeer).
+bool canReach(int device, const DeviceUuid& other);
 
 class IpcWorkspace {
  public:

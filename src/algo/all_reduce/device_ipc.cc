@@ -14,7 +14,8 @@ namespace comm::algo {
 namespace {
 
 constexpr uint32_t kDescriptorStep = 0;
-constexpr uint32_t kBarrierStep = 1;  // and one more per round of the barrier
+constexpr uint32_t kReachStep = 1;
+constexpr uint32_t kBarrierStep = 2;  // and one more per round of the barrier
 // What each rank tells the others before the data moves.
 struct Descriptor {
   cuda::DeviceUuid device{};
@@ -32,6 +33,28 @@ void barrier(CollectiveContext& ctx) {
     ctx.send((rank + distance) % n, kBarrierStep + round, nullptr, 0);
     ctx.wait(ctx.recv((rank - distance + n) % n, kBarrierStep + round, nullptr, 0));
   }
+}
+
+// Ranks on different GPUs of one node: whether every rank's GPU can address
+// every other rank's (peer access), which each rank knows only of its own,
+// so they tell each other. The same answer on every rank.
+bool everyGpuReachesEveryOther(CollectiveContext& ctx, int device, const std::vector<Descriptor>& all) {
+  // IPC maps memory of this host only; the node count is the same everywhere.
+  if (ctx.communicator().nodes().count() != 1) return false;
+  const int n = ctx.size();
+  const int rank = ctx.rank();
+  std::vector<uint8_t> reaches(n, 1);
+  for (int p = 0; p < n; ++p) {
+    if (p != rank && !cuda::canReach(device, all[p].device)) reaches[rank] = 0;
+  }
+  for (int p = 0; p < n; ++p) {
+    if (p != rank) ctx.recv(p, kReachStep, &reaches[p], 1);
+  }
+  for (int p = 0; p < n; ++p) {
+    if (p != rank) ctx.send(p, kReachStep, &reaches[rank], 1);
+  }
+  ctx.waitAll();
+  return std::all_of(reaches.begin(), reaches.end(), [](uint8_t r) { return r != 0; });
 }
 
 }  // namespace
@@ -66,9 +89,12 @@ bool deviceIpcAllReduce(CollectiveContext& ctx, cuda::Staging& staging, int devi
   }
   ctx.waitAll();
   // Every rank sees the same descriptors, so every rank decides alike.
+  bool oneGpu = true;
   for (const Descriptor& d : all) {
-    if (d.device != all[0].device || !d.willing) return false;
+    if (!d.willing) return false;
+    oneGpu = oneGpu && d.device == all[0].device;
   }
+  if (!oneGpu && !everyGpuReachesEveryOther(ctx, device, all)) return false;
 
   std::vector<char*> scratch(n);
   for (int p = 0; p < n; ++p) scratch[p] = p == rank ? workspace.scratch() : workspace.peer(p, all[p].scratch);

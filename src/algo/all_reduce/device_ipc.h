@@ -1,5 +1,6 @@
-// all_reduce on device memory among ranks that share one GPU, done on the
-// GPU: each rank copies its input into its communicator's device scratch
+// all_reduce on device memory among ranks that share one GPU (or whose GPUs
+// of one node all have peer access to each other), done on the GPUs: each
+// rank copies its input into its communicator's device scratch
 // (cuda/ipc_workspace.h), which the other ranks have mapped through CUDA
 // IPC; rank r reduces slice r of every rank's scratch into its own with
 // comm's kernels; every rank then copies the reduced slices from the
@@ -39,7 +40,8 @@ DeviceSlice deviceSliceOf(int q, int n, size_t count, size_t elementBytes);
 
 // Runs the all_reduce of device buffers `in` and `out` (of CUDA device
 // `device`) this way and returns true when every rank's buffers are on the
-// same GPU, no rank's call is ordered on a CUDA stream and no rank has
+// same GPU (or on GPUs of one node that all have peer access to each
+// other), no rank's call is ordered on a CUDA stream and no rank has
 // COMM_CUDA_IPC=0, which the ranks learn from each other first; returns
 // false, with nothing written, otherwise or when the message is smaller
 // than kDeviceIpcMinBytes: every rank then returns false, and the caller
