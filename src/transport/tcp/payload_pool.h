@@ -36,12 +36,15 @@ class PayloadPool {
 
   // Below this the heap's free lists serve, without mapping anything.
   static constexpr size_t kPooledBytes = size_t{64} << 10;
-  // What the pool keeps at most (64 of kEagerBytes: 32 MiB, and only after
-  // that many early messages were held at once): a sender runs ahead of the
-  // receives by tens of chunks in a large all-reduce across hosts, and with
-  // 16 the buffers beyond were mapped afresh often enough to cost half the
-  // speed at 10 Gbit.
-  static constexpr size_t kMaxSpare = 64;
+  // What the pool keeps at most (256 of kEagerBytes: 128 MiB, and only
+  // after that many early messages were held at once). A sender runs ahead
+  // of the receives by tens of chunks in a large all-reduce across hosts,
+  // and by the whole message where the link is faster than the reduction
+  // (loopback, fast networks): a 64 MiB all_reduce at 2 ranks holds 128
+  // early chunks of its 32 MiB halves. Every buffer beyond the pool is
+  // mapped afresh, which cost half the speed at 10 Gbit with 16 spares and
+  // several times the time on loopback with 64 (docs/dev/performance-history.md).
+  static constexpr size_t kMaxSpare = 256;
 
   size_t largest_;
   std::vector<std::unique_ptr<char[]>> spare_;
