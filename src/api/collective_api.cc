@@ -90,18 +90,22 @@ T* partOf(T* data, comm::algo::ByteRange range) {
   return reinterpret_cast<Byte*>(data) + range.offset;
 }
 
-// The body of a collective whose elements are independent: `run(range)` on
-// the whole of a host call; for a device call (`staging` set) on the host
-// memory standing for its buffers `deviceIn` and `deviceOut` (null where
-// this rank has none), in parts when large (algo/staged_segments.h). A
-// template: a host call, the common one, makes no std::function.
+// The body of a collective of `count` elements of `dtype` that are
+// independent of each other: `run(range)` on the whole of a host call. A
+// device call (`staging` set; its buffers `deviceIn` and `deviceOut` of
+// CUDA device `device`, null where this rank has none) at one rank copies
+// on the device (dividing by one where `average`); at more it runs `run` on
+// the host memory standing for its buffers, in parts when large
+// (algo/staged_segments.h). A template: a host call, the common one, makes
+// no std::function.
 template <typename Run>
-void runElementwise(CollectiveContext& ctx, comm::cuda::Staging* staging, const void* deviceIn, void* deviceOut,
-                    size_t bytes, size_t elementSize, Run run) {
+void runElementwise(CollectiveContext& ctx, comm::cuda::Staging* staging, int device, const void* deviceIn,
+                    void* deviceOut, size_t count, comm_dtype_t dtype, bool average, Run run) {
+  const size_t element = comm::dtypeSize(dtype);
   if (staging == nullptr) {
-    run(comm::algo::ByteRange{0, bytes});
-  } else {
-    comm::algo::runStaged(ctx, *staging, deviceIn, deviceOut, bytes, elementSize, run);
+    run(comm::algo::ByteRange{0, count * element});
+  } else if (!comm::algo::deviceSingleRank(ctx, *staging, device, deviceIn, deviceOut, count, dtype, average)) {
+    comm::algo::runStaged(ctx, *staging, deviceIn, deviceOut, count * element, element, run);
   }
 }
 
@@ -286,24 +290,17 @@ COMM_API comm_status_t comm_all_reduce(comm_t* comm, const comm_tensor_t* in, co
         "comm_all_reduce", comm, handle, s, memory,
         [=, staging = memory.staging(), device = memory.device(), deviceIn = i.data, deviceOut = o.data,
          streamOrdered = comm->impl->stream() != nullptr](CollectiveContext& ctx) {
-          if (!staging) {
-            comm::algo::allReduce(ctx, src, dst, count, dtype, op);
-            return;
-          }
-          if (comm::algo::deviceSingleRank(ctx, *staging, device, deviceIn, deviceOut, count, dtype,
-                                           op == COMM_OP_AVG)) {
-            return;
-          }
-          if (comm::algo::deviceIpcAllReduce(ctx, *staging, device, streamOrdered, deviceIn, deviceOut, count, dtype,
-                                             op)) {
+          if (staging && comm::algo::deviceIpcAllReduce(ctx, *staging, device, streamOrdered, deviceIn, deviceOut,
+                                                        count, dtype, op)) {
             staging->finishOnDevice();
             return;
           }
           const size_t element = comm::dtypeSize(dtype);
-          comm::algo::runStaged(
-              ctx, *staging, deviceIn, deviceOut, count * element, element, [&](comm::algo::ByteRange part) {
-                comm::algo::allReduce(ctx, partOf(src, part), partOf(dst, part), part.bytes / element, dtype, op);
-              });
+          runElementwise(ctx, staging.get(), device, deviceIn, deviceOut, count, dtype, op == COMM_OP_AVG,
+                         [&](comm::algo::ByteRange part) {
+                           comm::algo::allReduce(ctx, partOf(src, part), partOf(dst, part), part.bytes / element, dtype,
+                                                 op);
+                         });
         },
         StagedBy::kBody);
   });
@@ -340,15 +337,12 @@ COMM_API comm_status_t comm_reduce(comm_t* comm, const comm_tensor_t* in, comm_t
         "comm_reduce", comm, handle, s, memory,
         [=, staging = memory.staging(), device = memory.device(), deviceIn = i.data,
          deviceOut = deviceDst](CollectiveContext& ctx) {
-          if (staging && comm::algo::deviceSingleRank(ctx, *staging, device, deviceIn, deviceOut, count, dtype,
-                                                      op == COMM_OP_AVG)) {
-            return;
-          }
           const size_t element = comm::dtypeSize(dtype);
-          runElementwise(
-              ctx, staging.get(), deviceIn, deviceOut, count * element, element, [&](comm::algo::ByteRange part) {
-                comm::algo::reduce(ctx, partOf(src, part), partOf(dst, part), part.bytes / element, dtype, op, root);
-              });
+          runElementwise(ctx, staging.get(), device, deviceIn, deviceOut, count, dtype, op == COMM_OP_AVG,
+                         [&](comm::algo::ByteRange part) {
+                           comm::algo::reduce(ctx, partOf(src, part), partOf(dst, part), part.bytes / element, dtype,
+                                              op, root);
+                         });
         },
         StagedBy::kBody);
   });
@@ -397,21 +391,18 @@ COMM_API comm_status_t comm_broadcast(comm_t* comm, const comm_tensor_t* in, com
     source = memory.at(source);
     Signature s = signatureOf(CollectiveKind::kBroadcast, described->dtype, described->numel);
     s.root = root;
-    size_t bytes = described->nbytes();
-    size_t element = described->elementSize;
+    size_t count = described->numel;
     comm_dtype_t dtype = described->dtype;
     launch(
         "comm_broadcast", comm, handle, s, memory,
         [=, staging = memory.staging(), device = memory.device()](CollectiveContext& ctx) {
-          if (staging &&
-              comm::algo::deviceSingleRank(ctx, *staging, device, deviceIn, deviceOut, bytes / element, dtype, false)) {
-            return;
-          }
-          runElementwise(ctx, staging.get(), deviceIn, deviceOut, bytes, element, [&](comm::algo::ByteRange part) {
-            void* into = partOf(buffer, part);
-            if (source != nullptr && source != buffer) std::memcpy(into, partOf(source, part), part.bytes);
-            comm::algo::broadcast(ctx, into, part.bytes, root);
-          });
+          runElementwise(ctx, staging.get(), device, deviceIn, deviceOut, count, dtype, false,
+                         [&](comm::algo::ByteRange part) {
+                           void* into = partOf(buffer, part);
+                           if (source != nullptr && source != buffer)
+                             std::memcpy(into, partOf(source, part), part.bytes);
+                           comm::algo::broadcast(ctx, into, part.bytes, root);
+                         });
         },
         StagedBy::kBody);
   });

@@ -139,22 +139,6 @@ void* Staging::host(const void* data) const {
 
 char* Staging::hostBase() const { return static_cast<char*>(resources_->host); }
 
-void Staging::copy(uint8_t use, Deadline deadline) {
-  const bool toHost = use == kIn;
-  for (const StagingLayout::Region& r : layout_.regions()) {
-    if (!(r.use & use)) continue;
-    char* device = const_cast<char*>(r.begin);
-    char* host = hostBase() + r.hostOffset;
-    check(cudaMemcpyAsync(toHost ? host : device, toHost ? device : host, r.bytes,
-                          toHost ? cudaMemcpyDeviceToHost : cudaMemcpyHostToDevice, resources_->stream),
-          "cudaMemcpyAsync (staging)");
-  }
-  check(cudaEventRecord(resources_->copied, resources_->stream), "cudaEventRecord (staging)");
-  await(resources_->copied, deadline,
-        toHost ? "the copy of device memory to the host (after the stream's earlier work)"
-               : "the copy of the result to device memory");
-}
-
 void* Staging::deviceStream() {
   if (!started_) {
     DeviceScope scope(device_);
@@ -185,39 +169,42 @@ void* Staging::backStream() {
 void Staging::startToHost(const void* data, size_t bytes) {
   DeviceScope scope(device_);
   auto stream = static_cast<cudaStream_t>(deviceStream());
-  check(cudaMemcpyAsync(host(data), data, bytes, cudaMemcpyDeviceToHost, stream), "cudaMemcpyAsync (staging a part)");
-  check(cudaEventRecord(resources_->copied, stream), "cudaEventRecord (staging a part)");
+  check(cudaMemcpyAsync(host(data), data, bytes, cudaMemcpyDeviceToHost, stream), "cudaMemcpyAsync (staging)");
+  check(cudaEventRecord(resources_->copied, stream), "cudaEventRecord (staging)");
 }
 
 void Staging::awaitToHost(Deadline deadline) {
-  await(resources_->copied, deadline,
-        "the copy of a part of device memory to the host (after the stream's earlier work)");
+  await(resources_->copied, deadline, "the copy of device memory to the host (after the stream's earlier work)");
 }
 
 void Staging::startToDevice(void* data, size_t bytes) {
   DeviceScope scope(device_);
   check(cudaMemcpyAsync(data, host(data), bytes, cudaMemcpyHostToDevice, static_cast<cudaStream_t>(backStream())),
-        "cudaMemcpyAsync (a part of the result)");
+        "cudaMemcpyAsync (the result)");
 }
 
 void Staging::finishToDevice(Deadline deadline) {
   DeviceScope scope(device_);
   auto back = static_cast<cudaStream_t>(backStream());
-  check(cudaEventRecord(resources_->backCopied, back), "cudaEventRecord (the result's parts)");
+  check(cudaEventRecord(resources_->backCopied, back), "cudaEventRecord (the result)");
   await(resources_->backCopied, deadline, "the copy of the result to device memory");
   openGate();
 }
 
+// Staged whole: every region the call reads in, every region it writes
+// back, the same way as parts.
 void Staging::toHost(Deadline deadline) {
-  DeviceScope scope(device_);
-  deviceStream();
-  copy(kIn, deadline);
+  for (const StagingLayout::Region& r : layout_.regions()) {
+    if (r.use & kIn) startToHost(r.begin, r.bytes);
+  }
+  awaitToHost(deadline);
 }
 
 void Staging::toDevice(Deadline deadline) {
-  DeviceScope scope(device_);
-  copy(kOut, deadline);
-  openGate();
+  for (const StagingLayout::Region& r : layout_.regions()) {
+    if (r.use & kOut) startToDevice(const_cast<char*>(r.begin), r.bytes);
+  }
+  finishToDevice(deadline);
 }
 
 void Staging::openGate() {

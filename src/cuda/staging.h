@@ -57,10 +57,10 @@ class Staging {
   void toDevice(Deadline deadline);
 
   // For a call staged in parts (algo/staged_segments.h), instead of
-  // toHost and toDevice. startToHost starts copying `bytes` at `data` (inside
-  // a buffer added) into its host memory, once the stream's earlier work is
-  // done, and returns at once; awaitToHost waits (polling) until that part
-  // is there, before the next part starts.
+  // toHost and toDevice, which copy whole buffers this way. startToHost
+  // starts copying `bytes` at `data` (inside a buffer added) into its host
+  // memory, once the stream's earlier work is done, and returns at once;
+  // awaitToHost waits (polling) until every part started in is there.
   void startToHost(const void* data, size_t bytes);
   void awaitToHost(Deadline deadline);
   // Starts copying the host memory standing for `bytes` at `data` back to
@@ -86,9 +86,6 @@ class Staging {
   // The stream that copies parts back, once it waits for the caller's
   // earlier work (which may still read the outputs).
   void* backStream();
-  // Copies every region used as `use` (kIn: to the host, kOut: back to the
-  // device) and waits until the copies are done.
-  void copy(uint8_t use, Deadline deadline);
 
   int device_;
   StreamGate* gate_ = nullptr;
