@@ -16,6 +16,7 @@ namespace {
 constexpr uint32_t kDescriptorStep = 0;
 constexpr uint32_t kReachStep = 1;
 constexpr uint32_t kBarrierStep = 2;  // and one more per round of the barrier
+
 // What each rank tells the others before the data moves.
 struct Descriptor {
   cuda::DeviceUuid device{};
@@ -35,6 +36,19 @@ void barrier(CollectiveContext& ctx) {
   }
 }
 
+// Every rank's `all[rank]` into `all` on every rank, under `step`.
+template <typename T>
+void exchangeWithEveryRank(CollectiveContext& ctx, uint32_t step, std::vector<T>& all) {
+  const int rank = ctx.rank();
+  for (int p = 0; p < ctx.size(); ++p) {
+    if (p != rank) ctx.recv(p, step, &all[p], sizeof(T));
+  }
+  for (int p = 0; p < ctx.size(); ++p) {
+    if (p != rank) ctx.send(p, step, &all[rank], sizeof(T));
+  }
+  ctx.waitAll();
+}
+
 // Ranks on different GPUs of one node: whether every rank's GPU can address
 // every other rank's (peer access), which each rank knows only of its own,
 // so they tell each other. The same answer on every rank.
@@ -47,13 +61,7 @@ bool everyGpuReachesEveryOther(CollectiveContext& ctx, int device, const std::ve
   for (int p = 0; p < n; ++p) {
     if (p != rank && !cuda::canReach(device, all[p].device)) reaches[rank] = 0;
   }
-  for (int p = 0; p < n; ++p) {
-    if (p != rank) ctx.recv(p, kReachStep, &reaches[p], 1);
-  }
-  for (int p = 0; p < n; ++p) {
-    if (p != rank) ctx.send(p, kReachStep, &reaches[rank], 1);
-  }
-  ctx.waitAll();
+  exchangeWithEveryRank(ctx, kReachStep, reaches);
   return std::all_of(reaches.begin(), reaches.end(), [](uint8_t r) { return r != 0; });
 }
 
@@ -81,13 +89,7 @@ bool deviceIpcAllReduce(CollectiveContext& ctx, cuda::Staging& staging, int devi
   std::vector<Descriptor> all(n);
   const bool willing = !streamOrdered && ctx.communicator().world().cudaIpc();
   all[rank] = {cuda::deviceUuid(device), workspace.handle(), static_cast<uint8_t>(willing ? 1 : 0)};
-  for (int p = 0; p < n; ++p) {
-    if (p != rank) ctx.recv(p, kDescriptorStep, &all[p], sizeof(Descriptor));
-  }
-  for (int p = 0; p < n; ++p) {
-    if (p != rank) ctx.send(p, kDescriptorStep, &all[rank], sizeof(Descriptor));
-  }
-  ctx.waitAll();
+  exchangeWithEveryRank(ctx, kDescriptorStep, all);
   // Every rank sees the same descriptors, so every rank decides alike.
   bool oneGpu = true;
   for (const Descriptor& d : all) {
