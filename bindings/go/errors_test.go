@@ -3,6 +3,7 @@ package comm_test
 import (
 	"context"
 	"errors"
+	"os"
 	"strings"
 	"sync"
 	"testing"
@@ -208,9 +209,24 @@ func TestErrorsCompareByStatus(t *testing.T) {
 // Device memory, as a CUDA library hands it out, reaches the C library
 // marked with its device, whole or re-sliced: where comm has no CUDA (or
 // the machine no GPU) the call that uses it fails naming
-// comm_tensor_set_memory; with one, a pointer that is not device memory is
-// refused by the collective itself. Go never touches the memory.
+// comm_tensor_set_memory and that cause; with one, a pointer that is not
+// device memory is refused by the collective itself. Go never touches the
+// memory.
 func TestDeviceSlices(t *testing.T) {
+	if built, ok := os.LookupEnv("COMM_TEST_BUILT_WITH_CUDA"); ok && comm.HasCUDA() != (built == "1") {
+		t.Fatalf("HasCUDA() = %v, but the build was configured with COMM_TEST_BUILT_WITH_CUDA=%s", comm.HasCUDA(), built)
+	}
+	devices, reason := comm.CUDADevices()
+	if (devices == 0) != (reason != "") {
+		t.Fatalf("CUDADevices() = %d, %q: a reason goes with no device, and only then", devices, reason)
+	}
+	call, cause := "comm_all_reduce:", "" // a pointer that is no device memory
+	if devices == 0 {
+		call, cause = "comm_tensor_set_memory:", "no CUDA device visible"
+		if !comm.HasCUDA() {
+			cause = "needs a build of comm with CUDA"
+		}
+	}
 	bad := map[string]func() ([]float32, error){
 		"null pointer":    func() ([]float32, error) { return comm.DeviceSlice[float32](0, 4, 0) },
 		"no elements":     func() ([]float32, error) { return comm.DeviceSlice[float32](4096, 0, 0) },
@@ -229,9 +245,8 @@ func TestDeviceSlices(t *testing.T) {
 	for name, s := range map[string][]float32{"whole": device, "re-sliced": device[1:]} {
 		err := comm.AllReduce(world, s, s, comm.Sum)
 		var e *comm.Error
-		if !errors.As(err, &e) ||
-			!(strings.HasPrefix(e.Message, "comm_tensor_set_memory:") || strings.HasPrefix(e.Message, "comm_all_reduce:")) {
-			t.Fatalf("%s device slice: got %v, want a refusal by the C library", name, err)
+		if !errors.As(err, &e) || !strings.HasPrefix(e.Message, call) || !strings.Contains(e.Message, cause) {
+			t.Fatalf("%s device slice: got %v, want a refusal by %s saying %q", name, err, call, cause)
 		}
 	}
 	host := []float32{1}

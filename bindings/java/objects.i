@@ -63,6 +63,7 @@ COMM_JAVA_OPAQUE(comm_config_t)
 %apply int *OUTPUT { int *out };
 %apply long long { int64_t };
 %apply long long *OUTPUT { int64_t *out_ms };
+%apply int *OUTPUT { int *out_count };
 
 /* comm_name: the name as UTF-8 bytes in a byte[1][] (NewStringUTF wants modified UTF-8). */
 %typemap(jni) const char **out "jobjectArray"
@@ -85,3 +86,5 @@ COMM_JAVA_OPAQUE(comm_config_t)
     (*jenv)->SetObjectArrayElement(jenv, $input, 0, bytes);
   }
 %}
+/* comm_cuda_device_count's reason, as comm_name's name. */
+%apply const char **out { const char **out_reason };

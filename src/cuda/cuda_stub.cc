@@ -15,7 +15,8 @@ namespace comm::cuda {
 namespace {
 
 [[noreturn]] void notBuilt(const char* what) {
-  fail(COMM_ERR_NOT_SUPPORTED, "{}: this build of comm has no CUDA (nvcc was not found when it was configured)", what);
+  fail(COMM_ERR_NOT_SUPPORTED,
+       "{}: this build of comm has no CUDA (it was configured without nvcc, or with COMM_WITH_CUDA=OFF)", what);
 }
 
 }  // namespace

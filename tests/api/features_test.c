@@ -1,4 +1,5 @@
-/* comm_has_feature answers for every comm_feature_t and refuses others;
+/* comm_has_feature answers for every comm_feature_t, as the build was
+ * configured (COMM_TEST_BUILT_WITH_CUDA), and refuses others;
  * comm_providers lists comm's own tcp first, and every provider it lists
  * really opens: a single-rank world over it (with the direct shared-memory
  * path off, so the provider carries the traffic) all-reduces. */
@@ -7,6 +8,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include <cmocka.h>
@@ -18,6 +20,9 @@ static void features_are_answered(void **state) {
   int has = -1;
   assert_int_equal(comm_has_feature(&has, COMM_FEATURE_CUDA), COMM_OK);
   assert_true(has == 0 || has == 1);
+  /* What CMake was asked to build (tests/api/CMakeLists.txt passes it on). */
+  const char *built = getenv("COMM_TEST_BUILT_WITH_CUDA");
+  if (built != NULL) assert_int_equal(has, strcmp(built, "1") == 0);
   assert_int_equal(comm_has_feature(NULL, COMM_FEATURE_CUDA), COMM_ERR_INVALID_ARGUMENT);
   assert_int_equal(comm_has_feature(&has, (comm_feature_t)99), COMM_ERR_INVALID_ARGUMENT);
   assert_non_null(strstr(comm_last_error(), "comm_has_feature"));

@@ -23,6 +23,8 @@ from .comm_func import *  # noqa: F401,F403
 from .comm_func import __all__ as _comm_func_all
 from .errors import *  # noqa: F401,F403
 from .errors import __all__ as _errors_all
+from .features import *  # noqa: F401,F403
+from .features import __all__ as _features_all
 from .management import *  # noqa: F401,F403
 from .management import __all__ as _management_all
 from .ops import ReduceOp
@@ -34,4 +36,4 @@ _c.comm_check_version(_c.COMM_VERSION_MAJOR, _c.COMM_VERSION_MINOR)
 #: Version of the C library actually loaded ("MAJOR.MINOR.PATCH").
 __version__ = _c.comm_version_string()
 
-__all__ = ["ReduceOp", "bfloat16", "from_dlpack", "__version__", *_management_all, *_comm_func_all, *_errors_all]
+__all__ = ["ReduceOp", "bfloat16", "from_dlpack", "__version__", *_management_all, *_comm_func_all, *_errors_all, *_features_all]

@@ -14,7 +14,14 @@ def test_version_features_and_providers():
     C.comm_check_version(C.COMM_VERSION_MAJOR, C.COMM_VERSION_MINOR)
     with pytest.raises(comm.CommNotSupportedError, match="comm_check_version"):
         C.comm_check_version(C.COMM_VERSION_MAJOR + 1, 0)
-    assert C.comm_has_feature(C.COMM_FEATURE_CUDA) in (0, 1)
+    assert comm.has_cuda() == bool(C.comm_has_feature(C.COMM_FEATURE_CUDA))
+    built = os.environ.get("COMM_TEST_BUILT_WITH_CUDA")
+    if built is not None:  # what CMake was asked to build
+        assert comm.has_cuda() == (built == "1")
+    devices, reason = comm.cuda_device_count()
+    assert devices >= 0 and (devices == 0) == (reason != "")
+    if not comm.has_cuda():
+        assert devices == 0 and "no CUDA" in reason
     assert C.comm_providers().split(",")[0] == "tcp"
 
 

@@ -70,6 +70,21 @@ static const char *comm_go_name(const comm_t *comm) {
 }
 %}
 
+/* comm_cuda_device_count through helpers, for its C string out-parameter
+   (see comm_name). */
+%ignore comm_cuda_device_count;
+%inline %{
+static int comm_go_cuda_device_count(void) {
+  int count = 0;
+  return comm_cuda_device_count(&count, NULL) == COMM_OK ? count : 0;
+}
+static const char *comm_go_cuda_unavailable_reason(void) {
+  int count = 0;
+  const char *reason = NULL;
+  return comm_cuda_device_count(&count, &reason) == COMM_OK && reason != NULL ? reason : "";
+}
+%}
+
 /* A C string out-parameter has no Go mapping (see comm_name), and nothing
    in package comm needs the provider list: comm-info prints it. */
 %ignore comm_providers;

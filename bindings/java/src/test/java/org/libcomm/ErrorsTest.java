@@ -49,19 +49,27 @@ class ErrorsTest {
     assertTrue(error.getMessage().startsWith(call + ":"), error.getMessage());
   }
 
-  /** Device tensors: refused where they are made when no CUDA device is visible (this CI machine); where
-   *  one is, an address that is no device memory is refused by the call, and there is no Java view. */
+  /** Device tensors: where no CUDA device is visible they are refused where they are made, naming the cause
+   *  (a build without CUDA, or a machine that shows no device); where one is, an address that is no device
+   *  memory is refused by the call, and there is no Java view. */
   @Test
   void deviceTensorsAreChecked() {
-    Tensor t;
-    try {
-      t = Tensor.ofDevice(4096, 0, DType.FLOAT32, 4);
-    } catch (CommException e) {
+    String built = System.getenv("COMM_TEST_BUILT_WITH_CUDA"); // what CMake was asked to build
+    if (built != null) {
+      assertEquals(built.equals("1"), Cuda.isBuilt());
+    }
+    if (Cuda.deviceCount() == 0) {
+      assertFalse(Cuda.unavailableReason().isEmpty());
+      CommException e = assertThrows(CommException.class, () -> Tensor.ofDevice(4096, 0, DType.FLOAT32, 4));
       assertEquals(Status.NOT_SUPPORTED, e.status());
-      assertTrue(e.getMessage().startsWith("comm_tensor_set_memory:"), e.getMessage());
+      String cause = Cuda.isBuilt() ? "no CUDA device visible" : "needs a build of comm with CUDA";
+      assertTrue(e.getMessage().startsWith("comm_tensor_set_memory:") && e.getMessage().contains(cause),
+          e.getMessage());
       assertThrows(CommException.class, () -> world.setStream(4096));
       return;
     }
+    assertEquals("", Cuda.unavailableReason());
+    Tensor t = Tensor.ofDevice(4096, 0, DType.FLOAT32, 4);
     assertEquals(0, t.device());
     assertThrows(IllegalStateException.class, t::buffer);
     assertThrows(IllegalStateException.class, t::toFloatArray);
