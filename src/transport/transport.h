@@ -104,7 +104,10 @@ class Transport {
   // tag match receives in the order both were posted. A receive completes
   // with COMM_ERR_MISMATCH when the message is not exactly `size` bytes; a
   // longer message that a transport cut into chunks (Options::maxChunkBytes)
-  // leaves its remaining chunks to the next receives of its tag.
+  // leaves its remaining chunks to the next receives of its tag, and a
+  // receive cut into chunks that meets a shorter message may hand its
+  // unused chunks the next message of its tag when that arrives before the
+  // transport withdraws them (libfabric matches each chunk on its own).
   // Throws comm::Error (COMM_ERR_TRANSPORT) when the operation cannot be posted.
   virtual void send(int peer, uint64_t tag, const void* data, size_t size, Request& request) = 0;
   virtual void recv(int peer, uint64_t tag, void* data, size_t size, Request& request) = 0;
