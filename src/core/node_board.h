@@ -12,7 +12,7 @@
 // s - kEntriesPerRank when it starts s only once every rank has started
 // s - kEntriesPerRank + 1: a rank starts a collective after it is done
 // reading the entries of the one before. That check
-// (CollectiveContext::awaitReuse) is the only flow control, so a rank that
+// (BoardSession::awaitReuse) is the only flow control, so a rank that
 // only gives (a broadcast root, a gather leaf) publishes and leaves, and may
 // run up to kEntriesPerRank - 1 collectives ahead of the others; once held
 // up, it waits until they are at most kEntriesPerRank / 2 behind. Whatever

@@ -38,4 +38,9 @@ std::string describe(const Signature& s) {
   return text;
 }
 
+std::string describeCall(const Signature& signature, uint32_t sequence, std::string_view communicator) {
+  return fmt::format("comm_{} (#{} on {})", collectiveName(static_cast<CollectiveKind>(signature.kind)), sequence,
+                     communicator);
+}
+
 }  // namespace comm::core

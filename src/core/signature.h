@@ -63,4 +63,8 @@ inline constexpr uint16_t kMemoryDevice = 1;
 // "all_reduce float32 x 8 sum in device memory"
 std::string describe(const Signature& signature);
 
+// "comm_all_reduce (#12 on world)": collective number `sequence` of the
+// communicator named `communicator`, the call the user made, for messages.
+std::string describeCall(const Signature& signature, uint32_t sequence, std::string_view communicator);
+
 }  // namespace comm::core
