@@ -1,10 +1,10 @@
 // StoreServer: one thread multiplexes every client with poll(). A client is
 // served once it has proven the job's secret; until then its bytes are the
-// handshake's, never requests. A get or wait whose keys are missing parks
-// as a Waiter and is answered when the last of its keys is created, so
-// clients never poll and an idle server sleeps in poll() until a client
-// speaks or the destructor signals the eventfd. Everything it holds is
-// bounded by StoreLimits.
+// handshake's, never requests. Its requests go to the StoreTable
+// (store_table.h), which parks a get or wait whose keys are missing until
+// the last of them is created, so clients never poll and an idle server
+// sleeps in poll() until a client speaks or the destructor signals the
+// eventfd. Everything it holds is bounded by StoreLimits.
 #include <netinet/in.h>
 #include <poll.h>
 #include <sys/eventfd.h>
@@ -12,20 +12,20 @@
 #include <unistd.h>
 
 #include <cerrno>
-#include <charconv>
 #include <cstdlib>
 #include <map>
+#include <memory>
 #include <mutex>
 #include <optional>
 #include <string_view>
 #include <thread>
 #include <unordered_map>
-#include <unordered_set>
 #include <utility>
 #include <vector>
 
 #include "bootstrap/store.h"
 #include "bootstrap/store_protocol.h"
+#include "bootstrap/store_table.h"
 #include "common/error.h"
 #include "common/handshake.h"
 #include "common/log.h"
@@ -52,20 +52,9 @@ struct Connection {
   std::string in;
   std::string out;
   size_t outSent = 0;
-  size_t parked = 0;  // its waits parked now
   bool closing = false;
 
   size_t pendingReply() const { return out.size() - outSent; }
-};
-
-// A get or wait that arrived before all of its keys existed.
-struct Waiter {
-  int fd;
-  uint64_t requestId;
-  StoreOp op;
-  std::string key;                   // the key whose value a get returns
-  std::vector<std::string> missing;  // its keys still absent when it parked
-  size_t left;                       // how many of those are still absent
 };
 
 struct PeerAddress {
@@ -85,9 +74,8 @@ PeerAddress peerAddress(int fd) {
   return {host, static_cast<uint16_t>(std::atoi(service))};
 }
 
-std::string okFrame(uint64_t id) { return FrameWriter().u64(id).u8(uint8_t(StoreStatus::kOk)).finish(); }
-
-class ServerLoop {
+// The server's thread: its connections, and the table their requests go to.
+class ServerLoop final : private StoreReplies {
  public:
   ServerLoop(UniqueFd listener, int wakeFd, std::string name, std::string secret, StoreLimits limits,
              std::mutex& usageMutex, StoreUsage& usage)
@@ -97,7 +85,11 @@ class ServerLoop {
         secret_(std::move(secret)),
         limits_(limits),
         usageMutex_(usageMutex),
-        usage_(usage) {}
+        usage_(usage),
+        table_(limits, *this) {}
+  // The table answers through this object: it stays where it was made.
+  ServerLoop(const ServerLoop&) = delete;
+  ServerLoop& operator=(const ServerLoop&) = delete;
 
   // Serves until the wake eventfd becomes readable.
   void run() {
@@ -236,8 +228,8 @@ class ServerLoop {
       while (!connection.closing && connection.pendingReply() < limits_.maxPendingReplyBytes) {
         std::optional<uint32_t> body = completeFrame(buffer.substr(consumed), limit);
         if (!body) break;
-        handle(connection, decodeRequest(buffer.substr(consumed + kFrameHeaderBytes, *body), limits_.maxKeyBytes,
-                                         limits_.maxValueBytes));
+        table_.handle(connection.fd.get(), decodeRequest(buffer.substr(consumed + kFrameHeaderBytes, *body),
+                                                         limits_.maxKeyBytes, limits_.maxValueBytes));
         consumed += kFrameHeaderBytes + *body;
       }
       connection.in.erase(0, consumed);
@@ -263,155 +255,22 @@ class ServerLoop {
     connection.closing = true;
   }
 
-  void handle(Connection& connection, StoreRequest request) {
-    const uint64_t id = request.id;
-    switch (request.op) {
-      case StoreOp::kSet: {
-        std::string& key = request.keys[0];
-        if (!hold(connection, id, key, request.value.size())) return;
-        const bool created = data_.insert_or_assign(key, std::move(request.value)).second;
-        reply(connection, okFrame(id));
-        if (created) keyCreated(key);
-        return;
-      }
-      case StoreOp::kGet: {
-        std::string& key = request.keys[0];
-        if (auto found = data_.find(key); found != data_.end()) {
-          reply(connection, valueFrame(id, found->second));
-        } else {
-          std::string wanted = key;
-          park(connection, id, request.op, std::move(wanted), std::move(request.keys));
-        }
-        return;
-      }
-      case StoreOp::kWait: {
-        std::vector<std::string> missing;
-        std::unordered_set<std::string_view> seen;
-        for (const std::string& key : request.keys) {
-          if (!data_.contains(key) && seen.insert(key).second) missing.push_back(key);
-        }
-        if (missing.empty()) {
-          reply(connection, okFrame(id));
-        } else {
-          park(connection, id, request.op, {}, std::move(missing));
-        }
-        return;
-      }
-      case StoreOp::kAdd: add(connection, id, request.keys[0], request.delta); return;
-      case StoreOp::kErasePrefix: {
-        const std::string& prefix = request.keys[0];
-        auto entry = data_.lower_bound(prefix);
-        while (entry != data_.end() && entry->first.starts_with(prefix)) {
-          bytesHeld_ -= entry->first.size() + entry->second.size();
-          entry = data_.erase(entry);
-        }
-        reply(connection, okFrame(id));
-        return;
-      }
-      case StoreOp::kCheck: {
-        auto found = data_.find(request.keys[0]);
-        reply(connection, found != data_.end() ? valueFrame(id, found->second)
-                                               : FrameWriter().u64(id).u8(uint8_t(StoreStatus::kMissing)).finish());
-        return;
-      }
-    }
-  }
-
-  // Accounts for `key` holding `valueBytes` from now on; refuses the client
-  // and returns false when that would pass the limit on the bytes held.
-  bool hold(Connection& connection, uint64_t id, const std::string& key, size_t valueBytes) {
-    auto found = data_.find(key);
-    const size_t before = found == data_.end() ? 0 : key.size() + found->second.size();
-    const size_t after = bytesHeld_ - before + key.size() + valueBytes;
-    if (after > limits_.maxBytesHeld) {
-      refuse(connection, id,
-             fmt::format("set('{}'): holding {} more bytes would pass the store's limit of {} bytes", key,
-                         after - bytesHeld_, limits_.maxBytesHeld));
-      return false;
-    }
-    bytesHeld_ = after;
-    return true;
-  }
-
-  void add(Connection& connection, uint64_t id, const std::string& key, int64_t delta) {
-    int64_t value = 0;
-    auto found = data_.find(key);
-    if (found != data_.end()) {
-      const std::string& text = found->second;
-      auto [end, error] = std::from_chars(text.data(), text.data() + text.size(), value);
-      if (error != std::errc() || end != text.data() + text.size()) {
-        reply(connection, errorFrame(id, fmt::format("add('{}'): the value there is not an integer", key)));
-        return;
-      }
-    }
-    if (__builtin_add_overflow(value, delta, &value)) {
-      reply(connection, errorFrame(id, fmt::format("add('{}', {}): the result overflows int64", key, delta)));
-      return;
-    }
-    std::string text = std::to_string(value);
-    if (!hold(connection, id, key, text.size())) return;
-    const bool created = found == data_.end();
-    data_[key] = std::move(text);
-    reply(connection, FrameWriter().u64(id).u8(uint8_t(StoreStatus::kOk)).i64(value).finish());
-    if (created) keyCreated(key);
-  }
-
-  static std::string valueFrame(uint64_t id, std::string_view value) {
-    return FrameWriter().u64(id).u8(uint8_t(StoreStatus::kOk)).bytes(value).finish();
-  }
-  static std::string errorFrame(uint64_t id, std::string_view message) {
-    return FrameWriter().u64(id).u8(uint8_t(StoreStatus::kError)).bytes(message).finish();
-  }
-
-  void park(Connection& connection, uint64_t id, StoreOp op, std::string key, std::vector<std::string> missing) {
-    if (connection.parked >= limits_.maxParkedPerClient) {
-      return refuse(
-          connection, id,
-          fmt::format("{} of its requests already wait for keys, the limit per client", limits_.maxParkedPerClient));
-    }
-    const uint64_t waiterId = nextWaiter_++;
-    for (const std::string& absent : missing) waitersByKey_[absent].insert(waiterId);
-    parkedKeys_ += missing.size();
-    const size_t left = missing.size();
-    waiters_.emplace(waiterId, Waiter{connection.fd.get(), id, op, std::move(key), std::move(missing), left});
-    ++connection.parked;
-  }
-
-  void keyCreated(const std::string& key) {
-    auto parked = waitersByKey_.extract(key);
-    if (parked.empty()) return;
-    parkedKeys_ -= parked.mapped().size();
-    for (uint64_t waiterId : parked.mapped()) {
-      auto found = waiters_.find(waiterId);
-      if (found == waiters_.end() || --found->second.left > 0) continue;
-      const Waiter& waiter = found->second;
-      auto connection = connections_.find(waiter.fd);
-      if (connection != connections_.end()) {
-        reply(connection->second, waiter.op == StoreOp::kGet ? valueFrame(waiter.requestId, data_.at(waiter.key))
-                                                             : okFrame(waiter.requestId));
-        --connection->second.parked;
-      }
-      forget(waiterId, waiter, key);
-      waiters_.erase(found);
-    }
-  }
-
-  // Removes `waiter` from the lists of the keys it still waits for (all but
-  // `created`, whose list is gone already).
-  void forget(uint64_t waiterId, const Waiter& waiter, std::string_view created = {}) {
-    for (const std::string& key : waiter.missing) {
-      if (key == created) continue;
-      auto list = waitersByKey_.find(key);
-      if (list == waitersByKey_.end()) continue;
-      parkedKeys_ -= list->second.erase(waiterId);
-      if (list->second.empty()) waitersByKey_.erase(list);
-    }
-  }
-
   void reply(Connection& connection, std::string frame) {
     if (connection.closing) return;
     connection.out.append(frame);
     flush(connection);
+  }
+
+  void reply(int client, std::string frame) override {
+    if (auto connection = connections_.find(client); connection != connections_.end()) {
+      reply(connection->second, std::move(frame));
+    }
+  }
+
+  void refuse(int client, uint64_t id, const std::string& why) override {
+    if (auto connection = connections_.find(client); connection != connections_.end()) {
+      refuse(connection->second, id, why);
+    }
   }
 
   void flush(Connection& connection) {
@@ -437,11 +296,7 @@ class ServerLoop {
     auto found = connections_.find(fd);
     if (found == connections_.end()) return;
     if (found->second.handshake) unproven_.erase(found->second.arrival);
-    std::erase_if(waiters_, [&](const auto& entry) {
-      if (entry.second.fd != fd) return false;
-      forget(entry.first, entry.second);
-      return true;
-    });
+    table_.dropClient(fd);
     connections_.erase(found);
     acceptPaused_ = false;
   }
@@ -457,9 +312,9 @@ class ServerLoop {
   void publishUsage() {
     StoreUsage now{.clients = connections_.size(),
                    .unproven = unproven_.size(),
-                   .bytesHeld = bytesHeld_,
-                   .parkedWaits = waiters_.size(),
-                   .parkedKeys = parkedKeys_,
+                   .bytesHeld = table_.bytesHeld(),
+                   .parkedWaits = table_.parkedWaits(),
+                   .parkedKeys = table_.parkedKeys(),
                    .pendingReplyBytes = 0};
     for (const auto& [fd, connection] : connections_) now.pendingReplyBytes += connection.pendingReply();
     std::lock_guard lock(usageMutex_);
@@ -478,13 +333,7 @@ class ServerLoop {
   std::map<uint64_t, int> unproven_;  // fds of the connections not yet proven, by arrival
   uint64_t nextArrival_ = 0;
   uint64_t evictions_ = 0;
-  // Ordered, so that the keys under one prefix are one range to erase.
-  std::map<std::string, std::string, std::less<>> data_;
-  size_t bytesHeld_ = 0;
-  std::unordered_map<uint64_t, Waiter> waiters_;
-  std::unordered_map<std::string, std::unordered_set<uint64_t>> waitersByKey_;
-  size_t parkedKeys_ = 0;  // entries of waitersByKey_, all keys together
-  uint64_t nextWaiter_ = 0;
+  StoreTable table_;
 };
 
 UniqueFd listenOn(const std::string& host, uint16_t port) {
@@ -541,10 +390,11 @@ StoreServer::StoreServer(const std::string& host, uint16_t port, const std::stri
   if (!impl_->wake.valid()) fail(COMM_ERR_BOOTSTRAP, "store server: eventfd failed: {}", errnoText(errno));
   std::string name = "store server on " + endpointName(host, impl_->port);
   log::debug("{}: listening", name);
-  impl_->thread = std::thread([loop = ServerLoop(std::move(listener), impl_->wake.get(), std::move(name), secret,
-                                                 limits, impl_->usageMutex, impl_->usage)]() mutable {
+  auto loop = std::make_unique<ServerLoop>(std::move(listener), impl_->wake.get(), std::move(name), secret, limits,
+                                           impl_->usageMutex, impl_->usage);
+  impl_->thread = std::thread([loop = std::move(loop)] {
     try {
-      loop.run();
+      loop->run();
     } catch (const std::exception& error) {
       log::error("store server stopped: {}", error.what());
     }
