@@ -21,6 +21,9 @@
 #include "common/error.h"
 #include "common/log.h"
 #include "common/shm_segment.h"
+#include "transport/intrusive_list.h"
+#include "transport/matching_engine.h"
+#include "transport/record_pool.h"
 #include "transport/shm/channel.h"
 #include "transport/shm/cross_memory.h"
 #include "transport/shm/shm_op.h"
@@ -40,9 +43,6 @@ constexpr size_t kNodeBudget = size_t{32} << 20;
 constexpr size_t kCopyPiece = size_t{8} << 20;
 // Early messages held for one peer when ShmOptions does not say.
 constexpr size_t kDefaultUnexpectedBytes = size_t{256} << 20;
-// What an early message costs beyond its bytes: a flood of empty messages or
-// of announcements of large ones is bounded too.
-constexpr size_t kArrivalOverhead = sizeof(ShmArrival);
 // How long cancel() sleeps while a piece it must wait for is being copied.
 constexpr auto kCopyWait = std::chrono::microseconds(50);
 
@@ -173,21 +173,21 @@ class ShmTransport final : public Transport {
     int32_t status;
   };
 
+  using Matching = MatchingEngine<ShmOp, ShmArrival>;
+
   // Everything about one rank on the node, this one included.
   struct Peer {
     int rank = -1;
     pid_t pid = 0;
-    bool crossMemory = false;  // its memory is readable by Cross-Memory Attach
-    bool active = false;       // in active_: progress() polls its ring
-    ShmProducer out;           // this rank -> peer, in the peer's segment
-    ShmConsumer in;            // peer -> this rank, in this rank's segment
-    ShmList<ShmOp> posted;     // receives, in posting order
-    ShmList<ShmArrival> unexpected;
-    size_t unexpectedBytes = 0;  // what `unexpected` counts against maxUnexpected_
-    bool heldBack = false;       // its ring is left unread until receives take some of `unexpected`
-    ShmList<ShmOp> backlog;      // sends waiting for ring space, in posting order
-    ShmList<ShmOp> streaming;    // sends cleared to stream, in clearing order
-    ShmList<ShmOp> receiving;    // receives taking chunks
+    bool crossMemory = false;        // its memory is readable by Cross-Memory Attach
+    bool active = false;             // in active_: progress() polls its ring
+    ShmProducer out;                 // this rank -> peer, in the peer's segment
+    ShmConsumer in;                  // peer -> this rank, in this rank's segment
+    Matching matching;               // its messages and this rank's receives for them
+    bool heldBack = false;           // its ring is left unread until receives take some arrivals
+    IntrusiveList<ShmOp> backlog;    // sends waiting for ring space, in posting order
+    IntrusiveList<ShmOp> streaming;  // sends cleared to stream, in clearing order
+    IntrusiveList<ShmOp> receiving;  // receives taking chunks
     std::deque<Reply> replies;
   };
 
@@ -197,15 +197,14 @@ class ShmTransport final : public Transport {
 
   // Both return how many slots they moved.
   uint64_t drain(Peer& peer);
-  // Both return false, consuming nothing, when the peer's early messages
-  // already hold as much as maxUnexpected_ allows.
+  // Both return false, consuming nothing, when the peer's arrivals already
+  // hold as much as maxUnexpected_ allows.
   bool onEager(Peer& peer, const ShmSlot& slot);
   bool onRequestToSend(Peer& peer, const ShmSlot& slot);
-  bool holdUnexpected(Peer& peer, size_t bytes);
+  bool admit(Peer& peer, size_t cost);
   void onChunk(Peer& peer, const ShmSlot& slot);
   void onFinish(Peer& peer, const ShmSlot& slot);
   void match(Peer& peer, ShmOp* receive, size_t size, uint64_t senderToken, uint64_t address);
-  void deliver(Peer& peer, Request& request, uint64_t tag, void* buffer, size_t size, const char* data, size_t arrived);
 
   uint64_t pump(Peer& peer);
   bool postSend(Peer& peer, ShmOp* op);
@@ -234,9 +233,9 @@ class ShmTransport final : public Transport {
   std::vector<Peer*> local_;
   std::vector<Peer*> active_;
   size_t sweep_ = 0;
-  ShmList<ShmOp> copies_;
-  ShmPool<ShmOp> ops_;
-  ShmPool<ShmArrival> arrivals_;
+  IntrusiveList<ShmOp> copies_;
+  RecordPool<ShmOp> ops_;
+  RecordPool<ShmArrival> arrivals_;
   uint64_t completions_ = 0;
   size_t slotPayload_ = 0;    // the largest message (or chunk) a slot carries
   bool attachLarge_ = false;  // messages too large for a slot go by Cross-Memory Attach
@@ -396,19 +395,19 @@ void ShmTransport::recv(int rank, uint64_t tag, void* data, size_t size, Request
   Peer& peer = peerFor(rank, "receive from");
   request.restart();
   activate(peer);
-  if (ShmArrival* arrival = peer.unexpected.find([tag](const ShmArrival& a) { return a.tag == tag; })) {
-    peer.unexpected.remove(arrival);
-    peer.unexpectedBytes -= kArrivalOverhead + (arrival->rendezvous ? 0 : arrival->size);
+  if (ShmArrival* arrival = peer.matching.findArrival(tag)) {
+    peer.matching.forget(arrival);
     if (arrival->rendezvous) {
       match(peer, newOp(request, rank, tag, data, size, ShmOpState::kPosted), arrival->size, arrival->senderToken,
             arrival->address);
     } else {
-      deliver(peer, request, tag, data, size, arrival->data.data(), arrival->size);
+      receiveWhole(request, "shm", peer.rank, tag, data, size, arrival->data.data(), arrival->size);
+      complete(request);
     }
     arrivals_.release(arrival);
     return;
   }
-  peer.posted.pushBack(newOp(request, rank, tag, data, size, ShmOpState::kPosted));
+  peer.matching.post(newOp(request, rank, tag, data, size, ShmOpState::kPosted));
 }
 
 bool ShmTransport::progress() {
@@ -470,8 +469,8 @@ uint64_t ShmTransport::drain(Peer& peer) {
   return kMaxSlots;
 }
 
-bool ShmTransport::holdUnexpected(Peer& peer, size_t bytes) {
-  if (peer.unexpectedBytes + bytes > maxUnexpected_) {
+bool ShmTransport::admit(Peer& peer, size_t cost) {
+  if (!peer.matching.admits(cost, maxUnexpected_)) {
     if (!peer.heldBack) {
       log::debug(
           "shm: rank {} sent more messages before their receives than this rank holds for one peer ({} bytes); "
@@ -482,25 +481,24 @@ bool ShmTransport::holdUnexpected(Peer& peer, size_t bytes) {
     return false;
   }
   peer.heldBack = false;
-  peer.unexpectedBytes += bytes;
   return true;
 }
 
 bool ShmTransport::onEager(Peer& peer, const ShmSlot& slot) {
   const uint64_t tag = slot.tagOrToken;
-  if (ShmOp* op = peer.posted.find([tag](const ShmOp& o) { return o.tag == tag; })) {
-    peer.posted.remove(op);
-    deliver(peer, *op->request, tag, op->buffer, op->size, shmPayload(&slot), slot.size);
+  if (ShmOp* op = peer.matching.takeReceive(tag)) {
+    receiveWhole(*op->request, "shm", peer.rank, tag, op->buffer, op->size, shmPayload(&slot), slot.size);
+    complete(*op->request);
     ops_.release(op);
     return true;
   }
-  if (!holdUnexpected(peer, kArrivalOverhead + slot.size)) return false;
+  if (!admit(peer, Matching::cost(slot.size, false))) return false;
   ShmArrival* arrival = arrivals_.acquire();
   arrival->tag = tag;
   arrival->size = slot.size;
   arrival->rendezvous = false;
   arrival->data.assign(shmPayload(&slot), shmPayload(&slot) + slot.size);
-  peer.unexpected.pushBack(arrival);
+  peer.matching.hold(arrival);
   return true;
 }
 
@@ -508,19 +506,18 @@ bool ShmTransport::onRequestToSend(Peer& peer, const ShmSlot& slot) {
   ShmRendezvous rendezvous;
   std::memcpy(&rendezvous, shmPayload(&slot), sizeof rendezvous);
   const uint64_t tag = slot.tagOrToken;
-  if (ShmOp* op = peer.posted.find([tag](const ShmOp& o) { return o.tag == tag; })) {
-    peer.posted.remove(op);
+  if (ShmOp* op = peer.matching.takeReceive(tag)) {
     match(peer, op, slot.size, rendezvous.senderToken, rendezvous.address);
     return true;
   }
-  if (!holdUnexpected(peer, kArrivalOverhead)) return false;
+  if (!admit(peer, Matching::cost(slot.size, true))) return false;
   ShmArrival* arrival = arrivals_.acquire();
   arrival->tag = tag;
   arrival->size = slot.size;
   arrival->rendezvous = true;
   arrival->senderToken = rendezvous.senderToken;
   arrival->address = rendezvous.address;
-  peer.unexpected.pushBack(arrival);
+  peer.matching.hold(arrival);
   return true;
 }
 
@@ -548,19 +545,6 @@ void ShmTransport::onFinish(Peer& peer, const ShmSlot& slot) {
   ops_.release(op);
 }
 
-// A message of `arrived` bytes at `data` for a receive of `size` bytes.
-void ShmTransport::deliver(Peer& peer, Request& request, uint64_t tag, void* buffer, size_t size, const char* data,
-                           size_t arrived) {
-  if (arrived != size) {
-    request.fail(COMM_ERR_MISMATCH, "shm: message from rank {} with tag {:#x} is {} bytes, expected {}", peer.rank, tag,
-                 arrived, size);
-  } else {
-    if (size != 0) std::memcpy(buffer, data, size);
-    request.bytes = size;
-  }
-  complete(request);
-}
-
 // A receive meets the request-to-send of a `size`-byte message.
 void ShmTransport::match(Peer& peer, ShmOp* op, size_t size, uint64_t senderToken, uint64_t address) {
   op->remoteToken = senderToken;
@@ -568,8 +552,7 @@ void ShmTransport::match(Peer& peer, ShmOp* op, size_t size, uint64_t senderToke
   if (size != op->size) {
     // The sender's part is over: a receive took its message.
     reply(peer, ShmKind::kFinish, senderToken, 0, COMM_OK);
-    op->request->fail(COMM_ERR_MISMATCH, "shm: message from rank {} with tag {:#x} is {} bytes, expected {}", peer.rank,
-                      op->tag, size, op->size);
+    failMismatch(*op->request, "shm", peer.rank, op->tag, size, op->size);
     complete(*op->request);
     ops_.release(op);
   } else if (peer.crossMemory && attachLarge_) {
@@ -709,7 +692,8 @@ ShmOp* ShmTransport::findCancellable(const Request& request) {
   auto mine = [&request](const ShmOp& op) { return op.request == &request; };
   if (ShmOp* op = copies_.find(mine)) return op;
   for (Peer* peer : local_) {
-    for (ShmList<ShmOp>* list : {&peer->posted, &peer->receiving, &peer->backlog}) {
+    if (ShmOp* op = peer->matching.receiveOf(request)) return op;
+    for (IntrusiveList<ShmOp>* list : {&peer->receiving, &peer->backlog}) {
       if (ShmOp* op = list->find(mine)) return op;
     }
   }
@@ -744,8 +728,10 @@ void ShmTransport::cancel(Request& request) {
     op->state = ShmOpState::kDraining;
     op->request = nullptr;
     op = nullptr;
+  } else if (op->state == ShmOpState::kQueued) {
+    peer.backlog.remove(op);
   } else {
-    (op->state == ShmOpState::kQueued ? peer.backlog : peer.posted).remove(op);
+    peer.matching.unpost(op);
   }
   if (op != nullptr) ops_.release(op);
   request.fail(COMM_ERR_ABORTED, "shm: {} rank {} with tag {:#x} was cancelled", what, peer.rank, tag);

@@ -17,7 +17,6 @@
 #include <cstdlib>
 #include <cstring>
 #include <deque>
-#include <list>
 #include <mutex>
 #include <optional>
 #include <string_view>
@@ -31,7 +30,9 @@
 #include "common/log.h"
 #include "common/socket.h"
 #include "common/unique_fd.h"
+#include "transport/matching_engine.h"
 #include "transport/network_interface.h"
+#include "transport/record_pool.h"
 #include "transport/tcp/payload_pool.h"
 #include "transport/tcp/tcp_wire.h"
 
@@ -69,41 +70,43 @@ constexpr auto kConnectTimeout = std::chrono::milliseconds(120'000);
 // Connections accepted and not yet proven: a stranger can open many and
 // say nothing; beyond this many the oldest is closed, so that neither
 // memory nor descriptors run out before the peers come.
-constexpr size_t kMaxArrivals = 64;
+constexpr size_t kMaxNewcomers = 64;
 
 void complete(Request& request, comm_status_t status, std::string_view error = {}) {
   if (status != COMM_OK) request.fail(status, "{}", error);
   request.markDone();
 }
 
-struct PostedRecv {
+// Where a receive's message goes.
+struct Destination {
   uint64_t tag = 0;
   char* data = nullptr;
   size_t size = 0;
   Request* request = nullptr;
 };
 
-// A message that arrived before its receive was posted: an eager one with
-// its bytes, or an announcement.
-struct Unexpected {
+// A receive posted before its message came (in its connection's matching
+// engine).
+struct Receive : Destination {
+  Receive* prev = nullptr;
+  Receive* next = nullptr;
+};
+
+// A message that arrived before its receive was posted (matching_engine.h):
+// an eager one with its bytes, or a request-to-send.
+struct Arrival {
   uint64_t tag = 0;
   size_t size = 0;
   std::unique_ptr<char[]> data;
   bool complete = false;
-  PostedRecv claim;        // the receive waiting for the rest of it, if any (claim.request)
-  bool announced = false;  // a kReadyToSend: no bytes here
-  uint32_t sendId = 0;     // ... and the sender's number for it
+  Destination claim;        // the receive waiting for the rest of it, if any (claim.request)
+  bool rendezvous = false;  // a kRequestToSend: no bytes here
+  uint32_t sendId = 0;      // ... and the sender's number for it
+  Arrival* prev = nullptr;
+  Arrival* next = nullptr;
 };
 
-// What an early message costs beyond its bytes, counted against the
-// unexpected-message limit so that a flood of announcements, which carry no
-// bytes, is bounded too.
-constexpr size_t kUnexpectedOverhead = sizeof(Unexpected);
-
-// What `message` counts against the limit.
-size_t unexpectedCost(const Unexpected& message) {
-  return kUnexpectedOverhead + (message.announced ? 0 : message.size);
-}
+using Matching = MatchingEngine<Receive, Arrival>;
 
 struct QueuedSend {
   Header header;
@@ -126,8 +129,8 @@ struct Incoming {
   char* destination = nullptr;  // null: read and dropped (a cancelled or mismatched receive)
   size_t size = 0;
   size_t got = 0;
-  Request* request = nullptr;        // completed once the payload is in
-  Unexpected* unexpected = nullptr;  // or the buffer it fills
+  Request* request = nullptr;     // completed once the payload is in
+  Arrival* unexpected = nullptr;  // or the arrival it fills
   size_t remaining() const { return size - got; }
 };
 
@@ -137,14 +140,12 @@ struct Connection {
   std::string deadWhy;                         // non-empty once the connection is gone
   comm_status_t deadStatus = COMM_ERR_REMOTE;  // what requests to it fail with then
   std::deque<QueuedSend> sends;
-  std::deque<PostedRecv> posted;
-  std::list<Unexpected> unexpected;                       // a list: Incoming and claims point into it
-  size_t unexpectedBytes = 0;                             // what those count against the limit
+  Matching matching;                                      // receives posted, arrivals (Incoming points into them)
   std::unordered_map<uint32_t, AnnouncedSend> announced;  // by the sender's number
   std::unordered_set<uint32_t> withdrawn;  // announced, then cancelled: answered with kWithdrawn when cleared
   uint32_t nextSendId = 0;
-  std::unordered_map<uint32_t, PostedRecv> cleared;  // receives told to come, by the receiver's number;
-                                                     // data and request null: dropped on arrival
+  std::unordered_map<uint32_t, Destination> cleared;  // receives told to come, by the receiver's number;
+                                                      // data and request null: dropped on arrival
   uint32_t nextRecvId = 0;
   std::unique_ptr<char[]> inbox = std::make_unique_for_overwrite<char[]>(kInboxBytes);
   size_t inStart = 0;
@@ -154,42 +155,25 @@ struct Connection {
   bool dead() const { return !deadWhy.empty(); }
 };
 
-std::string mismatch(int peer, uint64_t tag, size_t arrived, size_t expected) {
-  return fmt::format("tcp: message from rank {} with tag {:#x} is {} bytes, expected {}", peer, tag, arrived, expected);
-}
-
-// The first receive posted for `tag`, taken off the list; messages and
-// receives of one tag match in order.
-std::optional<PostedRecv> takePosted(Connection& c, uint64_t tag) {
-  auto posted = std::find_if(c.posted.begin(), c.posted.end(), [&](const PostedRecv& p) { return p.tag == tag; });
-  if (posted == c.posted.end()) return std::nullopt;
-  PostedRecv receive = *posted;
-  c.posted.erase(posted);
-  return receive;
-}
-
 // Completes `receive` with a whole message from `peer`: its bytes, or a
 // mismatch when the sizes differ.
-void fill(const PostedRecv& receive, int peer, uint64_t tag, const char* data, size_t size) {
-  if (receive.size != size) {
-    return complete(*receive.request, COMM_ERR_MISMATCH, mismatch(peer, tag, size, receive.size));
-  }
-  if (size > 0) std::memcpy(receive.data, data, size);
-  receive.request->bytes = size;
-  complete(*receive.request, COMM_OK);
+void fill(const Destination& receive, int peer, uint64_t tag, const char* data, size_t size) {
+  receiveWhole(*receive.request, kTcpProvider, peer, tag, receive.data, receive.size, data, size);
+  receive.request->markDone();
+}
+
+// Fails `receive`, which a message of `size` bytes met.
+void mismatched(const Destination& receive, int peer, uint64_t tag, size_t size) {
+  failMismatch(*receive.request, kTcpProvider, peer, tag, size, receive.size);
+  receive.request->markDone();
 }
 
 // Whether something this rank started waits for what comes on `c`: a
 // receive, a go-ahead for an announced or withdrawn send, the rest of a
 // payload.
 bool awaited(const Connection& c) {
-  return !c.posted.empty() || !c.announced.empty() || !c.withdrawn.empty() || !c.cleared.empty() || c.incoming.active;
-}
-
-void forget(Connection& c, Unexpected& message, tcp::PayloadPool& payloads) {
-  c.unexpectedBytes -= unexpectedCost(message);
-  if (message.data) payloads.giveBack(std::move(message.data), message.size);
-  c.unexpected.remove_if([&](const Unexpected& m) { return &m == &message; });
+  return c.matching.hasReceives() || !c.announced.empty() || !c.withdrawn.empty() || !c.cleared.empty() ||
+         c.incoming.active;
 }
 
 // The address to listen on: loopback when every rank is on this node, else
@@ -203,7 +187,7 @@ in_addr listenAddress(const Options& options) {
 
 // A connection accepted during connect() whose peer has not yet proven
 // the job's secret.
-struct Arrival {
+struct Newcomer {
   UniqueFd fd;
   std::string from;  // its address, for the log
   Handshake handshake;
@@ -253,19 +237,25 @@ class TcpTransport final : public Transport {
   void adopt(int peer, UniqueFd fd);
   // Accepts connections until `awaited` higher ranks have proven the secret.
   void acceptPeers(int awaited, Deadline deadline);
-  // Moves an arrival's handshake on; returns false when it is over (the
+  // Moves a newcomer's handshake on; returns false when it is over (the
   // peer adopted or turned away).
-  bool advance(Arrival& arrival, int& awaited);
+  bool advance(Newcomer& newcomer, int& awaited);
   // Each returns true when a request completed.
   bool readFrom(Connection& c);
   bool writeTo(Connection& c);
   bool startMessage(Connection& c, const Header& header);
   bool finishIncoming(Connection& c);
-  bool deliver(Connection& c, Unexpected& message, const PostedRecv& receive);
+  bool deliver(Connection& c, Arrival& message, const Destination& receive);
   // Answers the announcement of message `sendId` (`size` bytes) with the
   // go-ahead for `receive`; returns true when it completed the receive (a
   // size mismatch: the payload is then dropped on arrival).
-  bool clearToSend(Connection& c, uint64_t tag, size_t size, uint32_t sendId, const PostedRecv& receive);
+  bool clearToSend(Connection& c, uint64_t tag, size_t size, uint32_t sendId, const Destination& receive);
+  // The first receive posted on `c` for `tag`, taken off its queue.
+  std::optional<Destination> takeReceive(Connection& c, uint64_t tag);
+  // A record for an arrival of `size` bytes with `tag`, its other fields unset.
+  Arrival* newArrival(uint64_t tag, size_t size);
+  // Lets go of `message` and its buffer.
+  void forget(Connection& c, Arrival& message);
   // Gives `request`'s buffer back to the caller if it is a send to `c`'s
   // peer; returns whether it was.
   bool cancelSend(Connection& c, Request& request);
@@ -276,9 +266,9 @@ class TcpTransport final : public Transport {
   // away, COMM_ERR_TRANSPORT when it broke the protocol. `quiet`: an expected
   // end (the peer said goodbye), logged at debug level only.
   void markDead(Connection& c, std::string why, comm_status_t status = COMM_ERR_REMOTE, bool quiet = false);
-  // Accounts for an early message of `cost` from `c`'s peer; past the
-  // limit, fails the connection and returns false.
-  bool holdUnexpected(Connection& c, size_t cost);
+  // Whether an arrival of `cost` from `c`'s peer fits the budget; past it,
+  // fails the connection and returns false.
+  bool admit(Connection& c, size_t cost);
   void updateBusy();
 
   std::mutex mutex_;  // guards everything below but address_
@@ -291,6 +281,8 @@ class TcpTransport final : public Transport {
   // By rank; this rank's has no socket (sendToSelf), ranks not reached have none.
   std::vector<std::unique_ptr<Connection>> connections_;
   tcp::PayloadPool payloads_{kEagerBytes};  // the buffers of early messages
+  RecordPool<Receive> receives_;
+  RecordPool<Arrival> arrivals_;
   size_t queuedSends_ = 0;
   size_t live_ = 0;                    // connections to peers not dead
   Clock::time_point nextQuietRead_{};  // when progress() next reads every connection
@@ -361,20 +353,20 @@ void TcpTransport::connect(int selfRank, const std::vector<PeerInfo>& peers) {
 }
 
 void TcpTransport::acceptPeers(int awaited, Deadline deadline) {
-  std::deque<Arrival> arrivals;  // oldest first
+  std::deque<Newcomer> newcomers;  // oldest first
   std::vector<pollfd> fds;
   while (awaited > 0) {
     fds.assign(1, pollfd{listener_.get(), POLLIN, 0});
-    for (const Arrival& arrival : arrivals) {
+    for (const Newcomer& newcomer : newcomers) {
       fds.push_back(
-          {arrival.fd.get(), static_cast<short>(POLLIN | (arrival.sent < arrival.out.size() ? POLLOUT : 0)), 0});
+          {newcomer.fd.get(), static_cast<short>(POLLIN | (newcomer.sent < newcomer.out.size() ? POLLOUT : 0)), 0});
     }
     if (poll(fds.data(), fds.size(), pollTimeout(deadline)) < 0 && errno != EINTR) {
       fail(COMM_ERR_TRANSPORT, "tcp: poll: {}", errnoText(errno));
     }
     // Backwards, so that erasing one leaves the indexes of the rest.
-    for (size_t i = arrivals.size(); i-- > 0;) {
-      if (fds[i + 1].revents != 0 && !advance(arrivals[i], awaited)) arrivals.erase(arrivals.begin() + i);
+    for (size_t i = newcomers.size(); i-- > 0;) {
+      if (fds[i + 1].revents != 0 && !advance(newcomers[i], awaited)) newcomers.erase(newcomers.begin() + i);
     }
     while (awaited > 0 && (fds[0].revents & POLLIN) != 0) {
       UniqueFd fd(::accept4(listener_.get(), nullptr, nullptr, SOCK_CLOEXEC | SOCK_NONBLOCK));
@@ -383,15 +375,15 @@ void TcpTransport::acceptPeers(int awaited, Deadline deadline) {
         if (errno == EAGAIN || errno == EWOULDBLOCK) break;
         fail(COMM_ERR_TRANSPORT, "tcp: accept: {}", errnoText(errno));
       }
-      if (arrivals.size() == kMaxArrivals) {
+      if (newcomers.size() == kMaxNewcomers) {
         log::warn("tcp: closed the connection from {}: it did not prove the job's secret while {} others came",
-                  arrivals.front().from, kMaxArrivals);
-        arrivals.pop_front();
+                  newcomers.front().from, kMaxNewcomers);
+        newcomers.pop_front();
       }
       std::string from = remoteName(fd.get());
-      Arrival& arrival = arrivals.emplace_back(
-          Arrival{std::move(fd), std::move(from), Handshake::accepting(secret_, kTcpContext), {}, 0});
-      if (!advance(arrival, awaited)) arrivals.pop_back();
+      Newcomer& newcomer = newcomers.emplace_back(
+          Newcomer{std::move(fd), std::move(from), Handshake::accepting(secret_, kTcpContext), {}, 0});
+      if (!advance(newcomer, awaited)) newcomers.pop_back();
     }
     if (awaited > 0 && deadline.expired()) {
       fail(COMM_ERR_TIMEOUT, "tcp: {} higher rank(s) did not connect within {} ms", awaited, connectTimeout_.count());
@@ -399,29 +391,29 @@ void TcpTransport::acceptPeers(int awaited, Deadline deadline) {
   }
 }
 
-bool TcpTransport::advance(Arrival& arrival, int& awaited) {
+bool TcpTransport::advance(Newcomer& newcomer, int& awaited) {
   auto turnAway = [&](std::string_view why) {
-    log::warn("tcp: turned away the connection from {}: {}", arrival.from, why);
+    log::warn("tcp: turned away the connection from {}: {}", newcomer.from, why);
     return false;
   };
   for (;;) {
-    arrival.out += arrival.handshake.takeOutput();
-    while (arrival.sent < arrival.out.size()) {
-      const ssize_t n = ::send(arrival.fd.get(), arrival.out.data() + arrival.sent, arrival.out.size() - arrival.sent,
-                               MSG_NOSIGNAL | MSG_DONTWAIT);
+    newcomer.out += newcomer.handshake.takeOutput();
+    while (newcomer.sent < newcomer.out.size()) {
+      const ssize_t n = ::send(newcomer.fd.get(), newcomer.out.data() + newcomer.sent,
+                               newcomer.out.size() - newcomer.sent, MSG_NOSIGNAL | MSG_DONTWAIT);
       if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK)) return true;
       if (n < 0 && errno == EINTR) continue;
       if (n < 0) return turnAway(fmt::format("sending failed: {}", errnoText(errno)));
-      arrival.sent += static_cast<size_t>(n);
+      newcomer.sent += static_cast<size_t>(n);
     }
-    switch (arrival.handshake.state()) {
-      case Handshake::State::kRefused: return turnAway(arrival.handshake.refusal());
+    switch (newcomer.handshake.state()) {
+      case Handshake::State::kRefused: return turnAway(newcomer.handshake.refusal());
       case Handshake::State::kDone: {
-        const uint64_t rank = arrival.handshake.claim();
+        const uint64_t rank = newcomer.handshake.claim();
         if (rank <= static_cast<uint64_t>(self_) || rank >= connections_.size() || connections_[rank]) {
           return turnAway(fmt::format("it proved the job's secret but says it is rank {}, which is not awaited", rank));
         }
-        adopt(static_cast<int>(rank), std::move(arrival.fd));
+        adopt(static_cast<int>(rank), std::move(newcomer.fd));
         --awaited;
         return false;
       }
@@ -429,12 +421,12 @@ bool TcpTransport::advance(Arrival& arrival, int& awaited) {
     }
     char buffer[Handshake::kAnswerBytes];
     const ssize_t n =
-        ::recv(arrival.fd.get(), buffer, std::min(sizeof buffer, arrival.handshake.wanted()), MSG_DONTWAIT);
+        ::recv(newcomer.fd.get(), buffer, std::min(sizeof buffer, newcomer.handshake.wanted()), MSG_DONTWAIT);
     if (n == 0) return turnAway("it closed the connection during the handshake");
     if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK)) return true;
     if (n < 0 && errno == EINTR) continue;
     if (n < 0) return turnAway(fmt::format("receiving failed: {}", errnoText(errno)));
-    arrival.handshake.feed(std::string_view(buffer, static_cast<size_t>(n)));
+    newcomer.handshake.feed(std::string_view(buffer, static_cast<size_t>(n)));
   }
 }
 
@@ -473,21 +465,19 @@ void TcpTransport::send(int peer, uint64_t tag, const void* data, size_t size, R
   }
   const uint32_t id = c.nextSendId++;
   c.announced[id] = {static_cast<const char*>(data), size, &request};
-  queue(c, {tag, size, Kind::kReadyToSend, id, 0, 0}, nullptr, nullptr);
+  queue(c, {tag, size, Kind::kRequestToSend, id, 0, 0}, nullptr, nullptr);
 }
 
 void TcpTransport::sendToSelf(Connection& c, uint64_t tag, const char* data, size_t size, Request& request) {
-  if (std::optional<PostedRecv> receive = takePosted(c, tag)) {
+  if (std::optional<Destination> receive = takeReceive(c, tag)) {
     fill(*receive, self_, tag, data, size);
   } else {
-    Unexpected& message = c.unexpected.emplace_back();
-    message.tag = tag;
-    message.size = size;
-    message.data = payloads_.take(size);
-    if (size > 0) std::memcpy(message.data.get(), data, size);
-    message.complete = true;
+    Arrival* message = newArrival(tag, size);
+    message->data = payloads_.take(size);
+    if (size > 0) std::memcpy(message->data.get(), data, size);
+    message->complete = true;
     // A rank's messages to itself are its own to bound: counted, never refused.
-    c.unexpectedBytes += unexpectedCost(message);
+    c.matching.hold(message);
   }
   complete(request, COMM_OK);
 }
@@ -504,21 +494,22 @@ void TcpTransport::recv(int peer, uint64_t tag, void* data, size_t size, Request
   std::lock_guard lock(mutex_);
   Connection& c = connection(peer);
   request.restart();
-  PostedRecv receive{tag, static_cast<char*>(data), size, &request};
-  for (Unexpected& message : c.unexpected) {
-    if (message.tag != tag || message.claim.request != nullptr) continue;
-    if (message.announced) {
-      clearToSend(c, tag, message.size, message.sendId, receive);
-      forget(c, message, payloads_);
-    } else if (message.complete) {
-      deliver(c, message, receive);
+  const Destination receive{tag, static_cast<char*>(data), size, &request};
+  if (Arrival* message = c.matching.findArrival(tag, [](const Arrival& a) { return a.claim.request == nullptr; })) {
+    if (message->rendezvous) {
+      clearToSend(c, tag, message->size, message->sendId, receive);
+      forget(c, *message);
+    } else if (message->complete) {
+      deliver(c, *message, receive);
     } else {
-      message.claim = receive;
+      message->claim = receive;
     }
     return;
   }
   if (c.dead()) return complete(request, c.deadStatus, c.deadWhy);
-  c.posted.push_back(receive);
+  Receive* posted = receives_.acquire();
+  *posted = Receive{receive};
+  c.matching.post(posted);
 }
 
 void TcpTransport::cancel(Request& request) {
@@ -527,10 +518,9 @@ void TcpTransport::cancel(Request& request) {
   for (auto& owned : connections_) {
     if (!owned) continue;
     Connection& c = *owned;
-    auto posted =
-        std::find_if(c.posted.begin(), c.posted.end(), [&](const PostedRecv& p) { return p.request == &request; });
-    if (posted != c.posted.end()) {
-      c.posted.erase(posted);
+    if (Receive* posted = c.matching.receiveOf(request)) {
+      c.matching.unpost(posted);
+      receives_.release(posted);
       return complete(request, COMM_ERR_ABORTED, "cancelled");
     }
     for (auto& [id, cleared] : c.cleared) {
@@ -546,11 +536,9 @@ void TcpTransport::cancel(Request& request) {
       c.incoming.destination = nullptr;
       return complete(request, COMM_ERR_ABORTED, "cancelled");
     }
-    for (Unexpected& message : c.unexpected) {
-      if (message.claim.request == &request) {
-        message.claim = {};
-        return complete(request, COMM_ERR_ABORTED, "cancelled");
-      }
+    if (Arrival* message = c.matching.arrivalWhere([&](const Arrival& a) { return a.claim.request == &request; })) {
+      message->claim = {};
+      return complete(request, COMM_ERR_ABORTED, "cancelled");
     }
     if (cancelSend(c, request)) return;
   }
@@ -755,17 +743,16 @@ bool TcpTransport::startMessage(Connection& c, const Header& header) {
   }
   switch (header.kind) {
     case Kind::kEager: break;
-    case Kind::kReadyToSend: {
-      if (std::optional<PostedRecv> receive = takePosted(c, header.tag)) {
+    case Kind::kRequestToSend: {
+      if (std::optional<Destination> receive = takeReceive(c, header.tag)) {
         return clearToSend(c, header.tag, header.size, header.id, *receive);
       }
-      if (!holdUnexpected(c, kUnexpectedOverhead)) return true;
-      Unexpected& message = c.unexpected.emplace_back();
-      message.tag = header.tag;
-      message.size = header.size;
-      message.complete = true;
-      message.announced = true;
-      message.sendId = header.id;
+      if (!admit(c, Matching::cost(header.size, true))) return true;
+      Arrival* message = newArrival(header.tag, header.size);
+      message->complete = true;
+      message->rendezvous = true;
+      message->sendId = header.id;
+      c.matching.hold(message);
       return false;
     }
     case Kind::kClearToSend: {
@@ -818,22 +805,21 @@ bool TcpTransport::startMessage(Connection& c, const Header& header) {
     }
   }
   bool completed = false;
-  if (std::optional<PostedRecv> receive = takePosted(c, header.tag)) {
+  if (std::optional<Destination> receive = takeReceive(c, header.tag)) {
     if (receive->size == header.size) {
       c.incoming = {true, receive->data, header.size, 0, receive->request, nullptr};
     } else {
-      complete(*receive->request, COMM_ERR_MISMATCH, mismatch(c.peer, header.tag, header.size, receive->size));
+      mismatched(*receive, c.peer, header.tag, header.size);
       completed = true;
       c.incoming = {true, nullptr, header.size, 0, nullptr, nullptr};
     }
   } else {
     // checkHeader() bounded the size by kEagerBytes; this bounds how many.
-    if (!holdUnexpected(c, kUnexpectedOverhead + header.size)) return true;
-    Unexpected& message = c.unexpected.emplace_back();
-    message.tag = header.tag;
-    message.size = header.size;
-    message.data = payloads_.take(header.size);
-    c.incoming = {true, message.data.get(), header.size, 0, nullptr, &message};
+    if (!admit(c, Matching::cost(header.size, false))) return true;
+    Arrival* message = newArrival(header.tag, header.size);
+    message->data = payloads_.take(header.size);
+    c.matching.hold(message);
+    c.incoming = {true, message->data.get(), header.size, 0, nullptr, message};
   }
   if (header.size == 0) completed = finishIncoming(c) || completed;
   return completed;
@@ -852,20 +838,42 @@ bool TcpTransport::finishIncoming(Connection& c) {
   return in.unexpected->claim.request != nullptr && deliver(c, *in.unexpected, in.unexpected->claim);
 }
 
-bool TcpTransport::clearToSend(Connection& c, uint64_t tag, size_t size, uint32_t sendId, const PostedRecv& receive) {
+bool TcpTransport::clearToSend(Connection& c, uint64_t tag, size_t size, uint32_t sendId, const Destination& receive) {
   const uint32_t id = c.nextRecvId++;
   const bool fits = receive.size == size;
-  c.cleared[id] = fits ? receive : PostedRecv{tag, nullptr, size, nullptr};
+  c.cleared[id] = fits ? receive : Destination{tag, nullptr, size, nullptr};
   queue(c, {tag, 0, Kind::kClearToSend, sendId, id, 0}, nullptr, nullptr);
   if (fits) return false;
-  complete(*receive.request, COMM_ERR_MISMATCH, mismatch(c.peer, tag, size, receive.size));
+  mismatched(receive, c.peer, tag, size);
   return true;
 }
 
-bool TcpTransport::deliver(Connection& c, Unexpected& message, const PostedRecv& receive) {
+bool TcpTransport::deliver(Connection& c, Arrival& message, const Destination& receive) {
   fill(receive, c.peer, message.tag, message.data.get(), message.size);
-  forget(c, message, payloads_);
+  forget(c, message);
   return true;
+}
+
+std::optional<Destination> TcpTransport::takeReceive(Connection& c, uint64_t tag) {
+  Receive* posted = c.matching.takeReceive(tag);
+  if (posted == nullptr) return std::nullopt;
+  const Destination receive = *posted;
+  receives_.release(posted);
+  return receive;
+}
+
+Arrival* TcpTransport::newArrival(uint64_t tag, size_t size) {
+  Arrival* message = arrivals_.acquire();
+  *message = Arrival{};
+  message->tag = tag;
+  message->size = size;
+  return message;
+}
+
+void TcpTransport::forget(Connection& c, Arrival& message) {
+  c.matching.forget(&message);
+  if (message.data) payloads_.giveBack(std::move(message.data), message.size);
+  arrivals_.release(&message);
 }
 
 // Only a connection with nothing queued says goodbye: a message still on its
@@ -881,11 +889,8 @@ TcpTransport::~TcpTransport() {
   }
 }
 
-bool TcpTransport::holdUnexpected(Connection& c, size_t cost) {
-  if (c.unexpectedBytes + cost <= maxUnexpected_) {
-    c.unexpectedBytes += cost;
-    return true;
-  }
+bool TcpTransport::admit(Connection& c, size_t cost) {
+  if (c.matching.admits(cost, maxUnexpected_)) return true;
   markDead(c,
            fmt::format("rank {} sent more messages before their receives than this rank holds for one peer ({} bytes, "
                        "COMM_TCP_UNEXPECTED_BYTES)",
@@ -918,17 +923,19 @@ void TcpTransport::markDead(Connection& c, std::string why, comm_status_t status
   c.cleared.clear();
   queuedSends_ -= c.sends.size();
   c.sends.clear();
-  for (PostedRecv& p : c.posted) complete(*p.request, c.deadStatus, c.deadWhy);
-  c.posted.clear();
+  c.matching.takeEveryReceive([&](Receive& p) {
+    complete(*p.request, c.deadStatus, c.deadWhy);
+    receives_.release(&p);
+  });
   if (c.incoming.request != nullptr) complete(*c.incoming.request, c.deadStatus, c.deadWhy);
   c.incoming = {};
   // Messages that arrived whole can still be received; the rest never will.
-  c.unexpected.remove_if([&](const Unexpected& m) {
-    if (m.complete && !m.announced) return false;
-    if (m.claim.request != nullptr) complete(*m.claim.request, c.deadStatus, c.deadWhy);
-    c.unexpectedBytes -= unexpectedCost(m);
-    return true;
-  });
+  c.matching.forgetIf([](const Arrival& m) { return !m.complete || m.rendezvous; },
+                      [&](Arrival& m) {
+                        if (m.claim.request != nullptr) complete(*m.claim.request, c.deadStatus, c.deadWhy);
+                        if (m.data) payloads_.giveBack(std::move(m.data), m.size);
+                        arrivals_.release(&m);
+                      });
 }
 
 void TcpTransport::updateBusy() {
