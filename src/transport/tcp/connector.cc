@@ -84,8 +84,8 @@ Connector::Connector(const Options& options)
   getsockname(listener_.get(), reinterpret_cast<sockaddr*>(&address_), &length);
 }
 
-std::vector<UniqueFd> Connector::connect(int selfRank, const std::vector<PeerInfo>& peers) {
-  std::vector<UniqueFd> connections(peers.size());
+void Connector::connect(int selfRank, const std::vector<PeerInfo>& peers, std::vector<UniqueFd>& connections) {
+  connections.resize(peers.size());
   self_ = selfRank;
   const Deadline deadline(connectTimeout_);
   // Each pair gets one connection: the higher rank calls, the lower one
@@ -120,7 +120,6 @@ std::vector<UniqueFd> Connector::connect(int selfRank, const std::vector<PeerInf
   }
   if (awaited > 0) acceptPeers(connections, awaited, deadline);
   listener_.reset();
-  return connections;
 }
 
 void Connector::acceptPeers(std::vector<UniqueFd>& connections, int awaited, Deadline deadline) {

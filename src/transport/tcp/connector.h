@@ -28,12 +28,13 @@ class Connector {
   // Where this rank listens, the address its peers connect to.
   const sockaddr_in& address() const { return address_; }
 
-  // One proven connection per peer that has an address, by rank (the
-  // others', and this rank's, are not valid), then stops listening. Each
-  // pair gets one: the higher rank calls, the lower one accepts. Throws
-  // COMM_ERR_TRANSPORT when a peer cannot be reached, COMM_ERR_TIMEOUT when
-  // peers do not come within the connect timeout.
-  std::vector<UniqueFd> connect(int selfRank, const std::vector<PeerInfo>& peers);
+  // Fills `connections` (one per rank) with a proven connection to each
+  // peer that has an address (the others', and this rank's, stay not
+  // valid), then stops listening. Each pair gets one: the higher rank calls,
+  // the lower one accepts. Throws COMM_ERR_TRANSPORT when a peer cannot be
+  // reached, COMM_ERR_TIMEOUT when peers do not come within the connect
+  // timeout; the connections proven by then stay in `connections`.
+  void connect(int selfRank, const std::vector<PeerInfo>& peers, std::vector<UniqueFd>& connections);
 
  private:
   // Accepts connections until `awaited` higher ranks have proven the secret.

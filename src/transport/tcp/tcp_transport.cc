@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "common/deadline.h"
+#include "common/unique_fd.h"
 #include "transport/tcp/connector.h"
 #include "transport/tcp/message_engine.h"
 
@@ -48,7 +49,16 @@ class TcpTransport final : public Transport {
   }
   void connect(int selfRank, const std::vector<PeerInfo>& peers) override {
     std::lock_guard lock(mutex_);
-    messages_.open(selfRank, connector_.connect(selfRank, peers));
+    std::vector<UniqueFd> sockets;
+    try {
+      connector_.connect(selfRank, peers, sockets);
+    } catch (...) {
+      // The peers proven before the failure hear this rank's goodbye when
+      // it is destroyed, not what looks like a crash.
+      if (!sockets.empty()) messages_.open(selfRank, std::move(sockets));
+      throw;
+    }
+    messages_.open(selfRank, std::move(sockets));
   }
   void send(int peer, uint64_t tag, const void* data, size_t size, Request& request) override {
     std::lock_guard lock(mutex_);
