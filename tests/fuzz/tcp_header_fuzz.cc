@@ -24,7 +24,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
       case Kind::kClearToSend:
         if (header.size != 0 || payloadBytes(header) != 0) std::abort();
         break;
-      case Kind::kReadyToSend:
+      case Kind::kRequestToSend:
         if (payloadBytes(header) != 0) std::abort();
         break;
       case Kind::kGoodbye:

@@ -1,13 +1,10 @@
-// Transport over libfabric: one endpoint per provider (shm for peers on the
-// node, a network provider for the rest, or one forced provider for all),
-// tagged messages chunked to what the provider carries, completions reaped by
-// progress(). Every fi_* call happens under mutex_ (domains are opened with
-// FI_THREAD_DOMAIN).
-#include <unistd.h>
-
+// Transport over libfabric: each peer's endpoint chosen by ofi_routes.h,
+// and here the tagged messages, cut into chunks of what that provider
+// carries, posted (or queued while the provider is full), their
+// completions and errors reaped by progress(), and cancels. Every fi_* call
+// happens under mutex_ (domains are opened with FI_THREAD_DOMAIN).
 #include <algorithm>
 #include <chrono>
-#include <cstdlib>
 #include <mutex>
 #include <thread>
 
@@ -16,17 +13,14 @@
 #include "common/deadline.h"
 #include "common/error.h"
 #include "common/log.h"
-#include "transport/ofi/ofi_address.h"
 #include "transport/ofi/ofi_endpoint.h"
 #include "transport/ofi/ofi_op.h"
+#include "transport/ofi/ofi_routes.h"
 #include "transport/ofi/ofi_transport.h"
-
-#include "transport/network_interface.h"
 
 namespace comm::transport {
 namespace {
 
-constexpr size_t kMaxChunkBytes = size_t{1} << 30;
 constexpr size_t kCompletionBatch = 16;
 // Messages this large go by rendezvous, whose bytes (rxm over tcp's sockets,
 // shm's copies) move only while somebody polls the completion queue: a waiter
@@ -37,51 +31,6 @@ constexpr size_t kPolledBytes = size_t{64} << 10;
 // How long cancel() waits for the provider to confirm; past it the request is
 // declared done and its late completion is ignored.
 constexpr std::chrono::seconds kCancelWait{5};
-constexpr const char* kShm = "shm";
-constexpr const char* kNetwork = "tcp;ofi_rxm";
-
-// "tcp" means tcp under rxm, the layering this transport is tested with,
-// rather than whatever RDM flavour of tcp a libfabric version prefers.
-// FI_PROVIDER separates layered providers with commas, prov_name with
-// semicolons.
-std::string normaliseProvider(std::string name) {
-  std::replace(name.begin(), name.end(), ',', ';');
-  return name == "tcp" ? kNetwork : name;
-}
-
-std::string forcedProvider(const Options& options) {
-  if (!options.provider.empty()) return normaliseProvider(options.provider);
-  const std::string fromEnvironment = fabricProviderVariable();
-  // "^a,b" excludes providers rather than naming one; libfabric applies it.
-  if (fromEnvironment.empty() || fromEnvironment.front() == '^') return {};
-  return normaliseProvider(fromEnvironment);
-}
-
-// libfabric 1.17's shm provider names its region after the process id
-// (/dev/shm/<pid>:0:0). A region left by a killed process whose pid this
-// process now has makes fi_enable fail with EBUSY; no live process can own
-// that name but this one, so it is safe to remove before opening.
-void removeStaleShmRegion() {
-  std::string path = fmt::format("/dev/shm/{}:0:0", getpid());
-  unlink(path.c_str());
-}
-
-EndpointConfig configFor(const std::string& provider, const Options& options) {
-  EndpointConfig config{provider, {}, {}};
-  if (provider.starts_with("tcp")) {
-    if (options.singleNode) {
-      config.node = "127.0.0.1";
-    } else if (std::getenv("FI_TCP_IFACE") == nullptr) {
-      // FI_TCP_IFACE, when set, is applied by libfabric itself. Otherwise
-      // libfabric's tcp takes the interface comm's own would: left to
-      // itself it may take a docker bridge.
-      const NetworkInterface chosen = chooseInterface(options.tcpInterface, options.masterAddr);
-      config.domain = chosen.name;
-      log::info("fabric: tcp between nodes on {}: {}", chosen.name, chosen.why);
-    }
-  }
-  return config;
-}
 
 bool peerIsGone(int error) {
   switch (error) {
@@ -99,32 +48,6 @@ bool peerIsGone(int error) {
   }
 }
 
-const EndpointAddress* findProvider(const std::vector<EndpointAddress>& offered, const std::string& provider) {
-  for (const EndpointAddress& address : offered) {
-    if (address.provider == provider) return &address;
-  }
-  return nullptr;
-}
-
-std::string listProviders(const std::vector<EndpointAddress>& offered) {
-  std::string names;
-  for (const EndpointAddress& address : offered) names += (names.empty() ? "" : ", ") + address.provider;
-  return names.empty() ? "none" : names;
-}
-
-// "0-3,5,7-8"
-std::string formatRanks(const std::vector<int>& ranks) {
-  std::string text;
-  for (size_t i = 0; i < ranks.size();) {
-    size_t j = i;
-    while (j + 1 < ranks.size() && ranks[j + 1] == ranks[j] + 1) ++j;
-    if (!text.empty()) text += ',';
-    text += j == i ? fmt::format("{}", ranks[i]) : fmt::format("{}-{}", ranks[i], ranks[j]);
-    i = j + 1;
-  }
-  return text;
-}
-
 // The provider's queue is full for now; posting again after progress works.
 // shm (1.17) reports a full receive queue as -FI_ENOMEM.
 bool queueFull(ssize_t rc) { return rc == -FI_EAGAIN || rc == -FI_ENOMEM; }
@@ -133,10 +56,13 @@ const char* direction(const OfiOp& op) { return op.kind == OpKind::kSend ? "send
 
 class OfiTransport final : public Transport {
  public:
-  explicit OfiTransport(const Options& options);
+  explicit OfiTransport(const Options& options) : routes_(options) {}
 
-  std::vector<uint8_t> localAddress() const override;
-  void connect(int selfRank, const std::vector<PeerInfo>& peers) override;
+  std::vector<uint8_t> localAddress() const override { return routes_.localAddress(); }
+  void connect(int selfRank, const std::vector<PeerInfo>& peers) override {
+    std::lock_guard lock(mutex_);
+    routes_.connect(selfRank, peers);
+  }
   void send(int peer, uint64_t tag, const void* data, size_t size, Request& request) override {
     std::lock_guard lock(mutex_);
     start(OpKind::kSend, peer, tag, const_cast<void*>(data), size, request);
@@ -156,25 +82,8 @@ class OfiTransport final : public Transport {
   std::string providerFor(int peer) const override;
 
  private:
-  struct Slot {
-    std::unique_ptr<OfiEndpoint> endpoint;
-    size_t chunk = 0;
-    // Some peer is routed here. Idle endpoints are not progressed: polling
-    // tcp's sockets would tax every progress() of a job that only uses shm.
-    bool used = false;
-    OfiOpQueue sendBacklog;
-    OfiOpQueue recvBacklog;
-  };
-  struct Route {
-    Slot* slot = nullptr;
-    fi_addr_t address = FI_ADDR_NOTAVAIL;
-  };
-
-  void openEndpoint(const EndpointConfig& config, const Options& options);
-  const Route& routeTo(int peer) const;
-  std::pair<Slot*, const EndpointAddress*> chooseSlot(int rank, bool sameNode,
-                                                      const std::vector<EndpointAddress>& offered);
-  void logRoutes() const;
+  using Slot = OfiRoutes::Slot;
+  using Route = OfiRoutes::Route;
 
   void start(OpKind kind, int peer, uint64_t tag, void* buffer, size_t size, Request& request);
   void releaseOp(OfiOp* op) {
@@ -199,139 +108,15 @@ class OfiTransport final : public Transport {
   }
 
   mutable std::mutex mutex_;
-  OfiOpPool pool_;                      // declared before slots_: outlives the endpoints that reference its ops
+  OfiOpPool pool_;                      // declared before routes_: outlives the endpoints that reference its ops
   std::atomic<int> polledInFlight_{0};  // ops of kPolledBytes or more between acquire and release
-  std::vector<Slot> slots_;
-  std::vector<Route> routes_;
-  bool forced_ = false;
+  OfiRoutes routes_;
   bool completed_ = false;
 };
 
-OfiTransport::OfiTransport(const Options& options) {
-  std::string forced = forcedProvider(options);
-  forced_ = !forced.empty();
-  // Slots are filled before any route points at them and never move after.
-  slots_.reserve(2);
-  if (forced_) {
-    openEndpoint(configFor(forced, options), options);
-    log::debug("fabric: provider {} carries traffic to every peer", slots_[0].endpoint->provider());
-    return;
-  }
-  struct Candidate {
-    const char* provider;
-    const char* withoutIt;
-  };
-  std::string failures;
-  for (Candidate candidate : {Candidate{kShm, "peers on this node will use tcp"},
-                              Candidate{kNetwork, "only peers on this node are reachable"}}) {
-    try {
-      openEndpoint(configFor(candidate.provider, options), options);
-    } catch (const Error& error) {
-      failures += fmt::format("{}{}", failures.empty() ? "" : "; ", error.what());
-      log::warn("fabric: {} unavailable, {}: {}", candidate.provider, candidate.withoutIt, error.what());
-    }
-  }
-  if (slots_.empty()) fail(COMM_ERR_TRANSPORT, "fabric: no provider could be opened: {}", failures);
-}
-
-void OfiTransport::openEndpoint(const EndpointConfig& config, const Options& options) {
-  if (config.provider == kShm) removeStaleShmRegion();
-  Slot& slot = slots_.emplace_back();
-  try {
-    slot.endpoint = std::make_unique<OfiEndpoint>(config);
-  } catch (...) {
-    slots_.pop_back();
-    throw;
-  }
-  size_t limit = options.maxChunkBytes != 0 ? options.maxChunkBytes : kMaxChunkBytes;
-  slot.chunk = std::min(slot.endpoint->maxMessageSize(), limit);
-}
-
-std::vector<uint8_t> OfiTransport::localAddress() const {
-  std::vector<EndpointAddress> addresses;
-  for (const Slot& slot : slots_) addresses.push_back({slot.endpoint->provider(), slot.endpoint->address()});
-  return encodeAddresses(addresses);
-}
-
-std::pair<OfiTransport::Slot*, const EndpointAddress*> OfiTransport::chooseSlot(
-    int rank, bool sameNode, const std::vector<EndpointAddress>& offered) {
-  if (forced_) {
-    Slot& only = slots_.front();
-    const EndpointAddress* address = findProvider(offered, only.endpoint->provider());
-    if (address == nullptr) {
-      fail(COMM_ERR_TRANSPORT, "fabric: rank {} offers {} but this rank uses {} for every peer", rank,
-           listProviders(offered), only.endpoint->provider());
-    }
-    return {&only, address};
-  }
-  // The choice depends only on facts both sides see alike (sameNode and the two
-  // offers), so both ends of a pair pick the same provider.
-  Slot* shm = nullptr;
-  Slot* network = nullptr;
-  for (Slot& slot : slots_) (slot.endpoint->provider() == kShm ? shm : network) = &slot;
-  if (sameNode && shm != nullptr) {
-    if (const EndpointAddress* address = findProvider(offered, kShm)) return {shm, address};
-  }
-  if (network != nullptr) {
-    if (const EndpointAddress* address = findProvider(offered, network->endpoint->provider())) {
-      return {network, address};
-    }
-  }
-  std::vector<EndpointAddress> mine;
-  for (const Slot& slot : slots_) mine.push_back({slot.endpoint->provider(), {}});
-  fail(COMM_ERR_TRANSPORT, "fabric: no provider reaches rank {} on {}: it offers {}, this rank offers {}", rank,
-       sameNode ? "this node" : "another node", listProviders(offered), listProviders(mine));
-}
-
-void OfiTransport::connect(int selfRank, const std::vector<PeerInfo>& peers) {
-  std::lock_guard lock(mutex_);
-  if (!routes_.empty()) fail(COMM_ERR_INVALID_USAGE, "fabric: connect called twice");
-  if (selfRank < 0 || static_cast<size_t>(selfRank) >= peers.size()) {
-    fail(COMM_ERR_INVALID_ARGUMENT, "fabric: rank {} is outside a communicator of {} ranks", selfRank, peers.size());
-  }
-  std::vector<Route> routes(peers.size());
-  std::vector<int> withoutShm;
-  for (size_t rank = 0; rank < peers.size(); ++rank) {
-    int peer = static_cast<int>(rank);
-    std::vector<EndpointAddress> offered = decodeAddresses(peers[rank].address, peer);
-    auto [slot, address] = chooseSlot(peer, peers[rank].sameNode, offered);
-    routes[rank] = {slot, slot->endpoint->insert(address->name, peer)};
-    slot->used = true;
-    if (peers[rank].sameNode && slot->endpoint->provider() != kShm) withoutShm.push_back(peer);
-  }
-  routes_ = std::move(routes);
-  // Without a local shm endpoint the constructor has said so already.
-  if (!withoutShm.empty() && !forced_ && slots_.size() > 1) {
-    log::warn("fabric: ranks {} on this node opened no shm endpoint; reaching them over {}", formatRanks(withoutShm),
-              slots_.back().endpoint->provider());
-  }
-  logRoutes();
-}
-
-void OfiTransport::logRoutes() const {
-  if (!log::enabled(log::Level::kInfo)) return;
-  for (const Slot& slot : slots_) {
-    std::vector<int> ranks;
-    for (size_t rank = 0; rank < routes_.size(); ++rank) {
-      if (routes_[rank].slot == &slot) ranks.push_back(static_cast<int>(rank));
-    }
-    if (!ranks.empty()) {
-      log::info("fabric: {} serves ranks {} (chunks of {} bytes)", slot.endpoint->provider(), formatRanks(ranks),
-                slot.chunk);
-    }
-  }
-}
-
-const OfiTransport::Route& OfiTransport::routeTo(int peer) const {
-  if (peer < 0 || static_cast<size_t>(peer) >= routes_.size()) {
-    fail(COMM_ERR_INVALID_ARGUMENT, "fabric: no route to rank {} ({} ranks connected)", peer, routes_.size());
-  }
-  return routes_[peer];
-}
-
 std::string OfiTransport::providerFor(int peer) const {
   std::lock_guard lock(mutex_);
-  return routeTo(peer).slot->endpoint->provider();
+  return routes_.routeTo(peer).slot->endpoint->provider();
 }
 
 // A message of N bytes travels as floor(N / chunk) full chunks and one final
@@ -340,7 +125,7 @@ std::string OfiTransport::providerFor(int peer) const {
 // pair differs in size and the receive reports a mismatch instead of quietly
 // matching part of another message.
 void OfiTransport::start(OpKind kind, int peer, uint64_t tag, void* buffer, size_t size, Request& request) {
-  const Route& route = routeTo(peer);
+  const Route& route = routes_.routeTo(peer);
   Slot& slot = *route.slot;
   // Most messages fit one chunk; skip the 64-bit division for them.
   const size_t pieces = size < slot.chunk ? 1 : size / slot.chunk + 1;
@@ -389,7 +174,7 @@ ssize_t OfiTransport::post(OfiOp& op) {
 
 bool OfiTransport::progressLocked() {
   completed_ = false;
-  for (Slot& slot : slots_) {
+  for (Slot& slot : routes_.slots()) {
     if (!slot.used) continue;
     drain(slot);
     flush(slot.sendBacklog);
@@ -519,7 +304,7 @@ bool OfiTransport::cancelPieces(Request& request) {
       op.endpoint->cancel(&op.context);
       return;
     }
-    for (Slot& slot : slots_) {
+    for (Slot& slot : routes_.slots()) {
       slot.sendBacklog.remove(&op);
       slot.recvBacklog.remove(&op);
     }
@@ -570,11 +355,6 @@ void OfiTransport::cancel(Request& request) {
 
 std::unique_ptr<Transport> createOfiTransport(const Options& options) {
   return std::make_unique<OfiTransport>(options);
-}
-
-std::string fabricProviderVariable() {
-  const char* value = std::getenv("FI_PROVIDER");
-  return value == nullptr ? std::string() : std::string(value);
 }
 
 }  // namespace comm::transport

@@ -12,27 +12,11 @@
 #include <cstdint>
 
 #include "common/shm_segment.h"
+#include "transport/shm/shm_protocol.h"
 
 namespace comm::transport {
 
 inline constexpr size_t kShmCacheLine = 64;
-
-enum class ShmKind : uint32_t {
-  kEager = 1,      // tag, size, payload: the whole message
-  kRequestToSend,  // tag, size, ShmRendezvous payload: a message too large for a slot
-  kClearToSend,    // token = the sender's operation, ShmClearToSend payload: stream it
-  kChunk,          // token = the receiver's operation, size, payload: the next piece
-  kFinish,         // token = the sender's operation, status: the receiver has it
-};
-
-struct ShmSlot {
-  std::atomic<uint64_t> sequence;  // position + 1 once the producer has filled the slot
-  uint64_t tagOrToken;             // the message's tag, or the operation a control message is about
-  uint64_t size;
-  ShmKind kind;
-  int32_t status;
-};
-static_assert(sizeof(ShmSlot) == 32 && std::atomic<uint64_t>::is_always_lock_free);
 
 // Slot size for a node of `localRanks` ranks, the same on all of them.
 // Large slots stream large messages faster (fewer hand-overs per byte:
@@ -45,18 +29,6 @@ constexpr size_t shmSlotBytes(size_t localRanks) {
   return (localRanks <= 8 ? size_t{64} << 10 : size_t{16} << 10) + 2 * kShmCacheLine;
 }
 
-// The largest message (or chunk) one slot of `slotBytes` carries.
-constexpr size_t shmSlotPayload(size_t slotBytes) { return slotBytes - sizeof(ShmSlot); }
-
-struct ShmRendezvous {
-  uint64_t senderToken;  // echoed in kClearToSend / kFinish
-  uint64_t address;      // the message in the sender's address space
-};
-
-struct ShmClearToSend {
-  uint64_t receiverToken;  // carried by every kChunk of the message
-};
-
 // What the consumer writes; alone on its cache lines (two, so the adjacent
 // line prefetcher does not pair it with the first slot).
 struct alignas(2 * kShmCacheLine) ShmRingControl {
@@ -67,9 +39,6 @@ struct alignas(2 * kShmCacheLine) ShmRingControl {
 constexpr size_t shmRingBytes(uint32_t slots, size_t slotBytes) {
   return sizeof(ShmRingControl) + size_t{slots} * slotBytes;
 }
-
-inline char* shmPayload(ShmSlot* slot) { return reinterpret_cast<char*>(slot + 1); }
-inline const char* shmPayload(const ShmSlot* slot) { return reinterpret_cast<const char*>(slot + 1); }
 
 // A ring's layout as this process maps it. `slots` is a power of two.
 class ShmRing {

@@ -1,8 +1,9 @@
-// The direct shared-memory transport (see shm_transport.h). Every call and
-// progress() run under mutex_, except the Cross-Memory Attach copies of large
-// messages, which run with it released so other threads keep the rings
-// moving meanwhile. The eager path takes no syscall and allocates nothing: a
-// send copies into the receiver's ring, progress() copies out of this rank's.
+// The direct shared-memory transport (see shm_transport.h and
+// shm_transport_impl.h): its segments and rings set up, sends and receives
+// posted, cancels, and the Cross-Memory Attach copies of large messages.
+// The eager path takes no syscall and allocates nothing: a send copies into
+// the receiver's ring, progress() copies out of this rank's
+// (shm_protocol.cc).
 #include "transport/shm/shm_transport.h"
 
 #include <sched.h>
@@ -12,7 +13,6 @@
 #include <atomic>
 #include <cerrno>
 #include <cstring>
-#include <deque>
 #include <mutex>
 #include <thread>
 
@@ -21,28 +21,17 @@
 #include "common/error.h"
 #include "common/log.h"
 #include "common/shm_segment.h"
-#include "transport/shm/channel.h"
-#include "transport/shm/cross_memory.h"
-#include "transport/shm/shm_op.h"
+#include "transport/shm/shm_transport_impl.h"
 
 namespace comm::transport {
 namespace {
 
-constexpr uint8_t kAddressVersion = 2;
-// Rings shrink (to no fewer than kMinSlots slots) when a node has so many
-// ranks that kMaxSlots would take more than kNodeBudget for all pairs.
-constexpr uint32_t kMaxSlots = 16;
-constexpr uint32_t kMinSlots = 4;
-constexpr size_t kNodeBudget = size_t{32} << 20;
 // Cross-Memory Attach copies a message in pieces of this size, dropping the
 // lock between them: another thread may take the next piece, and a cancel
 // waits for one piece at most.
 constexpr size_t kCopyPiece = size_t{8} << 20;
 // Early messages held for one peer when ShmOptions does not say.
 constexpr size_t kDefaultUnexpectedBytes = size_t{256} << 20;
-// What an early message costs beyond its bytes: a flood of empty messages or
-// of announcements of large ones is bounded too.
-constexpr size_t kArrivalOverhead = sizeof(ShmArrival);
 // How long cancel() sleeps while a piece it must wait for is being copied.
 constexpr auto kCopyWait = std::chrono::microseconds(50);
 
@@ -74,173 +63,7 @@ void* ringIn(const ShmSegment& segment, size_t index, const RingShape& shape) {
   return static_cast<char*>(segment.data()) + sizeof(SegmentHeader) + index * shape.ringBytes();
 }
 
-// What a rank publishes: where its segment is, how to probe it for
-// Cross-Memory Attach, and the CPUs it may run on.
-struct ShmAddress {
-  pid_t pid = 0;
-  uint64_t nonce = 0;
-  uint64_t probe = 0;  // address of `nonce` in that process
-  cpu_set_t cpus{};    // its affinity when it published this
-  std::string segment;
-};
-
-cpu_set_t affinity() {
-  cpu_set_t cpus;
-  CPU_ZERO(&cpus);
-  if (sched_getaffinity(0, sizeof cpus, &cpus) != 0) {
-    for (long cpu = 0; cpu < sysconf(_SC_NPROCESSORS_ONLN) && cpu < CPU_SETSIZE; ++cpu) CPU_SET(cpu, &cpus);
-  }
-  return cpus;
-}
-
-template <typename T>
-void put(std::vector<uint8_t>& blob, T value) {
-  const auto* bytes = reinterpret_cast<const uint8_t*>(&value);
-  blob.insert(blob.end(), bytes, bytes + sizeof value);
-}
-
-std::vector<uint8_t> encodeAddress(const ShmAddress& address) {
-  std::vector<uint8_t> blob{kAddressVersion};
-  put(blob, static_cast<int32_t>(address.pid));
-  put(blob, address.nonce);
-  put(blob, address.probe);
-  put(blob, address.cpus);
-  blob.insert(blob.end(), address.segment.begin(), address.segment.end());
-  return blob;
-}
-
-ShmAddress decodeAddress(const std::vector<uint8_t>& blob, int rank) {
-  constexpr size_t kFixed = 1 + sizeof(int32_t) + 2 * sizeof(uint64_t) + sizeof(cpu_set_t);
-  if (blob.size() <= kFixed || blob[0] != kAddressVersion) {
-    fail(COMM_ERR_TRANSPORT, "shm: rank {}'s address ({} bytes, format {}) is not one this rank understands", rank,
-         blob.size(), blob.empty() ? 0 : blob[0]);
-  }
-  ShmAddress address;
-  int32_t pid = 0;
-  const uint8_t* at = blob.data() + 1;
-  std::memcpy(&pid, at, sizeof pid);
-  std::memcpy(&address.nonce, at + sizeof pid, sizeof address.nonce);
-  std::memcpy(&address.probe, at + sizeof pid + sizeof address.nonce, sizeof address.probe);
-  std::memcpy(&address.cpus, at + sizeof pid + sizeof address.nonce + sizeof address.probe, sizeof address.cpus);
-  address.pid = pid;
-  address.segment.assign(blob.begin() + kFixed, blob.end());
-  return address;
-}
-
-class ShmTransport final : public Transport {
- public:
-  explicit ShmTransport(const ShmOptions& options);
-
-  std::vector<uint8_t> localAddress() const override {
-    return encodeAddress({pid_, nonce_, reinterpret_cast<uint64_t>(&nonce_), affinity(), segmentName_});
-  }
-  void connect(int selfRank, const std::vector<PeerInfo>& peers) override;
-  void send(int peer, uint64_t tag, const void* data, size_t size, Request& request) override;
-  void recv(int peer, uint64_t tag, void* data, size_t size, Request& request) override;
-  void cancel(Request& request) override;
-  bool progress() override;
-  std::string providerFor(int peer) const override {
-    std::lock_guard lock(mutex_);
-    peerFor(peer, "route to");
-    return kShmDirectProvider;
-  }
-  bool directSharedMemory(int peer) const override {
-    std::lock_guard lock(mutex_);
-    peerFor(peer, "route to");
-    return true;
-  }
-  bool mayReadMemoryOf(int peer) const override {
-    std::lock_guard lock(mutex_);
-    return peerFor(peer, "read the memory of").crossMemory;
-  }
-  int readMemoryOf(int peer, void* local, uint64_t remote, size_t bytes) const override {
-    pid_t pid = 0;
-    {
-      std::lock_guard lock(mutex_);
-      const Peer& p = peerFor(peer, "read the memory of");
-      if (!p.crossMemory) return EPERM;
-      pid = p.pid;
-    }
-    return readCrossMemory(pid, local, remote, bytes);
-  }
-
- private:
-  // A control message waiting for room in a full ring.
-  struct Reply {
-    ShmKind kind;
-    uint64_t token;
-    uint64_t receiverToken;
-    int32_t status;
-  };
-
-  // Everything about one rank on the node, this one included.
-  struct Peer {
-    int rank = -1;
-    pid_t pid = 0;
-    bool crossMemory = false;  // its memory is readable by Cross-Memory Attach
-    bool active = false;       // in active_: progress() polls its ring
-    ShmProducer out;           // this rank -> peer, in the peer's segment
-    ShmConsumer in;            // peer -> this rank, in this rank's segment
-    ShmList<ShmOp> posted;     // receives, in posting order
-    ShmList<ShmArrival> unexpected;
-    size_t unexpectedBytes = 0;  // what `unexpected` counts against maxUnexpected_
-    bool heldBack = false;       // its ring is left unread until receives take some of `unexpected`
-    ShmList<ShmOp> backlog;      // sends waiting for ring space, in posting order
-    ShmList<ShmOp> streaming;    // sends cleared to stream, in clearing order
-    ShmList<ShmOp> receiving;    // receives taking chunks
-    std::deque<Reply> replies;
-  };
-
-  Peer& peerFor(int rank, const char* what) const;
-  void activate(Peer& peer);
-  ShmOp* newOp(Request& request, int peer, uint64_t tag, const void* buffer, size_t size, ShmOpState state);
-
-  // Both return how many slots they moved.
-  uint64_t drain(Peer& peer);
-  // Both return false, consuming nothing, when the peer's early messages
-  // already hold as much as maxUnexpected_ allows.
-  bool onEager(Peer& peer, const ShmSlot& slot);
-  bool onRequestToSend(Peer& peer, const ShmSlot& slot);
-  bool holdUnexpected(Peer& peer, size_t bytes);
-  void onChunk(Peer& peer, const ShmSlot& slot);
-  void onFinish(Peer& peer, const ShmSlot& slot);
-  void match(Peer& peer, ShmOp* receive, size_t size, uint64_t senderToken, uint64_t address);
-  void deliver(Peer& peer, Request& request, uint64_t tag, void* buffer, size_t size, const char* data, size_t arrived);
-
-  uint64_t pump(Peer& peer);
-  bool postSend(Peer& peer, ShmOp* op);
-  void reply(Peer& peer, ShmKind kind, uint64_t token, uint64_t receiverToken, int32_t status);
-  static void write(ShmProducer& ring, ShmSlot* slot, const Reply& reply);
-
-  bool copy(std::unique_lock<std::mutex>& lock);
-  void finishCopy(ShmOp* op);
-  ShmOp* findCancellable(const Request& request);
-
-  void complete(Request& request, comm_status_t status = COMM_OK) {
-    if (request.status == COMM_OK) request.status = status;
-    request.markDone();
-    ++completions_;
-  }
-
-  mutable std::mutex mutex_;
-  const ShmOptions options_;
-  const size_t maxUnexpected_;
-  const pid_t pid_;
-  const uint64_t nonce_;  // peers read it to probe Cross-Memory Attach
-  const std::string segmentName_;
-  ShmSegment own_;
-  std::vector<ShmSegment> mapped_;
-  mutable std::vector<Peer> peers_;  // by world rank; rank < 0 for peers elsewhere
-  std::vector<Peer*> local_;
-  std::vector<Peer*> active_;
-  size_t sweep_ = 0;
-  ShmList<ShmOp> copies_;
-  ShmPool<ShmOp> ops_;
-  ShmPool<ShmArrival> arrivals_;
-  uint64_t completions_ = 0;
-  size_t slotPayload_ = 0;    // the largest message (or chunk) a slot carries
-  bool attachLarge_ = false;  // messages too large for a slot go by Cross-Memory Attach
-};
+}  // namespace
 
 ShmTransport::ShmTransport(const ShmOptions& options)
     : options_(options),
@@ -396,19 +219,19 @@ void ShmTransport::recv(int rank, uint64_t tag, void* data, size_t size, Request
   Peer& peer = peerFor(rank, "receive from");
   request.restart();
   activate(peer);
-  if (ShmArrival* arrival = peer.unexpected.find([tag](const ShmArrival& a) { return a.tag == tag; })) {
-    peer.unexpected.remove(arrival);
-    peer.unexpectedBytes -= kArrivalOverhead + (arrival->rendezvous ? 0 : arrival->size);
+  if (ShmArrival* arrival = peer.matching.findArrival(tag)) {
+    peer.matching.forget(arrival);
     if (arrival->rendezvous) {
       match(peer, newOp(request, rank, tag, data, size, ShmOpState::kPosted), arrival->size, arrival->senderToken,
             arrival->address);
     } else {
-      deliver(peer, request, tag, data, size, arrival->data.data(), arrival->size);
+      receiveWhole(request, "shm", peer.rank, tag, data, size, arrival->data.data(), arrival->size);
+      complete(request);
     }
     arrivals_.release(arrival);
     return;
   }
-  peer.posted.pushBack(newOp(request, rank, tag, data, size, ShmOpState::kPosted));
+  peer.matching.post(newOp(request, rank, tag, data, size, ShmOpState::kPosted));
 }
 
 bool ShmTransport::progress() {
@@ -436,226 +259,6 @@ bool ShmTransport::progress() {
   }
   if (!copies_.empty()) copy(lock);
   return moved != 0 || completions_ != before;
-}
-
-uint64_t ShmTransport::drain(Peer& peer) {
-  // At most one ring's worth per call: a fast sender cannot keep us here.
-  for (uint64_t n = 0; n < kMaxSlots; ++n) {
-    const ShmSlot* slot = peer.in.peek();
-    if (slot == nullptr) return n;
-    switch (slot->kind) {
-      case ShmKind::kEager:
-        if (!onEager(peer, *slot)) return n;
-        break;
-      case ShmKind::kRequestToSend:
-        if (!onRequestToSend(peer, *slot)) return n;
-        break;
-      case ShmKind::kClearToSend: {
-        ShmClearToSend clear;
-        std::memcpy(&clear, shmPayload(slot), sizeof clear);
-        ShmOp* op = ShmOp::fromToken(slot->tagOrToken);
-        op->remoteToken = clear.receiverToken;
-        op->state = ShmOpState::kStreaming;
-        peer.streaming.pushBack(op);
-        break;
-      }
-      case ShmKind::kChunk: onChunk(peer, *slot); break;
-      case ShmKind::kFinish: onFinish(peer, *slot); break;
-      default:
-        fail(COMM_ERR_INTERNAL, "shm: rank {} wrote a slot of unknown kind {}", peer.rank,
-             static_cast<uint32_t>(slot->kind));
-    }
-    peer.in.release();
-  }
-  return kMaxSlots;
-}
-
-bool ShmTransport::holdUnexpected(Peer& peer, size_t bytes) {
-  if (peer.unexpectedBytes + bytes > maxUnexpected_) {
-    if (!peer.heldBack) {
-      log::debug(
-          "shm: rank {} sent more messages before their receives than this rank holds for one peer ({} bytes); "
-          "its ring is left unread until receives take some",
-          peer.rank, maxUnexpected_);
-      peer.heldBack = true;
-    }
-    return false;
-  }
-  peer.heldBack = false;
-  peer.unexpectedBytes += bytes;
-  return true;
-}
-
-bool ShmTransport::onEager(Peer& peer, const ShmSlot& slot) {
-  const uint64_t tag = slot.tagOrToken;
-  if (ShmOp* op = peer.posted.find([tag](const ShmOp& o) { return o.tag == tag; })) {
-    peer.posted.remove(op);
-    deliver(peer, *op->request, tag, op->buffer, op->size, shmPayload(&slot), slot.size);
-    ops_.release(op);
-    return true;
-  }
-  if (!holdUnexpected(peer, kArrivalOverhead + slot.size)) return false;
-  ShmArrival* arrival = arrivals_.acquire();
-  arrival->tag = tag;
-  arrival->size = slot.size;
-  arrival->rendezvous = false;
-  arrival->data.assign(shmPayload(&slot), shmPayload(&slot) + slot.size);
-  peer.unexpected.pushBack(arrival);
-  return true;
-}
-
-bool ShmTransport::onRequestToSend(Peer& peer, const ShmSlot& slot) {
-  ShmRendezvous rendezvous;
-  std::memcpy(&rendezvous, shmPayload(&slot), sizeof rendezvous);
-  const uint64_t tag = slot.tagOrToken;
-  if (ShmOp* op = peer.posted.find([tag](const ShmOp& o) { return o.tag == tag; })) {
-    peer.posted.remove(op);
-    match(peer, op, slot.size, rendezvous.senderToken, rendezvous.address);
-    return true;
-  }
-  if (!holdUnexpected(peer, kArrivalOverhead)) return false;
-  ShmArrival* arrival = arrivals_.acquire();
-  arrival->tag = tag;
-  arrival->size = slot.size;
-  arrival->rendezvous = true;
-  arrival->senderToken = rendezvous.senderToken;
-  arrival->address = rendezvous.address;
-  peer.unexpected.pushBack(arrival);
-  return true;
-}
-
-void ShmTransport::onChunk(Peer& peer, const ShmSlot& slot) {
-  ShmOp* op = ShmOp::fromToken(slot.tagOrToken);
-  if (op->state == ShmOpState::kReceiving) std::memcpy(op->buffer + op->done, shmPayload(&slot), slot.size);
-  op->done += slot.size;
-  if (op->done < op->size) return;
-  peer.receiving.remove(op);
-  if (op->state == ShmOpState::kReceiving) {
-    op->request->bytes = op->size;
-    complete(*op->request);
-  }
-  ops_.release(op);
-}
-
-void ShmTransport::onFinish(Peer& peer, const ShmSlot& slot) {
-  ShmOp* op = ShmOp::fromToken(slot.tagOrToken);
-  if (slot.status != COMM_OK) {
-    op->request->fail(static_cast<comm_status_t>(slot.status),
-                      "shm: rank {} could not read the message with tag {:#x} ({} bytes) from this rank's memory",
-                      peer.rank, op->tag, op->size);
-  }
-  complete(*op->request);
-  ops_.release(op);
-}
-
-// A message of `arrived` bytes at `data` for a receive of `size` bytes.
-void ShmTransport::deliver(Peer& peer, Request& request, uint64_t tag, void* buffer, size_t size, const char* data,
-                           size_t arrived) {
-  if (arrived != size) {
-    request.fail(COMM_ERR_MISMATCH, "shm: message from rank {} with tag {:#x} is {} bytes, expected {}", peer.rank, tag,
-                 arrived, size);
-  } else {
-    if (size != 0) std::memcpy(buffer, data, size);
-    request.bytes = size;
-  }
-  complete(request);
-}
-
-// A receive meets the request-to-send of a `size`-byte message.
-void ShmTransport::match(Peer& peer, ShmOp* op, size_t size, uint64_t senderToken, uint64_t address) {
-  op->remoteToken = senderToken;
-  op->remoteAddress = address;
-  if (size != op->size) {
-    // The sender's part is over: a receive took its message.
-    reply(peer, ShmKind::kFinish, senderToken, 0, COMM_OK);
-    op->request->fail(COMM_ERR_MISMATCH, "shm: message from rank {} with tag {:#x} is {} bytes, expected {}", peer.rank,
-                      op->tag, size, op->size);
-    complete(*op->request);
-    ops_.release(op);
-  } else if (peer.crossMemory && attachLarge_) {
-    op->state = ShmOpState::kCopying;
-    copies_.pushBack(op);
-  } else {
-    op->state = ShmOpState::kReceiving;
-    peer.receiving.pushBack(op);
-    reply(peer, ShmKind::kClearToSend, senderToken, op->token(), COMM_OK);
-  }
-}
-
-uint64_t ShmTransport::pump(Peer& peer) {
-  uint64_t moved = 0;
-  while (!peer.replies.empty()) {
-    ShmSlot* slot = peer.out.claim();
-    if (slot == nullptr) return moved;
-    write(peer.out, slot, peer.replies.front());
-    peer.replies.pop_front();
-    ++moved;
-  }
-  while (!peer.backlog.empty()) {
-    ShmOp* op = peer.backlog.front();
-    if (!postSend(peer, op)) return moved;
-    ++moved;
-  }
-  while (!peer.streaming.empty()) {
-    ShmSlot* slot = peer.out.claim();
-    if (slot == nullptr) return moved;
-    ShmOp* op = peer.streaming.front();
-    const size_t bytes = std::min(slotPayload_, op->size - op->done);
-    slot->kind = ShmKind::kChunk;
-    slot->tagOrToken = op->remoteToken;
-    slot->size = bytes;
-    std::memcpy(shmPayload(slot), op->buffer + op->done, bytes);
-    peer.out.publish(slot);
-    ++moved;
-    op->done += bytes;
-    if (op->done == op->size) {
-      peer.streaming.remove(op);
-      complete(*op->request);
-      ops_.release(op);
-    }
-  }
-  return moved;
-}
-
-// Puts the first send of the backlog into the ring; false while it is full.
-bool ShmTransport::postSend(Peer& peer, ShmOp* op) {
-  ShmSlot* slot = peer.out.claim();
-  if (slot == nullptr) return false;
-  peer.backlog.remove(op);
-  slot->tagOrToken = op->tag;
-  slot->size = op->size;
-  if (op->size <= slotPayload_) {
-    slot->kind = ShmKind::kEager;
-    if (op->size != 0) std::memcpy(shmPayload(slot), op->buffer, op->size);
-    peer.out.publish(slot);
-    complete(*op->request);
-    ops_.release(op);
-    return true;
-  }
-  slot->kind = ShmKind::kRequestToSend;
-  const ShmRendezvous rendezvous{op->token(), reinterpret_cast<uint64_t>(op->buffer)};
-  std::memcpy(shmPayload(slot), &rendezvous, sizeof rendezvous);
-  op->state = ShmOpState::kAnnounced;
-  peer.out.publish(slot);
-  return true;
-}
-
-void ShmTransport::reply(Peer& peer, ShmKind kind, uint64_t token, uint64_t receiverToken, int32_t status) {
-  const Reply message{kind, token, receiverToken, status};
-  if (peer.replies.empty()) {
-    if (ShmSlot* slot = peer.out.claim()) return write(peer.out, slot, message);
-  }
-  peer.replies.push_back(message);
-}
-
-void ShmTransport::write(ShmProducer& ring, ShmSlot* slot, const Reply& reply) {
-  slot->kind = reply.kind;
-  slot->tagOrToken = reply.token;
-  slot->size = 0;
-  slot->status = reply.status;
-  const ShmClearToSend clear{reply.receiverToken};
-  std::memcpy(shmPayload(slot), &clear, sizeof clear);
-  ring.publish(slot);
 }
 
 // Copies pieces of matched messages out of their senders' memory until none
@@ -709,7 +312,8 @@ ShmOp* ShmTransport::findCancellable(const Request& request) {
   auto mine = [&request](const ShmOp& op) { return op.request == &request; };
   if (ShmOp* op = copies_.find(mine)) return op;
   for (Peer* peer : local_) {
-    for (ShmList<ShmOp>* list : {&peer->posted, &peer->receiving, &peer->backlog}) {
+    if (ShmOp* op = peer->matching.receiveOf(request)) return op;
+    for (IntrusiveList<ShmOp>* list : {&peer->receiving, &peer->backlog}) {
       if (ShmOp* op = list->find(mine)) return op;
     }
   }
@@ -744,15 +348,15 @@ void ShmTransport::cancel(Request& request) {
     op->state = ShmOpState::kDraining;
     op->request = nullptr;
     op = nullptr;
+  } else if (op->state == ShmOpState::kQueued) {
+    peer.backlog.remove(op);
   } else {
-    (op->state == ShmOpState::kQueued ? peer.backlog : peer.posted).remove(op);
+    peer.matching.unpost(op);
   }
   if (op != nullptr) ops_.release(op);
   request.fail(COMM_ERR_ABORTED, "shm: {} rank {} with tag {:#x} was cancelled", what, peer.rank, tag);
   complete(request);
 }
-
-}  // namespace
 
 ShmMode parseShmMode(std::string_view value) {
   if (value == "1") return ShmMode::kAuto;

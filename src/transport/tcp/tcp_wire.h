@@ -2,7 +2,7 @@
 // proven the job's secret: each message is a Header, then its payload.
 //
 // Messages up to kEagerBytes go whole (kEager). A larger one is announced
-// (kReadyToSend) and its payload follows (kPayload) only once the receiver
+// (kRequestToSend) and its payload follows (kPayload) only once the receiver
 // has a receive for it and says so (kClearToSend): it then lands straight in
 // that receive's buffer, never in a buffer of ours, and a sender can never
 // fill the receiver's memory with messages nobody has asked for yet.
@@ -28,7 +28,7 @@ namespace comm::transport::tcp {
 
 enum class Kind : uint32_t {
   kEager = 0,
-  kReadyToSend = 1,
+  kRequestToSend = 1,
   kClearToSend = 2,
   kPayload = 3,
   kGoodbye = 4,
@@ -40,7 +40,7 @@ struct Header {
   uint64_t tag;
   uint64_t size;  // the message's bytes (kClearToSend: 0)
   Kind kind;
-  uint32_t id;      // kReadyToSend, kClearToSend: the sender's number for the message; kPayload, kWithdrawn: the
+  uint32_t id;      // kRequestToSend, kClearToSend: the sender's number for the message; kPayload, kWithdrawn: the
                     // receiver's
   uint32_t answer;  // kClearToSend: the receiver's number for it
   uint32_t unused;
@@ -90,7 +90,7 @@ inline std::string checkHeader(const Header& header) {
     case Kind::kWithdrawn:
       if (header.size != 0) return fmt::format("a withdrawal carrying {} bytes", header.size);
       return "";
-    case Kind::kReadyToSend:
+    case Kind::kRequestToSend:
     case Kind::kPayload: return "";
   }
   return fmt::format("a message of unknown kind {}", static_cast<uint32_t>(header.kind));
