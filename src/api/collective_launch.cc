@@ -5,10 +5,8 @@
 #include <type_traits>
 #include <utility>
 
-#include "algo/all_reduce/device_ipc.h"
 #include "algo/collectives.h"
-#include "algo/device_single_rank.h"
-#include "algo/staged_segments.h"
+#include "algo/device/device_paths.h"
 #include "api/objects.h"
 #include "common/dtype.h"
 #include "common/log.h"
@@ -85,25 +83,6 @@ T* partOf(T* data, algo::ByteRange range) {
   return reinterpret_cast<Byte*>(data) + range.offset;
 }
 
-// The body of a collective of `count` elements of `dtype` that are
-// independent of each other: `run(range)` on the whole of a host call. A
-// device call (`staging` set; its buffers `deviceIn` and `deviceOut` of
-// CUDA device `device`, null where this rank has none) at one rank copies
-// on the device (dividing by one where `average`); at more it runs `run` on
-// the host memory standing for its buffers, in parts when large
-// (algo/staged_segments.h). A template: a host call, the common one, makes
-// no std::function.
-template <typename Run>
-void runElementwise(CollectiveContext& ctx, cuda::Staging* staging, int device, const void* deviceIn, void* deviceOut,
-                    size_t count, comm_dtype_t dtype, bool average, Run run) {
-  const size_t element = dtypeSize(dtype);
-  if (staging == nullptr) {
-    run(algo::ByteRange{0, count * element});
-  } else if (!algo::deviceSingleRank(ctx, *staging, device, deviceIn, deviceOut, count, dtype, average)) {
-    algo::runStaged(ctx, *staging, deviceIn, deviceOut, count * element, element, run);
-  }
-}
-
 // What the body of all_reduce, reduce or broadcast (collectives of
 // independent elements) needs.
 struct Elementwise {
@@ -141,8 +120,8 @@ void runPart(CollectiveContext& ctx, const Elementwise& e, algo::ByteRange part)
   }
 }
 
-// On device memory a rank alone copies on the device, ranks that share a
-// GPU all_reduce on it, others stage (in parts when large).
+// A host call runs on the whole of its buffers; a device call goes by the
+// device paths (algo/device/device_paths.h), which see to its copies.
 void launchElementwise(const CollectiveCall& call, const CheckedCall& c) {
   const bool broadcast = call.kind == CollectiveKind::kBroadcast;
   // A broadcast's root without out works in place, in in.
@@ -159,18 +138,25 @@ void launchElementwise(const CollectiveCall& call, const CheckedCall& c) {
                 .deviceIn = dataOf(c.in),
                 .deviceOut = const_cast<void*>(dataOf(c.out)),
                 .streamOrdered = c.communicator->stream() != nullptr};
-  const bool average = !broadcast && call.op == COMM_OP_AVG;
   launch(
       call, c,
-      [e = std::move(e), average](CollectiveContext& ctx) {
-        if (e.staging && e.kind == CollectiveKind::kAllReduce &&
-            algo::deviceIpcAllReduce(ctx, *e.staging, e.device, e.streamOrdered, e.deviceIn, e.deviceOut, e.count,
-                                     e.dtype, e.op)) {
-          e.staging->finishOnDevice();
+      [e = std::move(e)](CollectiveContext& ctx) {
+        auto part = [&](algo::ByteRange range) { runPart(ctx, e, range); };
+        if (!e.staging) {
+          part(algo::ByteRange{0, e.count * dtypeSize(e.dtype)});
           return;
         }
-        runElementwise(ctx, e.staging.get(), e.device, e.deviceIn, e.deviceOut, e.count, e.dtype, average,
-                       [&](algo::ByteRange part) { runPart(ctx, e, part); });
+        algo::runOnDevice(ctx,
+                          {.kind = e.kind,
+                           .op = e.op,
+                           .staging = e.staging.get(),
+                           .device = e.device,
+                           .streamOrdered = e.streamOrdered,
+                           .in = e.deviceIn,
+                           .out = e.deviceOut,
+                           .count = e.count,
+                           .dtype = e.dtype},
+                          part);
       },
       StagedBy::kBody);
 }
