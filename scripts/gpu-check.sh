@@ -154,7 +154,7 @@ if [ "$gpu" = 1 ]; then
   step bench-all_reduce-cuda-async-n2 60 "$commrun" -n 2 "$bench" all_reduce --sizes $sizes -n 20 --async \
     --memory cuda
   # Stream-ordered calls stage through host memory, in parts from 8 MiB
-  # (algo/staged_segments.h), as do reduce and broadcast, and every call
+  # (algo/device/staged_segments.h), as do reduce and broadcast, and every call
   # with COMM_CUDA_IPC=0: their 64 MiB rows against the host-memory
   # all_reduce above show what the copies add.
   step bench-all_reduce-cuda-staged-n2 60 env COMM_CUDA_IPC=0 "$commrun" -n 2 "$bench" all_reduce --sizes $sizes \

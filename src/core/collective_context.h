@@ -75,7 +75,7 @@ class CollectiveContext {
 
   // While it lives, every message of the algorithms called is tagged as part
   // `index` of the collective: a large call run as a sequence of smaller
-  // ones (algo/staged_segments.h) keeps each part's messages apart from the
+  // ones (algo/device/staged_segments.h) keeps each part's messages apart from the
   // others', since a rank may run part k+1 while a peer still finishes part
   // k. Subgroups may open inside it; their steps count from the part's.
   class Segment {

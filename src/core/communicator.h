@@ -151,7 +151,7 @@ class Communicator : public std::enable_shared_from_this<Communicator> {
   // first use. Only under the issue lock (runCollective's onIssue).
   cuda::StreamGate& streamGate();
   // The device scratch ranks sharing a GPU exchange data through
-  // (algo/all_reduce/device_ipc.h); made on first use. Only on the thread
+  // (algo/device/ipc_all_reduce.h); made on first use. Only on the thread
   // that runs collectives.
   cuda::IpcWorkspace& ipcWorkspace();
 

@@ -1,7 +1,7 @@
 // A communicator's device scratch buffer, exported to the other processes
 // that use the same GPU, and theirs mapped into this process: where ranks
 // sharing a device meet to reduce and gather on it, with the copy engines
-// and comm's kernels, no host round trip (algo/all_reduce/device_ipc.h).
+// and comm's kernels, no host round trip (algo/device/ipc_all_reduce.h).
 #pragma once
 
 #include <array>

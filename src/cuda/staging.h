@@ -56,7 +56,7 @@ class Staging {
   // they are there, and open the gate.
   void toDevice(Deadline deadline);
 
-  // For a call staged in parts (algo/staged_segments.h), instead of
+  // For a call staged in parts (algo/device/staged_segments.h), instead of
   // toHost and toDevice, which copy whole buffers this way. startToHost
   // starts copying `bytes` at `data` (inside a buffer added) into its host
   // memory, once the stream's earlier work is done, and returns at once;
@@ -71,7 +71,7 @@ class Staging {
   void finishToDevice(Deadline deadline);
 
   // For a call that works on the device itself rather than on staged host
-  // memory (algo/all_reduce/device_ipc.h): comm's stream for the call,
+  // memory (algo/device/ipc_all_reduce.h): comm's stream for the call,
   // which starts after the caller's earlier work; copies on it; a wait,
   // polling, until the device has done what was enqueued on it (`what`
   // names it in a timeout); and the end, which opens the gate.

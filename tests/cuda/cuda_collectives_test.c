@@ -276,7 +276,7 @@ static atomic_int released;
 /* Holds the stream until the test says go: the host func blocks the
  * stream, not comm. */
 /* reduce and broadcast large enough to be staged in parts
- * (algo/staged_segments.h: the copies overlap the messages), in place and
+ * (algo/device/staged_segments.h: the copies overlap the messages), in place and
  * out of place, through a handle too, at roots 0 and size - 1. */
 static void large_reduce_and_broadcast_on_device(void **state) {
   (void)state;
@@ -339,7 +339,7 @@ static void stream_ordered_all_reduce(void **state) {
   (void)state;
   cudaStream_t stream;
   CHECK_CUDA(cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking));
-  int64_t n = (3 << 20) + 7; /* staged in parts (algo/staged_segments.h) */
+  int64_t n = (3 << 20) + 7; /* staged in parts (algo/device/staged_segments.h) */
   float *pinned = NULL;
   CHECK_CUDA(cudaMallocHost((void **)&pinned, (size_t)n * 4));
   for (int64_t i = 0; i < n; ++i) pinned[i] = value_of(rank, i);

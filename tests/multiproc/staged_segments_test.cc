@@ -1,5 +1,5 @@
 // A large device call staged through host memory runs as parts whose
-// copies overlap the neighbouring parts' messages (algo/staged_segments.h).
+// copies overlap the neighbouring parts' messages (algo/device/staged_segments.h).
 // Here real ranks run all_reduce, reduce and broadcast that way, with a
 // copy engine of host threads standing in for the GPU's (each copy a little
 // late, so a part that ran before its input was in, or a result read before
@@ -17,7 +17,7 @@
 #include <vector>
 
 #include "algo/collectives.h"
-#include "algo/staged_segments.h"
+#include "algo/device/staged_segments.h"
 #include "api/objects.h"
 #include "core/collective_context.h"
 #include "core/signature.h"

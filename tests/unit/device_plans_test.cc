@@ -1,12 +1,12 @@
 // The pure host logic of comm's CUDA paths, checked without a GPU: where a
 // call's device buffers lie in the host memory that stands for them
 // (cuda/staging_layout.h), and the slices ranks sharing a GPU reduce
-// (algo/all_reduce/device_ipc.h).
+// (algo/device/ipc_all_reduce.h).
 #include <cstddef>
 #include <cstdint>
 #include <vector>
 
-#include "algo/all_reduce/device_ipc.h"
+#include "algo/device/ipc_all_reduce.h"
 #include "cuda/staging.h"
 #include "cuda/staging_layout.h"
 

@@ -1,5 +1,5 @@
 // How a large device call staged through host memory is cut into parts and
-// in which order the parts' copies and runs go (algo/staged_segments.h):
+// in which order the parts' copies and runs go (algo/device/staged_segments.h):
 // pure host logic, so it is checked here without a GPU. The parts' messages
 // among real ranks are checked by tests/multiproc/staged_segments_test.cc.
 #include <cstddef>
@@ -9,7 +9,7 @@
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
-#include "algo/staged_segments.h"
+#include "algo/device/staged_segments.h"
 
 extern "C" {
 #include <setjmp.h>

@@ -1,4 +1,4 @@
-#include "algo/device_single_rank.h"
+#include "algo/device/single_rank.h"
 
 #include "common/dtype.h"
 #include "core/communicator.h"

@@ -1,4 +1,4 @@
-#include "algo/staged_segments.h"
+#include "algo/device/staged_segments.h"
 
 #include <algorithm>
 #include <numeric>

@@ -1,4 +1,4 @@
-#include "algo/all_reduce/device_ipc.h"
+#include "algo/device/ipc_all_reduce.h"
 
 #include <algorithm>
 #include <vector>
