@@ -1,5 +1,6 @@
-// One table per collective: its algorithms (name, the function that runs
-// it, the constraint it needs to run) and the rules that choose among them.
+// One table per collective: its algorithms (name, summary, traits, the
+// constraint it needs to run, the functions that run it) and the rules that
+// choose among them.
 // Selection (algo/selection.h), COMM_ALGO, comm-info and the tests read
 // these tables and nothing else; adding an algorithm is one row in its
 // collective's table (the dispatch file of its folder) and its rules.
@@ -35,9 +36,23 @@ struct Situation {
 // Whether an algorithm can run in this situation; nullptr: in every one.
 using Fits = bool (*)(const Situation&);
 
+// A row's description, the same for every collective: what selection,
+// COMM_ALGO, the dispatch and comm-info read.
 struct AlgorithmInfo {
   std::string_view name;
+  std::string_view summary;  // one line: how it works and where it wins (comm-info --algorithms)
   Fits fits = nullptr;
+  // It orders the group's ranks itself: by node (core::NodeLayout), or in
+  // the board's slots, which are the communicator's ranks. Where a dispatch
+  // runs flat algorithms over ranks placed round-robin in node order, so
+  // that they cross between nodes as few times as with block placement
+  // (all_reduce, all_gather), it runs these as called.
+  bool ordersRanksItself = false;
+  // It takes its caller's hooks, called piece by piece as it goes (a phase
+  // of a hierarchical algorithm overlaps the node's work with them); the
+  // others have their hooks called once before and once after. Set from
+  // the row (Algorithm::runWithHooks), never by hand.
+  bool takesHooks = false;
 
   bool fitsIn(const Situation& situation) const { return fits == nullptr || fits(situation); }
 };
@@ -71,18 +86,26 @@ struct CollectiveTable {
   int choose(const Situation& situation) const;
 };
 
-// One algorithm of a collective whose algorithms all run as `Run`.
-template <typename Run>
+// RunWithHooks of a collective none of whose rows take hooks: never defined.
+struct NoHooks;
+
+// One algorithm of a collective whose algorithms all run as `Run`; those
+// that take hooks also run as `RunWithHooks`.
+template <typename Run, typename RunWithHooks = NoHooks>
 struct Algorithm {
   AlgorithmInfo info;
   Run* run;
+  RunWithHooks* runWithHooks = nullptr;
 };
 
 // The AlgorithmInfo column of a collective's algorithms, in their order.
-template <typename Run, size_t N>
-constexpr std::array<AlgorithmInfo, N> infoOf(const Algorithm<Run> (&algorithms)[N]) {
+template <typename Run, typename RunWithHooks, size_t N>
+constexpr std::array<AlgorithmInfo, N> infoOf(const Algorithm<Run, RunWithHooks> (&algorithms)[N]) {
   std::array<AlgorithmInfo, N> info{};
-  for (size_t i = 0; i < N; ++i) info[i] = algorithms[i].info;
+  for (size_t i = 0; i < N; ++i) {
+    info[i] = algorithms[i].info;
+    info[i].takesHooks = algorithms[i].runWithHooks != nullptr;
+  }
   return info;
 }
 

@@ -1,6 +1,8 @@
 // The selection tables (algo/registry.h): every collective has one, every
 // table chooses something in every situation, every algorithm can be chosen,
-// and the rules choose what docs/algorithms.md says they do.
+// and the rules choose what docs/algorithms.md says they do; every row
+// describes itself; COMM_ALGO reaches the flat phases of the hierarchical
+// algorithms (algo/selection.h).
 #include <cstddef>
 #include <cstring>
 #include <set>
@@ -8,6 +10,7 @@
 #include <string_view>
 
 #include "algo/registry.h"
+#include "algo/selection.h"
 #include "core/node_board.h"
 
 extern "C" {
@@ -177,6 +180,65 @@ void allGatherAndReduceScatterAcrossNodesFlatWhenSmall(void**) {
   assert_true(across(CollectiveKind::kReduceScatterV, 4 * kKiB + 1, 4, 2, 2) == "hierarchical");
 }
 
+// Every row has a summary for comm-info, and its traits say what the
+// dispatch needs: the algorithms that group the ranks by node order them
+// themselves, and only the rings, which the hierarchical algorithms
+// overlap their node phases with, take hooks.
+void everyRowDescribesItself(void**) {
+  const std::set<std::string_view> byNode = {"hierarchical", "node_leaders"};
+  for (const CollectiveTable* table : comm::algo::collectiveTables()) {
+    for (const comm::algo::AlgorithmInfo& algorithm : table->algorithms) {
+      assert_false(algorithm.summary.empty());
+      assert_true(algorithm.summary.find('\n') == std::string_view::npos);
+      if (byNode.count(algorithm.name) > 0) assert_true(algorithm.ordersRanksItself);
+      if (algorithm.takesHooks) assert_true(algorithm.name == "ring");
+    }
+  }
+  for (CollectiveKind kind : {CollectiveKind::kAllReduce, CollectiveKind::kAllGather, CollectiveKind::kAllGatherV,
+                              CollectiveKind::kReduceScatter, CollectiveKind::kReduceScatterV}) {
+    const CollectiveTable& table = comm::algo::tableOf(kind);
+    assert_true(table.algorithms[table.indexOf("ring")].takesHooks);
+  }
+  // The board's slots are the communicator's ranks: all_gather's board keeps
+  // rank order; all_reduce's result is the same on every rank, in any order.
+  const CollectiveTable& allGather = comm::algo::tableOf(CollectiveKind::kAllGather);
+  assert_true(allGather.algorithms[allGather.indexOf("board")].ordersRanksItself);
+  const CollectiveTable& allReduce = comm::algo::tableOf(CollectiveKind::kAllReduce);
+  assert_false(allReduce.algorithms[allReduce.indexOf("ring")].ordersRanksItself);
+}
+
+// The phase across nodes of the hierarchical all_reduce and node_leaders
+// (flatAllReduce) chooses through chooseFlat: the flat situation of its
+// group, and the algorithm COMM_ALGO forces for all_reduce where it fits
+// there, as a whole call would; one that cannot run flat leaves the choice
+// to the table.
+void forcedAlgorithmReachesTheFlatPhase(void**) {
+  const CollectiveTable& table = comm::algo::tableOf(CollectiveKind::kAllReduce);
+  auto flat = [&](size_t bytes, int ranks, std::string_view forced) {
+    return table.algorithms[comm::algo::selectAlgorithm(table, comm::algo::flatSituation(bytes, ranks), forced)].name;
+  };
+  assert_true(flat(64 * kMiB, 4, "") == "ring");
+  assert_true(flat(64 * kMiB, 4, "recursive_doubling") == "recursive_doubling");
+  assert_true(flat(8, 3, "rabenseifner") == "rabenseifner");
+  assert_true(flat(8, 3, "ring") == "ring");
+  assert_true(flat(64 * kMiB, 4, "hierarchical") == "ring");
+  assert_true(flat(64 * kMiB, 4, "node_leaders") == "ring");
+  assert_true(flat(8, 4, "board") == "recursive_doubling");
+  // all_gather's phases likewise, where the forced algorithm's constraint holds.
+  const CollectiveTable& allGather = comm::algo::tableOf(CollectiveKind::kAllGather);
+  auto flatGather = [&](size_t bytes, int ranks, std::string_view forced) {
+    return allGather.algorithms[comm::algo::selectAlgorithm(allGather, comm::algo::flatSituation(bytes, ranks), forced)]
+        .name;
+  };
+  assert_true(flatGather(64 * kMiB, 4, "recursive_doubling") == "recursive_doubling");
+  assert_true(flatGather(64 * kMiB, 3, "recursive_doubling") == "ring");
+  // A whole call's situation takes the same rule.
+  assert_true(table.algorithms[comm::algo::selectAlgorithm(table, Situation{64 * kMiB, 8, false, 4, 2}, "ring")].name ==
+              "ring");
+  assert_true(table.algorithms[comm::algo::selectAlgorithm(table, Situation{64 * kMiB, 8, false, 4, 2}, "")].name ==
+              "hierarchical");
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -193,6 +255,8 @@ int main(int argc, char** argv) {
       cmocka_unit_test(broadcastAcrossNodesIsHierarchical),
       cmocka_unit_test(reduceAcrossNodesIsHierarchical),
       cmocka_unit_test(allGatherAndReduceScatterAcrossNodesFlatWhenSmall),
+      cmocka_unit_test(everyRowDescribesItself),
+      cmocka_unit_test(forcedAlgorithmReachesTheFlatPhase),
   };
   return cmocka_run_group_tests(tests, nullptr, nullptr);
 }

@@ -9,7 +9,6 @@
 #include "algo/all_gather/ring.h"
 #include "algo/board_collectives.h"
 #include "algo/collectives.h"
-#include "algo/registry.h"
 #include "algo/selection.h"
 #include "core/communicator.h"
 
@@ -17,28 +16,49 @@ namespace comm::algo {
 namespace {
 
 using Run = void(CollectiveContext&, const void* in, void* out, const size_t* bytes, const size_t* offsets);
+using RunWithHooks = void(CollectiveContext&, const void* in, void* out, const size_t* bytes, const size_t* offsets,
+                          const ChunkFn& onFinal);
 
-constexpr Algorithm<Run> kAlgorithms[] = {
-    {{"board", fitsBoard}, boardAllGather},
-    {{"hierarchical", evenNodes}, hierarchicalAllGather},
-    {{"recursive_doubling", powerOfTwo}, recursiveDoublingAllGather},
-    {{"bruck"}, bruckAllGather},
-    {{"ring"}, ringAllGather},
+constexpr Algorithm<Run, RunWithHooks> kAlgorithms[] = {
+    {{.name = "board",
+      .summary = "every rank publishes its block on the node board and copies the others' from their entries",
+      .fits = fitsBoard,
+      .ordersRanksItself = true},
+     boardAllGather},
+    {{.name = "hierarchical",
+      .summary = "gather within each node, all_gather by place across nodes, then share within each node",
+      .fits = evenNodes,
+      .ordersRanksItself = true},
+     hierarchicalAllGather},
+    {{.name = "recursive_doubling",
+      .summary = "swap everything held with rank XOR 2^k, doubling each round (power-of-two groups)",
+      .fits = powerOfTwo},
+     recursiveDoublingAllGather},
+    {{.name = "bruck", .summary = "recursive doubling's rounds for any group size, every range straight into place"},
+     bruckAllGather},
+    {{.name = "ring", .summary = "pass each block to the right neighbour, n-1 steps: fewest bytes per link"},
+     ringAllGather,
+     ringAllGather},
 };
 constexpr auto kInfo = infoOf(kAlgorithms);
-// Bruck is recursive doubling's form for any group size. Across nodes,
-// small calls take the flat algorithms (in node order: allGatherV): fewer
-// rounds than the hierarchical one's phases and handshakes within each
-// node, which costs more than the twice as many bytes they send across
-// even on slow links; beyond 4 KiB the link rate decides, and the
-// hierarchical one sends the least (docs/dev/performance-history.md).
+// The first rule that applies and whose algorithm fits wins (algo/registry.h).
 constexpr Rule kRules[] = {
+    // No message leaves the node, one copy in and one look at each entry.
     rule(kInfo, "board", kAnyBytes, kAnyRanks),
+    // Small calls, across nodes too, take the fewest rounds: they cost less
+    // than the hierarchical one's phases and handshakes within each node,
+    // which costs more than the twice as many bytes they send across even
+    // on slow links (docs/dev/performance-history.md);
     rule(kInfo, "recursive_doubling", 4 * 1024, kAnyRanks),
+    // Bruck is recursive doubling's form for any group size.
     rule(kInfo, "bruck", 4 * 1024, kAnyRanks),
+    // Beyond 4 KiB across nodes the link rate decides, and the hierarchical one sends the least.
     rule(kInfo, "hierarchical", kAnyBytes, kAnyRanks),
+    // While latency dominates, log2 n rounds beat the ring's n-1;
     rule(kInfo, "recursive_doubling", 256 * 1024, kAnyRanks),
+    // likewise on groups that are not a power of two.
     rule(kInfo, "bruck", 256 * 1024, kAnyRanks),
+    // Beyond, the ring's neighbour-only steps avoid the last rounds' far partners.
     rule(kInfo, "ring", kAnyBytes, kAnyRanks),
 };
 
@@ -49,10 +69,14 @@ extern const CollectiveTable kAllGatherVTable{core::CollectiveKind::kAllGatherV,
 
 void flatAllGather(CollectiveContext& ctx, const void* in, void* out, const size_t* bytes, const size_t* offsets,
                    const ChunkFn& onFinal) {
-  const Situation flat{std::accumulate(bytes, bytes + ctx.size(), size_t{0}), ctx.size()};
-  Run* const run = kAlgorithms[kAllGatherTable.choose(flat)].run;
-  if (run == static_cast<Run*>(ringAllGather)) return ringAllGather(ctx, in, out, bytes, offsets, onFinal);
-  run(ctx, in, out, bytes, offsets);
+  // all_gather_v's phases follow its own COMM_ALGO entry.
+  const CollectiveTable& table =
+      static_cast<core::CollectiveKind>(ctx.signature().kind) == core::CollectiveKind::kAllGatherV ? kAllGatherVTable
+                                                                                                   : kAllGatherTable;
+  const Algorithm<Run, RunWithHooks>& algorithm =
+      kAlgorithms[chooseFlat(ctx, table, std::accumulate(bytes, bytes + ctx.size(), size_t{0}))];
+  if (algorithm.info.takesHooks) return algorithm.runWithHooks(ctx, in, out, bytes, offsets, onFinal);
+  algorithm.run(ctx, in, out, bytes, offsets);
   if (!onFinal) return;
   for (int r = 0; r < ctx.size(); ++r) {
     if (bytes[r] > 0) onFinal(offsets[r], bytes[r]);
@@ -60,12 +84,10 @@ void flatAllGather(CollectiveContext& ctx, const void* in, void* out, const size
 }
 
 void allGatherV(CollectiveContext& ctx, const void* in, void* out, const size_t* bytes, const size_t* offsets) {
-  int algorithm = choose(ctx, std::accumulate(bytes, bytes + ctx.size(), size_t{0}));
+  const Algorithm<Run, RunWithHooks>& algorithm =
+      kAlgorithms[choose(ctx, std::accumulate(bytes, bytes + ctx.size(), size_t{0}))];
   const core::NodeLayout& nodes = ctx.communicator().nodes();
-  Run* const run = kAlgorithms[algorithm].run;
-  // The board's slots belong to the communicator's ranks, and the
-  // hierarchical algorithm orders its phases itself.
-  if (nodes.blocked || run == boardAllGather || run == hierarchicalAllGather) return run(ctx, in, out, bytes, offsets);
+  if (nodes.blocked || algorithm.info.ordersRanksItself) return algorithm.run(ctx, in, out, bytes, offsets);
   // Ranks placed round-robin: a flat ring in rank order would cross between
   // nodes at every step; in node order it crosses as few times as with
   // block placement (docs/algorithms.md). The blocks stay where they are.
@@ -75,7 +97,7 @@ void allGatherV(CollectiveContext& ctx, const void* in, void* out, const size_t*
     nodeOrderOffsets.push_back(offsets[rank]);
   }
   CollectiveContext::Subgroup inNodeOrder(ctx, nodes.byNode, 0);
-  run(ctx, in, out, nodeOrderBytes.data(), nodeOrderOffsets.data());
+  algorithm.run(ctx, in, out, nodeOrderBytes.data(), nodeOrderOffsets.data());
 }
 
 }  // namespace comm::algo

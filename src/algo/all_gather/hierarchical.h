@@ -14,12 +14,12 @@ using core::CollectiveContext;
 void hierarchicalAllGather(CollectiveContext& ctx, const void* in, void* out, const size_t* bytes,
                            const size_t* offsets);
 
-// The flat algorithm the all_gather table chooses for the context's current
-// group (a subgroup's size, as if on one node without a board), run on it:
-// each phase of the hierarchical one. Defined with the table, in all_gather.cc.
-// `onFinal(offset, bytes)`, when given, hears of each piece of `out` that
-// has its final value: as each arrives where the table picks the ring,
-// else every block at the end.
+// The flat algorithm for the context's current group (a subgroup's size, as
+// if on one node without a board; COMM_ALGO's where it fits: chooseFlat,
+// algo/selection.h), run on it: each phase of the hierarchical one. Defined
+// with the table, in all_gather.cc. `onFinal(offset, bytes)`, when given,
+// hears of each piece of `out` that has its final value: as each arrives
+// where the algorithm takes hooks (the ring), else every block at the end.
 void flatAllGather(CollectiveContext& ctx, const void* in, void* out, const size_t* bytes, const size_t* offsets,
                    const ChunkFn& onFinal = {});
 

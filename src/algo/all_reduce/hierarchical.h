@@ -14,12 +14,12 @@ using core::CollectiveContext;
 void hierarchicalAllReduce(CollectiveContext& ctx, const void* in, void* out, size_t count, comm_dtype_t dtype,
                            comm_op_t op);
 
-// The flat algorithm the all_reduce table chooses for the context's current
-// group (a subgroup's size, as if on one node without a board), run on it:
-// the phase across nodes. The ring calls `hooks` piece by piece as it goes;
-// the other algorithms call beforeReading for all of `in` before they start
-// and onFinal for all of `out` when they are done. Defined with the table,
-// in all_reduce.cc.
+// The flat algorithm for the context's current group (a subgroup's size, as
+// if on one node without a board; COMM_ALGO's where it fits: chooseFlat,
+// algo/selection.h), run on it: the phase across nodes. An algorithm that
+// takes hooks (the ring) calls them piece by piece as it goes; for the
+// others beforeReading covers all of `in` before they start and onFinal
+// all of `out` when they are done. Defined with the table, in all_reduce.cc.
 void flatAllReduce(CollectiveContext& ctx, const void* in, void* out, size_t count, comm_dtype_t dtype, comm_op_t op,
                    const RingAllReduceHooks& hooks = {});
 

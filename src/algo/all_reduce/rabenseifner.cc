@@ -24,8 +24,12 @@ enum Step : uint32_t { kFold = 0, kUnfold = 1, kHalving = 2 };
 
 // After the halving participant i holds block i of `data`; swap finished
 // ranges with partners at distance 1, 2, 4... until all hold every block.
-void recursiveDoublingAllGather(CollectiveContext& ctx, const Fold& fold, char* data, const ElementBlocks& blocks,
-                                size_t elementSize, uint32_t stepBase) {
+// The all-gather half of the algorithm, in place among the fold's
+// participants: not recursiveDoublingAllGather
+// (algo/all_gather/recursive_doubling.cc), which takes any block layout on
+// the whole group and collects its receives in a vector on every call.
+void swapFinishedRanges(CollectiveContext& ctx, const Fold& fold, char* data, const ElementBlocks& blocks,
+                        size_t elementSize, uint32_t stepBase) {
   const int me = fold.newRank();
   for (int distance = 1, k = 0; distance < fold.participants(); distance *= 2, ++k) {
     int partnerNewRank = me ^ distance;
@@ -60,7 +64,7 @@ void rabenseifnerAllReduce(CollectiveContext& ctx, const void* in, void* out, si
   ElementBlocks blocks = ElementBlocks::even(count, fold.participants());
   auto halvingSteps = static_cast<uint32_t>(std::countr_zero(static_cast<unsigned>(fold.participants())));
   recursiveHalving(ctx, fold, src, data + blocks.offsets[fold.newRank()] * elementSize, blocks, dtype, op, kHalving);
-  recursiveDoublingAllGather(ctx, fold, data, blocks, elementSize, kHalving + halvingSteps);
+  swapFinishedRanges(ctx, fold, data, blocks, elementSize, kHalving + halvingSteps);
   if (fold.carriesPartner()) ctx.wait(ctx.send(fold.partner(), kUnfold, data, bytes));
 }
 

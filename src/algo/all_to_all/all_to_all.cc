@@ -6,7 +6,6 @@
 #include "algo/all_to_all/pairwise.h"
 #include "algo/board_collectives.h"
 #include "algo/collectives.h"
-#include "algo/registry.h"
 #include "algo/selection.h"
 
 namespace comm::algo {
@@ -24,17 +23,27 @@ void boardOrPairwise(CollectiveContext& ctx, const void* const* send, const size
 }
 
 constexpr Algorithm<Run> kAlgorithms[] = {
-    {{"board", fitsBoard}, boardOrPairwise},
-    {{"hierarchical", evenNodes}, hierarchicalAllToAll},
-    {{"pairwise"}, pairwiseAllToAll},
+    {{.name = "board",
+      .summary = "every rank publishes its blocks on the node board if all fit, else every rank goes pairwise",
+      .fits = fitsBoard},
+     boardOrPairwise},
+    {{.name = "hierarchical",
+      .summary = "gather each node's blocks by destination node, exchange between nodes, hand out within them",
+      .fits = evenNodes,
+      .ordersRanksItself = true},
+     hierarchicalAllToAll},
+    {{.name = "pairwise", .summary = "n-1 steps, in step s send to rank+s and receive from rank-s"}, pairwiseAllToAll},
 };
 constexpr auto kInfo = infoOf(kAlgorithms);
+// The first rule that applies and whose algorithm fits wins (algo/registry.h).
 constexpr Rule kRules[] = {
+    // No message leaves the node; a rank whose blocks do not fit goes pairwise, and so do all.
     rule(kInfo, "board", kAnyBytes, kAnyRanks),
     // Without a board only: with one (nodes faked on one host), a rank whose
     // blocks do not fit the board must still go the way of those whose do
     // (pairwise, boardOrPairwise's way out).
     rule(kInfo, "hierarchical", kAnyBytes, kAnyRanks, true),
+    // Every pair exchanges directly, one message each way.
     rule(kInfo, "pairwise", kAnyBytes, kAnyRanks),
 };
 

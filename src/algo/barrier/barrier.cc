@@ -2,7 +2,6 @@
 #include "algo/barrier/dissemination.h"
 #include "algo/board_collectives.h"
 #include "algo/collectives.h"
-#include "algo/registry.h"
 #include "algo/selection.h"
 
 namespace comm::algo {
@@ -14,12 +13,19 @@ using Run = void(CollectiveContext&);
 bool hasBoard(const Situation& situation) { return situation.hasBoard; }
 
 constexpr Algorithm<Run> kAlgorithms[] = {
-    {{"board", hasBoard}, boardBarrier},
-    {{"dissemination"}, disseminationBarrier},
+    {{.name = "board",
+      .summary = "every rank publishes its arrival on the node board and waits for all",
+      .fits = hasBoard},
+     boardBarrier},
+    {{.name = "dissemination", .summary = "in round k signal rank+2^k and wait for rank-2^k: ceil(log2 n) rounds"},
+     disseminationBarrier},
 };
 constexpr auto kInfo = infoOf(kAlgorithms);
+// The first rule that applies and whose algorithm fits wins (algo/registry.h).
 constexpr Rule kRules[] = {
+    // No message leaves the node: one store and one look at each entry.
     rule(kInfo, "board", kAnyBytes, kAnyRanks),
+    // The fewest rounds for any group size.
     rule(kInfo, "dissemination", kAnyBytes, kAnyRanks),
 };
 

@@ -11,9 +11,10 @@ using core::CollectiveContext;
 // Needs spansNodes (algo/registry.h); nodes may hold different numbers of ranks.
 void hierarchicalBroadcast(CollectiveContext& ctx, void* buffer, size_t bytes, int root);
 
-// The flat algorithm the broadcast table chooses for the context's current
-// group (a subgroup's size, as if on one node without a board), run on it:
-// each phase of the hierarchical one. Defined with the table, in broadcast.cc.
+// The flat algorithm for the context's current group (a subgroup's size, as
+// if on one node without a board; COMM_ALGO's where it fits: chooseFlat,
+// algo/selection.h), run on it: each phase of the hierarchical one. Defined
+// with the table, in broadcast.cc.
 void flatBroadcast(CollectiveContext& ctx, void* buffer, size_t bytes, int root);
 
 }  // namespace comm::algo

@@ -6,7 +6,6 @@
 #include "algo/collectives.h"
 #include "algo/gather/binomial.h"
 #include "algo/gather/linear.h"
-#include "algo/registry.h"
 #include "algo/selection.h"
 
 namespace comm::algo {
@@ -15,14 +14,22 @@ namespace {
 using Run = void(CollectiveContext&, const void* in, void* out, const size_t* bytes, const size_t* offsets, int root);
 
 constexpr Algorithm<Run> kAlgorithms[] = {
-    {{"board", fitsBoard}, boardGather},
-    {{"binomial"}, binomialGather},
-    {{"linear"}, linearGather},
+    {{.name = "board",
+      .summary = "every rank publishes its block on the node board; the root copies them out",
+      .fits = fitsBoard},
+     boardGather},
+    {{.name = "binomial", .summary = "binomial tree to the root, each subtree's blocks sent up together"},
+     binomialGather},
+    {{.name = "linear", .summary = "every rank sends its block straight to the root, all at once"}, linearGather},
 };
 constexpr auto kInfo = infoOf(kAlgorithms);
+// The first rule that applies and whose algorithm fits wins (algo/registry.h).
 constexpr Rule kRules[] = {
+    // No message leaves the node, one copy in and one look at each entry.
     rule(kInfo, "board", kAnyBytes, kAnyRanks),
+    // While latency dominates, log2 n messages at the root beat n-1.
     rule(kInfo, "binomial", 64 * 1024, kAnyRanks),
+    // Larger: no forwarding and no copies of subtrees.
     rule(kInfo, "linear", kAnyBytes, kAnyRanks),
 };
 

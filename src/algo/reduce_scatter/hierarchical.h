@@ -14,12 +14,13 @@ using core::CollectiveContext;
 void hierarchicalReduceScatter(CollectiveContext& ctx, const void* in, void* out, const ElementBlocks& blocks,
                                comm_dtype_t dtype, comm_op_t op);
 
-// The flat algorithm the reduce_scatter table chooses for the context's
-// current group (a subgroup's size, as if on one node without a board), run
-// on it: each phase of the hierarchical one. Defined with the table, in
-// reduce_scatter.cc. `beforeReading(offset, bytes)`, when given, is called
-// for each piece of `in` before it is first read (algo/reduce_scatter/ring.h)
-// where the table picks the ring, else once for the whole of `in`.
+// The flat algorithm for the context's current group (a subgroup's size, as
+// if on one node without a board; COMM_ALGO's where it fits: chooseFlat,
+// algo/selection.h), run on it: each phase of the hierarchical one. Defined
+// with the table, in reduce_scatter.cc. `beforeReading(offset, bytes)`,
+// when given, is called for each piece of `in` before it is first read
+// (algo/reduce_scatter/ring.h) where the algorithm takes hooks (the ring),
+// else once for the whole of `in`.
 void flatReduceScatter(CollectiveContext& ctx, const void* in, void* out, const ElementBlocks& blocks,
                        comm_dtype_t dtype, comm_op_t op, const ChunkFn& beforeReading = {});
 

@@ -9,7 +9,6 @@
 #include "algo/reduce_scatter/hierarchical.h"
 #include "algo/reduce_scatter/recursive_halving.h"
 #include "algo/reduce_scatter/ring.h"
-#include "algo/registry.h"
 #include "algo/selection.h"
 #include "common/dtype.h"
 #include "common/error.h"
@@ -20,6 +19,8 @@ namespace {
 
 using Run = void(CollectiveContext&, const void* in, void* out, const ElementBlocks& blocks, comm_dtype_t dtype,
                  comm_op_t op);
+using RunWithHooks = void(CollectiveContext&, const void* in, void* out, const ElementBlocks& blocks,
+                          comm_dtype_t dtype, comm_op_t op, const ChunkFn& beforeReading);
 
 void board(CollectiveContext& ctx, const void* in, void* out, const ElementBlocks& blocks, comm_dtype_t dtype,
            comm_op_t op) {
@@ -31,21 +32,42 @@ void ring(CollectiveContext& ctx, const void* in, void* out, const ElementBlocks
   ringReduceScatter(ctx, in, out, blocks, dtype, op, 0);
 }
 
-constexpr Algorithm<Run> kAlgorithms[] = {
-    {{"board", fitsBoard}, board},
-    {{"hierarchical", evenNodes}, hierarchicalReduceScatter},
-    {{"recursive_halving"}, recursiveHalvingReduceScatter},
-    {{"ring"}, ring},
+void ringWithHooks(CollectiveContext& ctx, const void* in, void* out, const ElementBlocks& blocks, comm_dtype_t dtype,
+                   comm_op_t op, const ChunkFn& beforeReading) {
+  ringReduceScatter(ctx, in, out, blocks, dtype, op, 0, {}, beforeReading);
+}
+
+constexpr Algorithm<Run, RunWithHooks> kAlgorithms[] = {
+    {{.name = "board",
+      .summary = "every rank publishes its vector on the node board and combines its own block from all entries",
+      .fits = fitsBoard},
+     board},
+    {{.name = "hierarchical",
+      .summary = "reduce-scatter within each node by place, then across nodes among the ranks of each place",
+      .fits = evenNodes,
+      .ordersRanksItself = true},
+     hierarchicalReduceScatter},
+    {{.name = "recursive_halving",
+      .summary = "keep half the blocks and swap the other half at distance p/2, p/4, ..., 1: fewest messages"},
+     recursiveHalvingReduceScatter},
+    {{.name = "ring", .summary = "each block goes once around the ring, combined at every rank: fewest bytes per link"},
+     ring,
+     ringWithHooks},
 };
 constexpr auto kInfo = infoOf(kAlgorithms);
-// Across nodes, small calls take recursive halving: its rounds cost less
-// than the hierarchical algorithm's phases and handshakes within each
-// node, though it sends more across; beyond 4 KiB the link rate decides,
-// and the hierarchical one sends the least
-// (docs/dev/performance-history.md).
+// The first rule that applies and whose algorithm fits wins (algo/registry.h).
 constexpr Rule kRules[] = {
-    rule(kInfo, "board", kAnyBytes, kAnyRanks),        rule(kInfo, "recursive_halving", 4 * 1024, kAnyRanks),
-    rule(kInfo, "hierarchical", kAnyBytes, kAnyRanks), rule(kInfo, "recursive_halving", 64 * 1024, kAnyRanks),
+    // No message leaves the node, one copy in and one look at each entry.
+    rule(kInfo, "board", kAnyBytes, kAnyRanks),
+    // Small calls, across nodes too: its rounds cost less than the
+    // hierarchical one's phases and handshakes within each node, though it
+    // sends more across (docs/dev/performance-history.md).
+    rule(kInfo, "recursive_halving", 4 * 1024, kAnyRanks),
+    // Beyond 4 KiB across nodes the link rate decides, and the hierarchical one sends the least.
+    rule(kInfo, "hierarchical", kAnyBytes, kAnyRanks),
+    // While latency dominates, log2 p rounds beat the ring's n-1.
+    rule(kInfo, "recursive_halving", 64 * 1024, kAnyRanks),
+    // Neighbour-only, pipelined steps at the same bytes per link, any group size without a fold.
     rule(kInfo, "ring", kAnyBytes, kAnyRanks),
 };
 
@@ -57,10 +79,15 @@ extern const CollectiveTable kReduceScatterVTable{core::CollectiveKind::kReduceS
 void flatReduceScatter(CollectiveContext& ctx, const void* in, void* out, const ElementBlocks& blocks,
                        comm_dtype_t dtype, comm_op_t op, const ChunkFn& beforeReading) {
   const size_t bytes = blocks.total() * dtypeSize(dtype);
-  Run* const run = kAlgorithms[kReduceScatterTable.choose({bytes, ctx.size()})].run;
-  if (run == static_cast<Run*>(ring)) return ringReduceScatter(ctx, in, out, blocks, dtype, op, 0, {}, beforeReading);
+  // reduce_scatter_v's phases follow its own COMM_ALGO entry.
+  const CollectiveTable& table =
+      static_cast<core::CollectiveKind>(ctx.signature().kind) == core::CollectiveKind::kReduceScatterV
+          ? kReduceScatterVTable
+          : kReduceScatterTable;
+  const Algorithm<Run, RunWithHooks>& algorithm = kAlgorithms[chooseFlat(ctx, table, bytes)];
+  if (algorithm.info.takesHooks) return algorithm.runWithHooks(ctx, in, out, blocks, dtype, op, beforeReading);
   if (beforeReading) beforeReading(0, bytes);
-  run(ctx, in, out, blocks, dtype, op);
+  algorithm.run(ctx, in, out, blocks, dtype, op);
 }
 
 void reduceScatterV(CollectiveContext& ctx, const void* in, void* out, const size_t* counts, const size_t* offsets,

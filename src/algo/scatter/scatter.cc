@@ -4,7 +4,6 @@
 
 #include "algo/board_collectives.h"
 #include "algo/collectives.h"
-#include "algo/registry.h"
 #include "algo/scatter/binomial.h"
 #include "algo/scatter/linear.h"
 #include "algo/selection.h"
@@ -15,14 +14,22 @@ namespace {
 using Run = void(CollectiveContext&, const void* in, void* out, const size_t* bytes, const size_t* offsets, int root);
 
 constexpr Algorithm<Run> kAlgorithms[] = {
-    {{"board", fitsBoard}, boardScatter},
-    {{"binomial"}, binomialScatter},
-    {{"linear"}, linearScatter},
+    {{.name = "board",
+      .summary = "the root publishes every block on the node board; each rank copies its own",
+      .fits = fitsBoard},
+     boardScatter},
+    {{.name = "binomial", .summary = "binomial tree from the root, each subtree's blocks sent down together"},
+     binomialScatter},
+    {{.name = "linear", .summary = "the root sends every rank its block straight, all at once"}, linearScatter},
 };
 constexpr auto kInfo = infoOf(kAlgorithms);
+// The first rule that applies and whose algorithm fits wins (algo/registry.h).
 constexpr Rule kRules[] = {
+    // No message leaves the node, one copy in and one look at the root's entry.
     rule(kInfo, "board", kAnyBytes, kAnyRanks),
+    // While latency dominates, log2 n messages at the root beat n-1.
     rule(kInfo, "binomial", 64 * 1024, kAnyRanks),
+    // Larger: no forwarding and no copies of subtrees.
     rule(kInfo, "linear", kAnyBytes, kAnyRanks),
 };
 
