@@ -1,5 +1,9 @@
 // Routes each peer to the direct shared-memory transport or to the network
-// one (comm's own tcp, or libfabric) and speaks for both: one address blob, one progress(), one cancel().
+// one (comm's own tcp, or libfabric) and speaks for both: one address blob,
+// one progress(), one cancel(). Which transports there are, and which one
+// serves which peers, is the table kTransports below: the one place outside
+// its folder that names a transport (docs/architecture.md, "Adding a
+// transport").
 #include "transport/hybrid_transport.h"
 
 #include <cstring>
@@ -15,6 +19,52 @@ namespace comm::transport {
 namespace {
 
 constexpr uint8_t kBlobVersion = 1;
+
+// Which peers a transport serves.
+enum class Reach {
+  kNode,     // those on this node that offer it an address: the direct path
+  kNetwork,  // every other peer (on the node too when the direct path is off)
+};
+
+// One transport: the first row of each reach whose takes() accepts the
+// settings serves those peers.
+struct Row {
+  const char* name;  // what the logs and providerFor() call it
+  Reach reach;
+  bool (*takes)(const Options& options, const ShmOptions& shm);
+  std::unique_ptr<Transport> (*create)(const Options& options, const ShmOptions& shm);
+};
+
+// comm's own tcp is the default: between hosts it carries collectives as
+// fast as libfabric's tcp;ofi_rxm, answers small messages in about half the
+// time, starts in milliseconds where libfabric's initialisation takes about
+// half a second, and admits only peers that prove the job's secret
+// (docs/performance.md "Across hosts", docs/security.md). libfabric serves
+// what names it: COMM_PROVIDER (verbs;ofi_rxm on an RDMA fabric) or
+// FI_PROVIDER; and a job on one node with direct shared memory off, where
+// its shm provider beats any socket.
+bool takesTcp(const Options& options, const ShmOptions&) {
+  const bool defaultToTcp = options.provider.empty() && fabricProviderVariable().empty() && !options.singleNode;
+  return options.provider == kTcpProvider || defaultToTcp;
+}
+
+constexpr Row kTransports[] = {
+    {kShmDirectProvider, Reach::kNode, [](const Options&, const ShmOptions& shm) { return shm.mode != ShmMode::kOff; },
+     [](const Options&, const ShmOptions& shm) { return createShmTransport(shm); }},
+    {kTcpProvider, Reach::kNetwork, takesTcp,
+     [](const Options& options, const ShmOptions&) { return createTcpTransport(options); }},
+    {"ofi", Reach::kNetwork, [](const Options&, const ShmOptions&) { return true; },
+     [](const Options& options, const ShmOptions&) { return createOfiTransport(options); }},
+};
+
+// The transport that serves the peers of `reach` under these settings, or
+// null when none does.
+std::unique_ptr<Transport> createFor(Reach reach, const Options& options, const ShmOptions& shm) {
+  for (const Row& row : kTransports) {
+    if (row.reach == reach && row.takes(options, shm)) return row.create(options, shm);
+  }
+  return nullptr;
+}
 
 // The blob: version, the shared-memory part's length (4 bytes), that part,
 // then the network part. Either part may be empty: that transport is absent.
@@ -101,10 +151,10 @@ class HybridTransport final : public Transport {
 };
 
 HybridTransport::HybridTransport(const Options& options, const ShmOptions& shm) {
-  if (shm.mode != ShmMode::kOff) shm_ = createShmTransport(shm);
+  shm_ = createFor(Reach::kNode, options, shm);
   // On a single node the direct path reaches everyone; a network transport
   // would only open endpoints (and shared memory of its own) that nobody uses.
-  if (!shm_ || !options.singleNode) network_ = createNetworkTransport(options);
+  if (!shm_ || !options.singleNode) network_ = createFor(Reach::kNetwork, options, shm);
 }
 
 void HybridTransport::connect(int selfRank, const std::vector<PeerInfo>& peers) {
@@ -149,20 +199,8 @@ std::vector<std::string> availableProviders() {
   return names;
 }
 
-// comm's own tcp is the default: between hosts it carries collectives as
-// fast as libfabric's tcp;ofi_rxm, answers small messages in about half the
-// time, starts in milliseconds where libfabric's initialisation takes about
-// half a second, and admits only peers that prove the job's secret
-// (docs/performance.md "Across hosts", docs/security.md). libfabric serves
-// what names it: COMM_PROVIDER (verbs;ofi_rxm on an RDMA fabric) or
-// FI_PROVIDER; and a job on one node with direct shared memory off, where
-// its shm provider beats any socket.
 std::unique_ptr<Transport> createNetworkTransport(const Options& options) {
-  const bool defaultToTcp = options.provider.empty() && fabricProviderVariable().empty() && !options.singleNode;
-  if (options.provider == kTcpProvider || defaultToTcp) {
-    return createTcpTransport(options);
-  }
-  return createOfiTransport(options);
+  return createFor(Reach::kNetwork, options, ShmOptions{ShmMode::kOff});
 }
 
 std::unique_ptr<Transport> createTransport(const Options& options, const ShmOptions& shm) {

@@ -1,7 +1,7 @@
 // The transport a world uses: peers on this node over direct shared memory
 // (shm/shm_transport.h), everyone else over the network: comm's own TCP transport
-// (tcp/tcp_transport.h) or libfabric (createOfiTransport), as
-// createNetworkTransport() chooses.
+// (tcp/tcp_transport.h) or libfabric (ofi/ofi_transport.h), as the table of
+// transports in hybrid_transport.cc orders them.
 #pragma once
 
 #include <memory>
@@ -18,8 +18,9 @@ namespace comm::transport {
 // shm.mode kOff too.
 std::unique_ptr<Transport> createTransport(const Options& options, const ShmOptions& shm);
 
-// The transport for peers off the direct path: comm's own TCP for provider
-// "tcp" (tcp/tcp_transport.h), and for "" when the job spans nodes and
+// The transport for peers off the direct path, the first network row of the
+// table that takes `options`: comm's own TCP for provider "tcp"
+// (tcp/tcp_transport.h), and for "" when the job spans nodes and
 // FI_PROVIDER names no libfabric provider; libfabric otherwise.
 std::unique_ptr<Transport> createNetworkTransport(const Options& options);
 

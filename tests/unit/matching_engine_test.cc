@@ -59,6 +59,12 @@ struct Records {
     *a = Arrival{tag, size, rendezvous};
     return a;
   }
+  // A receive of `tag` for `request`, posted to `engine`.
+  Receive* post(Engine& engine, uint64_t tag, Request& request) {
+    Receive* r = receive(tag, request);
+    engine.post(r);
+    return r;
+  }
 };
 
 // A receive posted before its message: the message of its tag takes it,
@@ -67,8 +73,7 @@ void postedFirst(void**) {
   Engine engine;
   Records records;
   Request request;
-  Receive* posted = records.receive(5, request);
-  engine.post(posted);
+  Receive* posted = records.post(engine, 5, request);
   assert_true(engine.hasReceives());
   assert_null(engine.findArrival(5));
   assert_null(engine.takeReceive(6));
@@ -129,12 +134,9 @@ void orderOfOneTag(void**) {
   Engine engine;
   Records records;
   Request first, other, second;
-  Receive* r1 = records.receive(7, first);
-  Receive* r2 = records.receive(8, other);
-  Receive* r3 = records.receive(7, second);
-  engine.post(r1);
-  engine.post(r2);
-  engine.post(r3);
+  Receive* r1 = records.post(engine, 7, first);
+  Receive* r2 = records.post(engine, 8, other);
+  Receive* r3 = records.post(engine, 7, second);
   assert_ptr_equal(engine.takeReceive(7), r1);
   assert_ptr_equal(engine.takeReceive(7), r3);
   assert_ptr_equal(engine.takeReceive(8), r2);
@@ -159,12 +161,9 @@ void cancelAndPeerGone(void**) {
   Engine engine;
   Records records;
   Request a, b, c;
-  Receive* ra = records.receive(1, a);
-  Receive* rb = records.receive(1, b);
-  Receive* rc = records.receive(2, c);
-  engine.post(ra);
-  engine.post(rb);
-  engine.post(rc);
+  records.post(engine, 1, a);
+  Receive* rb = records.post(engine, 1, b);
+  records.post(engine, 2, c);
   Request stranger;
   assert_null(engine.receiveOf(stranger));
   assert_ptr_equal(engine.receiveOf(b), rb);

@@ -369,7 +369,7 @@ class LyingPeer {
 };
 
 constexpr uint32_t kEagerKind = 0;
-constexpr uint32_t kReadyToSendKind = 1;
+constexpr uint32_t kRequestToSendKind = 1;
 
 // Rank 0 of two, with `lie` (run once the lying peer is connected as rank
 // 1) telling it things; returns its transport.
@@ -425,7 +425,7 @@ void test_tcp_lying_sizes(void**) {
     expectFailure(*flooded, request, COMM_ERR_TRANSPORT, "rank 1");
 
     auto larger = meetLyingPeer(options, [&](LyingPeer& peer) {
-      peer.header(9, uint64_t{1} << 62, kReadyToSendKind, 0);
+      peer.header(9, uint64_t{1} << 62, kRequestToSendKind, 0);
       peer.header(10, 2048, kEagerKind);
       peer.send(std::string(2048, 'y'));
       peer.header(11, 4, kEagerKind);

@@ -1,5 +1,7 @@
 // comm's own TCP transport (provider "tcp"): one non-blocking connection per
-// peer, messages framed as {tag, size} + payload, matched here.
+// peer (connector.h), messages framed as {tag, size} + payload (tcp_wire.h)
+// and matched to receives here (message_engine.h, with the engine
+// matching_engine.h shares with shm).
 //
 // Why not libfabric's tcp;ofi_rxm: on loopback fi_pingpong over it is
 // markedly slower, in latency and in bandwidth, than a plain polled socket
