@@ -1,7 +1,7 @@
 // The collectives as the engine runs them: raw host buffers, sizes in
 // elements or bytes, already validated by api/. Each function picks an
-// algorithm from the selection table (algo/selection.h) and runs it on the
-// context. Every rank calls the same function with agreeing arguments.
+// algorithm from the selection table (algo/selection/selection.h) and runs it
+// on the context. Every rank calls the same function with agreeing arguments.
 // AVG: every algorithm combines like SUM and these functions divide the
 // result once, on the rank(s) that hold it.
 #pragma once

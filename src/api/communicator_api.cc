@@ -1,7 +1,7 @@
 // comm_config_*, comm_init, comm_destroy, comm_abort and the queries.
 #include <memory>
 
-#include "algo/overrides.h"
+#include "algo/selection/overrides.h"
 #include "api/guard.h"
 #include "api/objects.h"
 #include "core/groups.h"

@@ -22,7 +22,7 @@ enum class Scratch : uint8_t {
   kLanding,    // where messages land before they are reduced or passed on
   kResult,     // where a rank builds what it sends on, around an inner algorithm's landing area
   kPhase,      // what a hierarchical algorithm carries from one phase (flat algorithm) to the next
-  kPeerReads,  // where pieces of other ranks' memory land when read in place (algo/node_inputs.h)
+  kPeerReads,  // where pieces of other ranks' memory land when read in place (algo/blocks/node_buffers.h)
 };
 inline constexpr size_t kScratchAreas = 4;
 
@@ -37,8 +37,8 @@ struct CollectiveBuffers {
   };
   std::array<ScratchArea, kScratchAreas> scratch;
   // What algo/ keeps per communicator between collectives (its selection
-  // cache, algo/selection.h): core only holds it, and frees it with the
-  // communicator.
+  // cache, algo/selection/selection.h): core only holds it, and frees it with
+  // the communicator.
   std::shared_ptr<void> algorithmState;
 };
 

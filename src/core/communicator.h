@@ -74,7 +74,7 @@ class Communicator : public std::enable_shared_from_this<Communicator> {
   const std::vector<int>& worldRanks() const { return worldRanks_; }
   const NodeLayout& nodes() const { return nodes_; }
   // Whether its ranks move large messages to each other as streams of
-  // chunks (Transport::wantsChunkedMessages; algo/pipeline.h).
+  // chunks (Transport::wantsChunkedMessages; algo/blocks/pipeline.h).
   bool chunkedMessages() const { return chunkedMessages_; }
   // The same for the ranks `ranks` of this communicator (a subgroup): every
   // kind of pair among them (on one host, on different hosts) wants chunks.

@@ -37,7 +37,7 @@ struct PeerRecord {
 };
 
 // Per collective kind, the algorithm COMM_ALGO forces ("" for none), as
-// algo/overrides.h parsed and checked it; the world only keeps it.
+// algo/selection/overrides.h parsed and checked it; the world only keeps it.
 using AlgorithmOverrides = std::array<std::string, kCollectiveKinds>;
 
 class World {

@@ -1,16 +1,16 @@
-// The selection tables (algo/registry.h): every collective has one, every
-// table chooses something in every situation, every algorithm can be chosen,
-// and the rules choose what docs/algorithms.md says they do; every row
-// describes itself; COMM_ALGO reaches the flat phases of the hierarchical
-// algorithms (algo/selection.h).
+// The selection tables (algo/selection/registry.h): every collective has one,
+// every table chooses something in every situation, every algorithm can be
+// chosen, and the rules choose what docs/algorithms.md says they do; every
+// row describes itself; COMM_ALGO reaches the flat phases of the hierarchical
+// algorithms (algo/selection/selection.h).
 #include <cstddef>
 #include <cstring>
 #include <set>
 #include <string>
 #include <string_view>
 
-#include "algo/registry.h"
-#include "algo/selection.h"
+#include "algo/selection/registry.h"
+#include "algo/selection/selection.h"
 #include "core/node_board.h"
 
 extern "C" {

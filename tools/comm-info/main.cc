@@ -17,7 +17,7 @@
 #include <fmt/format.h>
 #include <CLI/CLI.hpp>
 
-#include "algo/registry.h"
+#include "algo/selection/registry.h"
 #include "comm.h"
 #include "core/settings.h"
 #include "hang_report.h"

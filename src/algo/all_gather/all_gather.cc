@@ -7,9 +7,9 @@
 #include "algo/all_gather/hierarchical.h"
 #include "algo/all_gather/recursive_doubling.h"
 #include "algo/all_gather/ring.h"
-#include "algo/board_collectives.h"
+#include "algo/blocks/board_collectives.h"
 #include "algo/collectives.h"
-#include "algo/selection.h"
+#include "algo/selection/selection.h"
 #include "core/communicator.h"
 
 namespace comm::algo {
@@ -41,7 +41,8 @@ constexpr Algorithm<Run, RunWithHooks> kAlgorithms[] = {
      ringAllGather},
 };
 constexpr auto kInfo = infoOf(kAlgorithms);
-// The first rule that applies and whose algorithm fits wins (algo/registry.h).
+// The first rule that applies and whose algorithm fits wins
+// (algo/selection/registry.h).
 constexpr Rule kRules[] = {
     // No message leaves the node, one copy in and one look at each entry.
     rule(kInfo, "board", kAnyBytes, kAnyRanks),

@@ -11,7 +11,7 @@
 #include <algorithm>
 #include <vector>
 
-#include "algo/block_messages.h"
+#include "algo/blocks/block_messages.h"
 
 namespace comm::algo {
 

@@ -13,7 +13,7 @@
 // the output in all, whatever the placement. A flat ring sends (n-1)/n of
 // it out of every node.
 // Where the node's ranks may read each other's memory (Cross-Memory
-// Attach, algo/node_buffers.h), phase 1 gathers straight into the output
+// Attach, algo/blocks/node_buffers.h), phase 1 gathers straight into the output
 // and phase 2 runs inside it: each rank fetches the blocks its node's
 // other ranks have received from their outputs into its own, as phase 1
 // hands it its own pieces, so only the last pieces' fetches come after the
@@ -28,8 +28,8 @@
 #include <optional>
 #include <vector>
 
-#include "algo/block_messages.h"
-#include "algo/node_buffers.h"
+#include "algo/blocks/block_messages.h"
+#include "algo/blocks/node_buffers.h"
 #include "algo/patterns/phase_steps.h"
 #include "algo/patterns/place_major.h"
 #include "core/communicator.h"

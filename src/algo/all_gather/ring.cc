@@ -5,13 +5,13 @@
 // Cost: (n-1) alpha + (n-1)/n N beta for an output of N bytes -- optimal in
 // bandwidth, linear in latency, so it is the large-message algorithm. Uneven
 // blocks are fine; the step time follows the largest block in flight.
-// Over comm's TCP transport a block travels in chunks (algo/pipeline.h),
+// Over comm's TCP transport a block travels in chunks (algo/blocks/pipeline.h),
 // each passed on as soon as it is in, so the steps overlap.
 #include "algo/all_gather/ring.h"
 
-#include "algo/block_messages.h"
+#include "algo/blocks/block_messages.h"
+#include "algo/blocks/pipeline.h"
 #include "algo/patterns/ring.h"
-#include "algo/pipeline.h"
 
 namespace comm::algo {
 

@@ -2,7 +2,7 @@
 
 #include <cstddef>
 
-#include "algo/pipeline.h"
+#include "algo/blocks/pipeline.h"
 #include "core/collective_context.h"
 
 namespace comm::algo {

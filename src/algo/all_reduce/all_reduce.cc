@@ -6,9 +6,9 @@
 #include "algo/all_reduce/rabenseifner.h"
 #include "algo/all_reduce/recursive_doubling.h"
 #include "algo/all_reduce/ring.h"
-#include "algo/board_collectives.h"
+#include "algo/blocks/board_collectives.h"
 #include "algo/collectives.h"
-#include "algo/selection.h"
+#include "algo/selection/selection.h"
 #include "common/dtype.h"
 #include "reduce/reduce.h"
 
@@ -45,7 +45,8 @@ constexpr Algorithm<Run, RunWithHooks> kAlgorithms[] = {
      ringAllReduce},
 };
 constexpr auto kInfo = infoOf(kAlgorithms);
-// The first rule that applies and whose algorithm fits wins (algo/registry.h).
+// The first rule that applies and whose algorithm fits wins
+// (algo/selection/registry.h).
 constexpr Rule kRules[] = {
     // No message leaves the node, one copy in and one look at each entry.
     rule(kInfo, "board", kAnyBytes, kAnyRanks),

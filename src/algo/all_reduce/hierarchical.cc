@@ -10,7 +10,7 @@
 // over the same ranks carries 2 (n-1)/n N through every rank, and each rank
 // whose ring neighbour is on another node sends all of it across.
 // Where the node's ranks may read each other's memory (Cross-Memory
-// Attach, algo/node_buffers.h), phases 1 and 3 read the other ranks'
+// Attach, algo/blocks/node_buffers.h), phases 1 and 3 read the other ranks'
 // buffers in place, piece by piece inside phase 2: only the first piece's
 // combination comes before the network starts and only the last pieces'
 // fetches after it ends. Elsewhere they are a ring reduce-scatter and a
@@ -26,7 +26,7 @@
 #include <vector>
 
 #include "algo/all_gather/ring.h"
-#include "algo/node_buffers.h"
+#include "algo/blocks/node_buffers.h"
 #include "algo/patterns/element_blocks.h"
 #include "algo/patterns/phase_steps.h"
 #include "algo/patterns/place_major.h"

@@ -11,9 +11,9 @@
 
 #include <bit>
 
-#include "algo/fold_exchange.h"
+#include "algo/blocks/fold_exchange.h"
+#include "algo/blocks/pipeline.h"
 #include "algo/patterns/element_blocks.h"
-#include "algo/pipeline.h"
 #include "algo/reduce_scatter/recursive_halving.h"
 #include "common/dtype.h"
 

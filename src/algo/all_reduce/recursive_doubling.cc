@@ -14,8 +14,8 @@
 #include <memory>
 #include <utility>
 
-#include "algo/fold_exchange.h"
-#include "algo/pipeline.h"
+#include "algo/blocks/fold_exchange.h"
+#include "algo/blocks/pipeline.h"
 #include "common/dtype.h"
 #include "reduce/reduce.h"
 

@@ -12,9 +12,9 @@
 
 #include <vector>
 
+#include "algo/blocks/pipeline.h"
 #include "algo/patterns/element_blocks.h"
 #include "algo/patterns/ring.h"
-#include "algo/pipeline.h"
 #include "algo/reduce_scatter/ring.h"
 #include "common/dtype.h"
 

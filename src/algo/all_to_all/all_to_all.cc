@@ -4,9 +4,9 @@
 
 #include "algo/all_to_all/hierarchical.h"
 #include "algo/all_to_all/pairwise.h"
-#include "algo/board_collectives.h"
+#include "algo/blocks/board_collectives.h"
 #include "algo/collectives.h"
-#include "algo/selection.h"
+#include "algo/selection/selection.h"
 
 namespace comm::algo {
 namespace {
@@ -35,7 +35,8 @@ constexpr Algorithm<Run> kAlgorithms[] = {
     {{.name = "pairwise", .summary = "n-1 steps, in step s send to rank+s and receive from rank-s"}, pairwiseAllToAll},
 };
 constexpr auto kInfo = infoOf(kAlgorithms);
-// The first rule that applies and whose algorithm fits wins (algo/registry.h).
+// The first rule that applies and whose algorithm fits wins
+// (algo/selection/registry.h).
 constexpr Rule kRules[] = {
     // No message leaves the node; a rank whose blocks do not fit goes pairwise, and so do all.
     rule(kInfo, "board", kAnyBytes, kAnyRanks),

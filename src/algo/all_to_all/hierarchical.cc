@@ -34,7 +34,7 @@
 
 #include "algo/all_to_all/pairwise.h"
 #include "algo/all_to_all/sized_block.h"
-#include "algo/block_messages.h"
+#include "algo/blocks/block_messages.h"
 #include "algo/patterns/phase_steps.h"
 #include "algo/patterns/place_major.h"
 #include "common/error.h"

@@ -9,7 +9,7 @@ namespace comm::algo {
 using core::CollectiveContext;
 
 // The allToAll contract of algo/collectives.h. Needs evenNodes
-// (algo/registry.h): L > 1 ranks on each of H > 1 nodes.
+// (algo/selection/registry.h): L > 1 ranks on each of H > 1 nodes.
 void hierarchicalAllToAll(CollectiveContext& ctx, const void* const* send, const size_t* sendBytes, void* const* recv,
                           const size_t* recvBytes);
 

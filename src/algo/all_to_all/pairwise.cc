@@ -13,7 +13,7 @@
 #include <deque>
 
 #include "algo/all_to_all/sized_block.h"
-#include "algo/block_messages.h"
+#include "algo/blocks/block_messages.h"
 #include "common/error.h"
 
 namespace comm::algo {

@@ -2,7 +2,7 @@
 
 #include <fmt/format.h>
 
-#include "algo/pipeline.h"
+#include "algo/blocks/pipeline.h"
 
 namespace comm::algo {
 namespace {

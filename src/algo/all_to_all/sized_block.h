@@ -5,9 +5,10 @@
 // size as a mismatch.
 //
 // Over comm's TCP transport a block of more than kChunkBytes goes in chunks
-// (algo/pipeline.h says why), and chunks alone would lose that check: two sizes that cut into the same first chunks
-// match chunk for chunk, and the longer side waits for the rest until its
-// deadline. So a chunked block goes as
+// (algo/blocks/pipeline.h says why), and chunks alone would lose that check:
+// two sizes that cut into the same first chunks match chunk for chunk, and
+// the longer side waits for the rest until its deadline. So a chunked block
+// goes as
 //   - an 8-byte message with its size, under a step of its own, which the
 //     receiver compares with the size it expects, and
 //   - its chunks: the first of more than kChunkBytes (up to twice that),

@@ -1,8 +1,8 @@
 // comm::algo::barrier: the dispatch from the selection table to an algorithm.
 #include "algo/barrier/dissemination.h"
-#include "algo/board_collectives.h"
+#include "algo/blocks/board_collectives.h"
 #include "algo/collectives.h"
-#include "algo/selection.h"
+#include "algo/selection/selection.h"
 
 namespace comm::algo {
 namespace {
@@ -21,7 +21,8 @@ constexpr Algorithm<Run> kAlgorithms[] = {
      disseminationBarrier},
 };
 constexpr auto kInfo = infoOf(kAlgorithms);
-// The first rule that applies and whose algorithm fits wins (algo/registry.h).
+// The first rule that applies and whose algorithm fits wins
+// (algo/selection/registry.h).
 constexpr Rule kRules[] = {
     // No message leaves the node: one store and one look at each entry.
     rule(kInfo, "board", kAnyBytes, kAnyRanks),

@@ -4,12 +4,12 @@
 // each round. Cost: ceil(log2 n) * (alpha + N beta); the latency term is the
 // best possible, the bandwidth term log n times the best, so it is for small
 // messages (and two ranks, where it is a single send). Over comm's TCP
-// transport the message travels in chunks (algo/pipeline.h), each passed on
-// to the children as soon as it is in.
+// transport the message travels in chunks (algo/blocks/pipeline.h), each
+// passed on to the children as soon as it is in.
 #include "algo/broadcast/binomial.h"
 
+#include "algo/blocks/pipeline.h"
 #include "algo/patterns/binomial_tree.h"
-#include "algo/pipeline.h"
 
 namespace comm::algo {
 

@@ -1,10 +1,10 @@
 // comm::algo::broadcast: the dispatch from the selection table to an algorithm.
-#include "algo/board_collectives.h"
+#include "algo/blocks/board_collectives.h"
 #include "algo/broadcast/binomial.h"
 #include "algo/broadcast/hierarchical.h"
 #include "algo/broadcast/scatter_all_gather.h"
 #include "algo/collectives.h"
-#include "algo/selection.h"
+#include "algo/selection/selection.h"
 
 namespace comm::algo {
 namespace {
@@ -28,7 +28,8 @@ constexpr Algorithm<Run> kAlgorithms[] = {
      scatterAllGatherBroadcast},
 };
 constexpr auto kInfo = infoOf(kAlgorithms);
-// The first rule that applies and whose algorithm fits wins (algo/registry.h).
+// The first rule that applies and whose algorithm fits wins
+// (algo/selection/registry.h).
 constexpr Rule kRules[] = {
     // No message leaves the node, one copy in and one look at the root's entry.
     rule(kInfo, "board", kAnyBytes, kAnyRanks),

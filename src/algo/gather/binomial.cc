@@ -13,7 +13,7 @@
 #include <memory>
 #include <vector>
 
-#include "algo/block_messages.h"
+#include "algo/blocks/block_messages.h"
 #include "algo/patterns/binomial_tree.h"
 
 namespace comm::algo {

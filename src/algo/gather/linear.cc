@@ -7,7 +7,7 @@
 
 #include <vector>
 
-#include "algo/block_messages.h"
+#include "algo/blocks/block_messages.h"
 
 namespace comm::algo {
 

@@ -11,8 +11,8 @@
 #include <memory>
 #include <vector>
 
+#include "algo/blocks/pipeline.h"
 #include "algo/patterns/binomial_tree.h"
-#include "algo/pipeline.h"
 #include "common/dtype.h"
 #include "reduce/reduce.h"
 

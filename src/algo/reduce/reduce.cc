@@ -1,12 +1,12 @@
 // comm::algo::reduce: the dispatch from the selection table to an algorithm.
 #include <cstring>
 
-#include "algo/board_collectives.h"
+#include "algo/blocks/board_collectives.h"
 #include "algo/collectives.h"
 #include "algo/reduce/binomial.h"
 #include "algo/reduce/hierarchical.h"
 #include "algo/reduce/reduce_scatter_gather.h"
-#include "algo/selection.h"
+#include "algo/selection/selection.h"
 #include "common/dtype.h"
 #include "reduce/reduce.h"
 
@@ -34,7 +34,8 @@ constexpr Algorithm<Run> kAlgorithms[] = {
 };
 constexpr auto kInfo = infoOf(kAlgorithms);
 constexpr bool kWithoutBoard = true;
-// The first rule that applies and whose algorithm fits wins (algo/registry.h).
+// The first rule that applies and whose algorithm fits wins
+// (algo/selection/registry.h).
 constexpr Rule kRules[] = {
     // No message leaves the node, one copy in and one look at each entry.
     rule(kInfo, "board", kAnyBytes, kAnyRanks),

@@ -10,8 +10,8 @@
 
 #include <memory>
 
+#include "algo/blocks/pipeline.h"
 #include "algo/patterns/element_blocks.h"
-#include "algo/pipeline.h"
 #include "algo/reduce_scatter/ring.h"
 #include "common/dtype.h"
 

@@ -12,7 +12,7 @@
 // share: each node sends (H-1)/H of the vector out, whatever the placement.
 // A flat ring sends (n-1)/n of it out of every node.
 // Where the node's ranks may read each other's memory (Cross-Memory
-// Attach, algo/node_buffers.h), phase 1 runs inside phase 2 instead: the
+// Attach, algo/blocks/node_buffers.h), phase 1 runs inside phase 2 instead: the
 // rank at place l combines each piece of its node sums from the node's
 // inputs, where they lie, just before phase 2 first reads it, so the
 // network starts after one piece and the input is never reordered.
@@ -27,8 +27,8 @@
 #include <optional>
 #include <vector>
 
-#include "algo/block_messages.h"
-#include "algo/node_buffers.h"
+#include "algo/blocks/block_messages.h"
+#include "algo/blocks/node_buffers.h"
 #include "algo/patterns/phase_steps.h"
 #include "algo/patterns/place_major.h"
 #include "common/dtype.h"

@@ -14,7 +14,7 @@
 #include <cstring>
 #include <memory>
 
-#include "algo/pipeline.h"
+#include "algo/blocks/pipeline.h"
 #include "common/dtype.h"
 #include "reduce/reduce.h"
 

@@ -2,7 +2,7 @@
 
 #include <cstdint>
 
-#include "algo/fold_exchange.h"
+#include "algo/blocks/fold_exchange.h"
 #include "algo/patterns/element_blocks.h"
 #include "comm.h"
 #include "core/collective_context.h"

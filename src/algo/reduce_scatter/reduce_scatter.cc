@@ -3,13 +3,13 @@
 // selects is the whole input vector.
 #include <cstring>
 
-#include "algo/board_collectives.h"
+#include "algo/blocks/board_collectives.h"
 #include "algo/collectives.h"
 #include "algo/patterns/element_blocks.h"
 #include "algo/reduce_scatter/hierarchical.h"
 #include "algo/reduce_scatter/recursive_halving.h"
 #include "algo/reduce_scatter/ring.h"
-#include "algo/selection.h"
+#include "algo/selection/selection.h"
 #include "common/dtype.h"
 #include "common/error.h"
 #include "reduce/reduce.h"
@@ -55,7 +55,8 @@ constexpr Algorithm<Run, RunWithHooks> kAlgorithms[] = {
      ringWithHooks},
 };
 constexpr auto kInfo = infoOf(kAlgorithms);
-// The first rule that applies and whose algorithm fits wins (algo/registry.h).
+// The first rule that applies and whose algorithm fits wins
+// (algo/selection/registry.h).
 constexpr Rule kRules[] = {
     // No message leaves the node, one copy in and one look at each entry.
     rule(kInfo, "board", kAnyBytes, kAnyRanks),

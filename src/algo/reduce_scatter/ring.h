@@ -2,8 +2,8 @@
 
 #include <cstdint>
 
+#include "algo/blocks/pipeline.h"
 #include "algo/patterns/element_blocks.h"
-#include "algo/pipeline.h"
 #include "comm.h"
 #include "core/collective_context.h"
 

@@ -2,11 +2,11 @@
 // algorithm; scatter and scatter_v share it and the algorithms.
 #include <numeric>
 
-#include "algo/board_collectives.h"
+#include "algo/blocks/board_collectives.h"
 #include "algo/collectives.h"
 #include "algo/scatter/binomial.h"
 #include "algo/scatter/linear.h"
-#include "algo/selection.h"
+#include "algo/selection/selection.h"
 
 namespace comm::algo {
 namespace {
@@ -23,7 +23,8 @@ constexpr Algorithm<Run> kAlgorithms[] = {
     {{.name = "linear", .summary = "the root sends every rank its block straight, all at once"}, linearScatter},
 };
 constexpr auto kInfo = infoOf(kAlgorithms);
-// The first rule that applies and whose algorithm fits wins (algo/registry.h).
+// The first rule that applies and whose algorithm fits wins
+// (algo/selection/registry.h).
 constexpr Rule kRules[] = {
     // No message leaves the node, one copy in and one look at the root's entry.
     rule(kInfo, "board", kAnyBytes, kAnyRanks),

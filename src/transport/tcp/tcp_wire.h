@@ -52,7 +52,7 @@ static_assert(sizeof(Header) == 32);
 inline constexpr size_t kInboxBytes = 64 * 1024;
 // Messages up to this size go without waiting for a go-ahead. It covers the
 // chunks collectives cut large messages into for this transport (at most
-// twice algo/pipeline.h's kChunkBytes): a go-ahead crosses the link against
+// twice algo/blocks/pipeline.h's kChunkBytes): a go-ahead crosses the link against
 // the data flowing the other way, and on a shaped link it waited behind that
 // data long enough to halve an all_to_all's speed. What a peer may send
 // before its receives are posted stays bounded by the unexpected-byte limit.

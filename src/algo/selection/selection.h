@@ -1,10 +1,10 @@
 // Which algorithm runs a collective: the one COMM_ALGO names for it
 // ("all_reduce:ring,broadcast:binomial") where that algorithm fits the call,
-// else the first rule of the collective's table (algo/registry.h) that
-// applies. That one rule (selectAlgorithm) chooses both a whole call
+// else the first rule of the collective's table (algo/selection/registry.h)
+// that applies. That one rule (selectAlgorithm) chooses both a whole call
 // (choose) and the flat phase a hierarchical algorithm runs over a subgroup
-// (chooseFlat). Every new choice of a whole call is logged at debug level;
-// a communicator remembers each collective's last one, which steady traffic
+// (chooseFlat). Every new choice of a whole call is logged at debug level; a
+// communicator remembers each collective's last one, which steady traffic
 // asks for again.
 #pragma once
 
@@ -14,7 +14,7 @@
 #include <memory>
 #include <string_view>
 
-#include "algo/registry.h"
+#include "algo/selection/registry.h"
 #include "core/collective_context.h"
 #include "core/communicator.h"
 

@@ -1,4 +1,4 @@
-#include "algo/registry.h"
+#include "algo/selection/registry.h"
 
 #include "common/error.h"
 #include "core/node_board.h"

@@ -1,9 +1,9 @@
 // One table per collective: its algorithms (name, summary, traits, the
 // constraint it needs to run, the functions that run it) and the rules that
-// choose among them.
-// Selection (algo/selection.h), COMM_ALGO, comm-info and the tests read
-// these tables and nothing else; adding an algorithm is one row in its
-// collective's table (the dispatch file of its folder) and its rules.
+// choose among them. Selection (algo/selection/selection.h), COMM_ALGO,
+// comm-info and the tests read these tables and nothing else; adding an
+// algorithm is one row in its collective's table (the dispatch file of its
+// folder) and its rules.
 //
 // The rules are the cost model: measured windows of message size and group
 // size where each algorithm wins (docs/algorithms.md), tried in order, the

@@ -1,11 +1,11 @@
-#include "algo/node_buffers.h"
+#include "algo/blocks/node_buffers.h"
 
 #include <algorithm>
 #include <atomic>
 #include <cstring>
 #include <utility>
 
-#include "algo/pipeline.h"
+#include "algo/blocks/pipeline.h"
 #include "common/dtype.h"
 #include "common/error.h"
 #include "reduce/reduce.h"
@@ -42,7 +42,8 @@ size_t bytesOf(const NodeBuffers::Part& part) {
 }
 
 // How many entries the log of `part` holds: its pieces come chunk by chunk
-// (algo/pipeline.h), a few cut short at block ends and at its ranges' ends.
+// (algo/blocks/pipeline.h), a few cut short at block ends and at its ranges'
+// ends.
 size_t logCapacityFor(const NodeBuffers::Part& part) { return bytesOf(part) / kChunkBytes + part.size() + 64; }
 
 // Whether [offset, offset + bytes) lies within one range of `part`.

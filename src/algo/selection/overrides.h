@@ -1,6 +1,7 @@
 // COMM_ALGO (the "algo" setting): "all_reduce:ring,broadcast:binomial"
-// forces, per collective, one algorithm of its table (algo/registry.h),
-// which then runs wherever it fits (algo/selection.h).
+// forces, per collective, one algorithm of its table
+// (algo/selection/registry.h), which then runs wherever it fits
+// (algo/selection/selection.h).
 #pragma once
 
 #include <string_view>

@@ -1,8 +1,8 @@
-#include "algo/fold_exchange.h"
+#include "algo/blocks/fold_exchange.h"
 
 #include <vector>
 
-#include "algo/pipeline.h"
+#include "algo/blocks/pipeline.h"
 #include "common/dtype.h"
 #include "reduce/reduce.h"
 

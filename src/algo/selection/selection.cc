@@ -1,4 +1,4 @@
-#include "algo/selection.h"
+#include "algo/selection/selection.h"
 
 #include "common/error.h"
 #include "common/log.h"

@@ -8,8 +8,8 @@
 #include <cstring>
 #include <vector>
 
+#include "algo/blocks/pipeline.h"
 #include "algo/patterns/block_layout.h"
-#include "algo/pipeline.h"
 #include "core/collective_context.h"
 
 namespace comm::algo {
@@ -31,9 +31,9 @@ inline void copyBlock(core::CollectiveContext& ctx, void* to, const void* from, 
 }
 
 // One run as a message, in chunks over comm's TCP transport
-// (algo/pipeline.h); the receives are added to `posted`. Every rank knows
-// every run's size (the layout is part of the collective's signature), so
-// the chunks match.
+// (algo/blocks/pipeline.h); the receives are added to `posted`. Every rank
+// knows every run's size (the layout is part of the collective's signature),
+// so the chunks match.
 inline void sendRun(core::CollectiveContext& ctx, int peer, uint32_t step, const char* data, size_t bytes) {
   sendChunks(ctx, peer, step, data, bytes, transferChunkBytes(ctx));
 }

@@ -1,9 +1,9 @@
-#include "algo/overrides.h"
+#include "algo/selection/overrides.h"
 
 #include <optional>
 #include <string>
 
-#include "algo/registry.h"
+#include "algo/selection/registry.h"
 #include "common/error.h"
 
 namespace comm::algo {

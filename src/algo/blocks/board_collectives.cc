@@ -1,4 +1,4 @@
-#include "algo/board_collectives.h"
+#include "algo/blocks/board_collectives.h"
 
 #include <cstdint>
 #include <cstring>

@@ -1,4 +1,4 @@
-#include "algo/pipeline.h"
+#include "algo/blocks/pipeline.h"
 
 #include <algorithm>
 
