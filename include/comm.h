@@ -19,9 +19,9 @@
  *    once started and comm_handle_wait/test return them.
  *  - On failure, a pointer out-parameter (the `**out` of a create call,
  *    comm_init, comm_split, comm_name, comm_tensor_data, comm_providers and comm_stream,
- *    and the `**handle` of a communication call) is set to NULL when it is
- *    not NULL itself; a scalar out-parameter (an int, size or enum) is left
- *    unchanged.
+ *    the strings of comm_setting_info, and the `**handle` of a communication
+ *    call) is set to NULL when it is not NULL itself; a scalar
+ *    out-parameter (an int, size or enum) is left unchanged.
  *  - Out-parameters come first. The one exception is the optional trailing
  *    `comm_handle_t **handle` of every communication call: NULL means "block
  *    until done"; non-NULL means "return at once and hand me a handle" that
@@ -324,6 +324,27 @@ COMM_API comm_status_t comm_config_destroy(comm_config_t *config);
  * an unknown key), COMM_ERR_INVALID_USAGE (a destroyed config).
  */
 COMM_API comm_status_t comm_config_set(comm_config_t *config, const char *key, const char *value);
+
+/**
+ * The number of settings: the keys comm_config_set takes, which
+ * comm_setting_info describes one by one.
+ * Errors: COMM_ERR_INVALID_ARGUMENT (out NULL). Thread-safe.
+ */
+COMM_API comm_status_t comm_setting_count(int *out);
+/**
+ * Setting `index` (0 .. comm_setting_count - 1, always in the same order):
+ * its key (the environment variable is COMM_ and the key in upper case),
+ * its default ("" for none), one line of help, and its value in this
+ * process's environment, as comm_init without a config would read it: NULL
+ * when the variable is not set (the default applies), "(not shown)" for a
+ * secret (job_secret) that is set. Every out-parameter but out_key may be
+ * NULL. Key, default and help are the library's for as long as the process
+ * runs; the value holds until this thread's next comm_setting_info call.
+ * Errors: COMM_ERR_INVALID_ARGUMENT (out_key NULL, index out of range).
+ * Thread-safe.
+ */
+COMM_API comm_status_t comm_setting_info(const char **out_key, const char **out_default,
+                                         const char **out_help, const char **out_value, int index);
 
 /* ------------------------------------------------------------------ */
 /* Communicators                                                       */

@@ -29,6 +29,11 @@ CASE(failed_rank_null_out, "comm_failed_rank", COMM_ERR_INVALID_ARGUMENT, "out",
 CASE(failed_rank_null_comm, "comm_failed_rank", COMM_ERR_INVALID_ARGUMENT, "comm", comm_failed_rank(&(int){0}, NULL))
 CASE(config_create_null, "comm_config_create", COMM_ERR_INVALID_ARGUMENT, "out", comm_config_create(NULL))
 CASE(config_set_null, "comm_config_set", COMM_ERR_INVALID_ARGUMENT, "config", comm_config_set(NULL, "rank", "0"))
+CASE(setting_count_null, "comm_setting_count", COMM_ERR_INVALID_ARGUMENT, "out", comm_setting_count(NULL))
+CASE(setting_info_null_key, "comm_setting_info", COMM_ERR_INVALID_ARGUMENT, "out_key",
+     comm_setting_info(NULL, NULL, NULL, NULL, 0))
+CASE(setting_info_range, "comm_setting_info", COMM_ERR_INVALID_ARGUMENT, "index",
+     comm_setting_info(&(const char *){NULL}, NULL, NULL, NULL, -1))
 CASE(config_destroy_foreign, "comm_config_destroy", COMM_ERR_INVALID_USAGE, "never created",
      comm_config_destroy((comm_config_t *)fdata))
 CASE(tensor_null_out, "comm_tensor_create", COMM_ERR_INVALID_ARGUMENT, "out",

@@ -15,6 +15,8 @@ comm_node_count COMM_0.2
 comm_node_id COMM_0.2
 comm_providers COMM_0.2
 comm_set_stream COMM_0.2
+comm_setting_count COMM_0.2
+comm_setting_info COMM_0.2
 comm_split_by_node COMM_0.2
 comm_stream COMM_0.2"
 

@@ -4,12 +4,15 @@
 // --hang-report, what ranks were doing when a job hung (hang_report.h);
 // with --topology, the node's or the job's topology (job_topology.h).
 //
-// It links the engine statically (not only the public API) because the
-// tables it prints are the engine's own; printing them from the source of
-// truth keeps it from ever going stale.
+// The settings come through the public API (comm_setting_info), the table
+// comm_init reads. It links the engine statically (not only the public API)
+// for the algorithm selection tables, the engine's own; printing them from
+// the source of truth keeps it from ever going stale.
 #include <rdma/fabric.h>
 
+#include <cctype>
 #include <cstdio>
+#include <cstdlib>
 #include <limits>
 #include <set>
 #include <string>
@@ -19,22 +22,33 @@
 
 #include "algo/selection/registry.h"
 #include "comm.h"
-#include "core/settings.h"
 #include "hang_report.h"
 #include "job_topology.h"
 
 namespace {
 
+// Exits with the message of a failed call of the public API.
+void check(comm_status_t status, const char* call) {
+  if (status == COMM_OK) return;
+  fmt::print(stderr, "comm-info: {} failed: {}\n", call, comm_last_error());
+  std::exit(1);
+}
+
 void printSettings() {
-  auto settings = comm::Settings::load({});
+  int count = 0;
+  check(comm_setting_count(&count), "comm_setting_count");
   fmt::print("Settings (environment variable, default, current value):\n");
-  for (const comm::SettingSpec& spec : comm::settingSpecs()) {
-    std::string current = spec.secret ? "(not shown)" : settings.get(spec.key);
-    fmt::print("  {:<24} default '{}'{}\n      {}\n", comm::environmentName(spec.key), spec.defaultValue,
-               settings.source(spec.key) == "default"
-                   ? ""
-                   : fmt::format(", now '{}' ({})", current, settings.source(spec.key)),
-               spec.help);
+  for (int index = 0; index < count; ++index) {
+    const char* key = nullptr;
+    const char* defaultValue = nullptr;
+    const char* help = nullptr;
+    const char* value = nullptr;
+    check(comm_setting_info(&key, &defaultValue, &help, &value, index), "comm_setting_info");
+    std::string variable = "COMM_";
+    for (const char* c = key; *c != '\0'; ++c)
+      variable += static_cast<char>(std::toupper(static_cast<unsigned char>(*c)));
+    fmt::print("  {:<24} default '{}'{}\n      {}\n", variable, defaultValue,
+               value == nullptr ? "" : fmt::format(", now '{}' (set by environment ({}))", value, variable), help);
   }
 }
 

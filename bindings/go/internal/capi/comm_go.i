@@ -89,6 +89,11 @@ static const char *comm_go_cuda_unavailable_reason(void) {
    in package comm needs the provider list: comm-info prints it. */
 %ignore comm_providers;
 
+/* Likewise the settings table (comm_setting_info's strings): comm-info
+   prints it. */
+%ignore comm_setting_count;
+%ignore comm_setting_info;
+
 /* Package comm describes slices itself and never reads descriptors back;
    it marks those of comm.DeviceSlice as CUDA memory. */
 %ignore comm_tensor_set_data;

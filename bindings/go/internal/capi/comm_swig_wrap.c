@@ -405,7 +405,7 @@ static comm_status_t comm_go_recv(comm_t *comm, void *data, int64_t count, comm_
 extern "C" {
 #endif
 
-void _wrap_Swig_free_capi_d2b6a8d87e99ba7d(void *_swig_go_0) {
+void _wrap_Swig_free_capi_c70da48e512180f8(void *_swig_go_0) {
   void *arg1 = (void *) 0 ;
   
   arg1 = *(void **)&_swig_go_0; 
@@ -415,7 +415,7 @@ void _wrap_Swig_free_capi_d2b6a8d87e99ba7d(void *_swig_go_0) {
 }
 
 
-void *_wrap_Swig_malloc_capi_d2b6a8d87e99ba7d(intgo _swig_go_0) {
+void *_wrap_Swig_malloc_capi_c70da48e512180f8(intgo _swig_go_0) {
   int arg1 ;
   void *result = 0 ;
   void *_swig_go_result;
@@ -428,7 +428,7 @@ void *_wrap_Swig_malloc_capi_d2b6a8d87e99ba7d(intgo _swig_go_0) {
 }
 
 
-_gostring_ _wrap_comm_go_name_capi_d2b6a8d87e99ba7d(comm_t *_swig_go_0) {
+_gostring_ _wrap_comm_go_name_capi_c70da48e512180f8(comm_t *_swig_go_0) {
   comm_t *arg1 = (comm_t *) 0 ;
   char *result = 0 ;
   _gostring_ _swig_go_result;
@@ -441,7 +441,7 @@ _gostring_ _wrap_comm_go_name_capi_d2b6a8d87e99ba7d(comm_t *_swig_go_0) {
 }
 
 
-intgo _wrap_comm_go_cuda_device_count_capi_d2b6a8d87e99ba7d() {
+intgo _wrap_comm_go_cuda_device_count_capi_c70da48e512180f8() {
   int result;
   intgo _swig_go_result;
   
@@ -452,7 +452,7 @@ intgo _wrap_comm_go_cuda_device_count_capi_d2b6a8d87e99ba7d() {
 }
 
 
-_gostring_ _wrap_comm_go_cuda_unavailable_reason_capi_d2b6a8d87e99ba7d() {
+_gostring_ _wrap_comm_go_cuda_unavailable_reason_capi_c70da48e512180f8() {
   char *result = 0 ;
   _gostring_ _swig_go_result;
   
@@ -463,7 +463,7 @@ _gostring_ _wrap_comm_go_cuda_unavailable_reason_capi_d2b6a8d87e99ba7d() {
 }
 
 
-intgo _wrap_COMM_VERSION_NUMBER_capi_d2b6a8d87e99ba7d() {
+intgo _wrap_COMM_VERSION_NUMBER_capi_c70da48e512180f8() {
   int result;
   intgo _swig_go_result;
   
@@ -474,7 +474,7 @@ intgo _wrap_COMM_VERSION_NUMBER_capi_d2b6a8d87e99ba7d() {
 }
 
 
-intgo _wrap_comm_version_capi_d2b6a8d87e99ba7d() {
+intgo _wrap_comm_version_capi_c70da48e512180f8() {
   unsigned int result;
   intgo _swig_go_result;
   
@@ -485,7 +485,7 @@ intgo _wrap_comm_version_capi_d2b6a8d87e99ba7d() {
 }
 
 
-_gostring_ _wrap_comm_version_string_capi_d2b6a8d87e99ba7d() {
+_gostring_ _wrap_comm_version_string_capi_c70da48e512180f8() {
   char *result = 0 ;
   _gostring_ _swig_go_result;
   
@@ -496,7 +496,7 @@ _gostring_ _wrap_comm_version_string_capi_d2b6a8d87e99ba7d() {
 }
 
 
-intgo _wrap_COMM_OK_capi_d2b6a8d87e99ba7d() {
+intgo _wrap_COMM_OK_capi_c70da48e512180f8() {
   enum comm_status result;
   intgo _swig_go_result;
   
@@ -508,7 +508,7 @@ intgo _wrap_COMM_OK_capi_d2b6a8d87e99ba7d() {
 }
 
 
-intgo _wrap_COMM_IN_PROGRESS_capi_d2b6a8d87e99ba7d() {
+intgo _wrap_COMM_IN_PROGRESS_capi_c70da48e512180f8() {
   enum comm_status result;
   intgo _swig_go_result;
   
@@ -520,7 +520,7 @@ intgo _wrap_COMM_IN_PROGRESS_capi_d2b6a8d87e99ba7d() {
 }
 
 
-intgo _wrap_COMM_ERR_INVALID_ARGUMENT_capi_d2b6a8d87e99ba7d() {
+intgo _wrap_COMM_ERR_INVALID_ARGUMENT_capi_c70da48e512180f8() {
   enum comm_status result;
   intgo _swig_go_result;
   
@@ -532,7 +532,7 @@ intgo _wrap_COMM_ERR_INVALID_ARGUMENT_capi_d2b6a8d87e99ba7d() {
 }
 
 
-intgo _wrap_COMM_ERR_INVALID_USAGE_capi_d2b6a8d87e99ba7d() {
+intgo _wrap_COMM_ERR_INVALID_USAGE_capi_c70da48e512180f8() {
   enum comm_status result;
   intgo _swig_go_result;
   
@@ -544,7 +544,7 @@ intgo _wrap_COMM_ERR_INVALID_USAGE_capi_d2b6a8d87e99ba7d() {
 }
 
 
-intgo _wrap_COMM_ERR_NOT_SUPPORTED_capi_d2b6a8d87e99ba7d() {
+intgo _wrap_COMM_ERR_NOT_SUPPORTED_capi_c70da48e512180f8() {
   enum comm_status result;
   intgo _swig_go_result;
   
@@ -556,7 +556,7 @@ intgo _wrap_COMM_ERR_NOT_SUPPORTED_capi_d2b6a8d87e99ba7d() {
 }
 
 
-intgo _wrap_COMM_ERR_NO_MEMORY_capi_d2b6a8d87e99ba7d() {
+intgo _wrap_COMM_ERR_NO_MEMORY_capi_c70da48e512180f8() {
   enum comm_status result;
   intgo _swig_go_result;
   
@@ -568,7 +568,7 @@ intgo _wrap_COMM_ERR_NO_MEMORY_capi_d2b6a8d87e99ba7d() {
 }
 
 
-intgo _wrap_COMM_ERR_TIMEOUT_capi_d2b6a8d87e99ba7d() {
+intgo _wrap_COMM_ERR_TIMEOUT_capi_c70da48e512180f8() {
   enum comm_status result;
   intgo _swig_go_result;
   
@@ -580,7 +580,7 @@ intgo _wrap_COMM_ERR_TIMEOUT_capi_d2b6a8d87e99ba7d() {
 }
 
 
-intgo _wrap_COMM_ERR_REMOTE_capi_d2b6a8d87e99ba7d() {
+intgo _wrap_COMM_ERR_REMOTE_capi_c70da48e512180f8() {
   enum comm_status result;
   intgo _swig_go_result;
   
@@ -592,7 +592,7 @@ intgo _wrap_COMM_ERR_REMOTE_capi_d2b6a8d87e99ba7d() {
 }
 
 
-intgo _wrap_COMM_ERR_MISMATCH_capi_d2b6a8d87e99ba7d() {
+intgo _wrap_COMM_ERR_MISMATCH_capi_c70da48e512180f8() {
   enum comm_status result;
   intgo _swig_go_result;
   
@@ -604,7 +604,7 @@ intgo _wrap_COMM_ERR_MISMATCH_capi_d2b6a8d87e99ba7d() {
 }
 
 
-intgo _wrap_COMM_ERR_ABORTED_capi_d2b6a8d87e99ba7d() {
+intgo _wrap_COMM_ERR_ABORTED_capi_c70da48e512180f8() {
   enum comm_status result;
   intgo _swig_go_result;
   
@@ -616,7 +616,7 @@ intgo _wrap_COMM_ERR_ABORTED_capi_d2b6a8d87e99ba7d() {
 }
 
 
-intgo _wrap_COMM_ERR_TRANSPORT_capi_d2b6a8d87e99ba7d() {
+intgo _wrap_COMM_ERR_TRANSPORT_capi_c70da48e512180f8() {
   enum comm_status result;
   intgo _swig_go_result;
   
@@ -628,7 +628,7 @@ intgo _wrap_COMM_ERR_TRANSPORT_capi_d2b6a8d87e99ba7d() {
 }
 
 
-intgo _wrap_COMM_ERR_BOOTSTRAP_capi_d2b6a8d87e99ba7d() {
+intgo _wrap_COMM_ERR_BOOTSTRAP_capi_c70da48e512180f8() {
   enum comm_status result;
   intgo _swig_go_result;
   
@@ -640,7 +640,7 @@ intgo _wrap_COMM_ERR_BOOTSTRAP_capi_d2b6a8d87e99ba7d() {
 }
 
 
-intgo _wrap_COMM_ERR_INTERNAL_capi_d2b6a8d87e99ba7d() {
+intgo _wrap_COMM_ERR_INTERNAL_capi_c70da48e512180f8() {
   enum comm_status result;
   intgo _swig_go_result;
   
@@ -652,7 +652,7 @@ intgo _wrap_COMM_ERR_INTERNAL_capi_d2b6a8d87e99ba7d() {
 }
 
 
-_gostring_ _wrap_comm_status_string_capi_d2b6a8d87e99ba7d(intgo _swig_go_0) {
+_gostring_ _wrap_comm_status_string_capi_c70da48e512180f8(intgo _swig_go_0) {
   comm_status_t arg1 ;
   char *result = 0 ;
   _gostring_ _swig_go_result;
@@ -665,7 +665,7 @@ _gostring_ _wrap_comm_status_string_capi_d2b6a8d87e99ba7d(intgo _swig_go_0) {
 }
 
 
-_gostring_ _wrap_comm_last_error_capi_d2b6a8d87e99ba7d() {
+_gostring_ _wrap_comm_last_error_capi_c70da48e512180f8() {
   char *result = 0 ;
   _gostring_ _swig_go_result;
   
@@ -676,7 +676,7 @@ _gostring_ _wrap_comm_last_error_capi_d2b6a8d87e99ba7d() {
 }
 
 
-intgo _wrap_comm_check_version_capi_d2b6a8d87e99ba7d(intgo _swig_go_0, intgo _swig_go_1) {
+intgo _wrap_comm_check_version_capi_c70da48e512180f8(intgo _swig_go_0, intgo _swig_go_1) {
   int arg1 ;
   int arg2 ;
   comm_status_t result;
@@ -691,7 +691,7 @@ intgo _wrap_comm_check_version_capi_d2b6a8d87e99ba7d(intgo _swig_go_0, intgo _sw
 }
 
 
-intgo _wrap_COMM_FEATURE_CUDA_capi_d2b6a8d87e99ba7d() {
+intgo _wrap_COMM_FEATURE_CUDA_capi_c70da48e512180f8() {
   enum comm_feature result;
   intgo _swig_go_result;
   
@@ -703,7 +703,7 @@ intgo _wrap_COMM_FEATURE_CUDA_capi_d2b6a8d87e99ba7d() {
 }
 
 
-intgo _wrap_comm_has_feature_capi_d2b6a8d87e99ba7d(int *_swig_go_0, intgo _swig_go_1) {
+intgo _wrap_comm_has_feature_capi_c70da48e512180f8(int *_swig_go_0, intgo _swig_go_1) {
   int *arg1 = (int *) 0 ;
   comm_feature_t arg2 ;
   comm_status_t result;
@@ -718,7 +718,7 @@ intgo _wrap_comm_has_feature_capi_d2b6a8d87e99ba7d(int *_swig_go_0, intgo _swig_
 }
 
 
-intgo _wrap_COMM_INT8_capi_d2b6a8d87e99ba7d() {
+intgo _wrap_COMM_INT8_capi_c70da48e512180f8() {
   enum comm_dtype result;
   intgo _swig_go_result;
   
@@ -730,7 +730,7 @@ intgo _wrap_COMM_INT8_capi_d2b6a8d87e99ba7d() {
 }
 
 
-intgo _wrap_COMM_UINT8_capi_d2b6a8d87e99ba7d() {
+intgo _wrap_COMM_UINT8_capi_c70da48e512180f8() {
   enum comm_dtype result;
   intgo _swig_go_result;
   
@@ -742,7 +742,7 @@ intgo _wrap_COMM_UINT8_capi_d2b6a8d87e99ba7d() {
 }
 
 
-intgo _wrap_COMM_INT16_capi_d2b6a8d87e99ba7d() {
+intgo _wrap_COMM_INT16_capi_c70da48e512180f8() {
   enum comm_dtype result;
   intgo _swig_go_result;
   
@@ -754,7 +754,7 @@ intgo _wrap_COMM_INT16_capi_d2b6a8d87e99ba7d() {
 }
 
 
-intgo _wrap_COMM_UINT16_capi_d2b6a8d87e99ba7d() {
+intgo _wrap_COMM_UINT16_capi_c70da48e512180f8() {
   enum comm_dtype result;
   intgo _swig_go_result;
   
@@ -766,7 +766,7 @@ intgo _wrap_COMM_UINT16_capi_d2b6a8d87e99ba7d() {
 }
 
 
-intgo _wrap_COMM_INT32_capi_d2b6a8d87e99ba7d() {
+intgo _wrap_COMM_INT32_capi_c70da48e512180f8() {
   enum comm_dtype result;
   intgo _swig_go_result;
   
@@ -778,7 +778,7 @@ intgo _wrap_COMM_INT32_capi_d2b6a8d87e99ba7d() {
 }
 
 
-intgo _wrap_COMM_UINT32_capi_d2b6a8d87e99ba7d() {
+intgo _wrap_COMM_UINT32_capi_c70da48e512180f8() {
   enum comm_dtype result;
   intgo _swig_go_result;
   
@@ -790,7 +790,7 @@ intgo _wrap_COMM_UINT32_capi_d2b6a8d87e99ba7d() {
 }
 
 
-intgo _wrap_COMM_INT64_capi_d2b6a8d87e99ba7d() {
+intgo _wrap_COMM_INT64_capi_c70da48e512180f8() {
   enum comm_dtype result;
   intgo _swig_go_result;
   
@@ -802,7 +802,7 @@ intgo _wrap_COMM_INT64_capi_d2b6a8d87e99ba7d() {
 }
 
 
-intgo _wrap_COMM_UINT64_capi_d2b6a8d87e99ba7d() {
+intgo _wrap_COMM_UINT64_capi_c70da48e512180f8() {
   enum comm_dtype result;
   intgo _swig_go_result;
   
@@ -814,7 +814,7 @@ intgo _wrap_COMM_UINT64_capi_d2b6a8d87e99ba7d() {
 }
 
 
-intgo _wrap_COMM_FLOAT16_capi_d2b6a8d87e99ba7d() {
+intgo _wrap_COMM_FLOAT16_capi_c70da48e512180f8() {
   enum comm_dtype result;
   intgo _swig_go_result;
   
@@ -826,7 +826,7 @@ intgo _wrap_COMM_FLOAT16_capi_d2b6a8d87e99ba7d() {
 }
 
 
-intgo _wrap_COMM_BFLOAT16_capi_d2b6a8d87e99ba7d() {
+intgo _wrap_COMM_BFLOAT16_capi_c70da48e512180f8() {
   enum comm_dtype result;
   intgo _swig_go_result;
   
@@ -838,7 +838,7 @@ intgo _wrap_COMM_BFLOAT16_capi_d2b6a8d87e99ba7d() {
 }
 
 
-intgo _wrap_COMM_FLOAT32_capi_d2b6a8d87e99ba7d() {
+intgo _wrap_COMM_FLOAT32_capi_c70da48e512180f8() {
   enum comm_dtype result;
   intgo _swig_go_result;
   
@@ -850,7 +850,7 @@ intgo _wrap_COMM_FLOAT32_capi_d2b6a8d87e99ba7d() {
 }
 
 
-intgo _wrap_COMM_FLOAT64_capi_d2b6a8d87e99ba7d() {
+intgo _wrap_COMM_FLOAT64_capi_c70da48e512180f8() {
   enum comm_dtype result;
   intgo _swig_go_result;
   
@@ -862,7 +862,7 @@ intgo _wrap_COMM_FLOAT64_capi_d2b6a8d87e99ba7d() {
 }
 
 
-intgo _wrap_COMM_BOOL_capi_d2b6a8d87e99ba7d() {
+intgo _wrap_COMM_BOOL_capi_c70da48e512180f8() {
   enum comm_dtype result;
   intgo _swig_go_result;
   
@@ -874,7 +874,7 @@ intgo _wrap_COMM_BOOL_capi_d2b6a8d87e99ba7d() {
 }
 
 
-long long _wrap_comm_dtype_size_capi_d2b6a8d87e99ba7d(intgo _swig_go_0) {
+long long _wrap_comm_dtype_size_capi_c70da48e512180f8(intgo _swig_go_0) {
   comm_dtype_t arg1 ;
   size_t result;
   long long _swig_go_result;
@@ -887,7 +887,7 @@ long long _wrap_comm_dtype_size_capi_d2b6a8d87e99ba7d(intgo _swig_go_0) {
 }
 
 
-_gostring_ _wrap_comm_dtype_name_capi_d2b6a8d87e99ba7d(intgo _swig_go_0) {
+_gostring_ _wrap_comm_dtype_name_capi_c70da48e512180f8(intgo _swig_go_0) {
   comm_dtype_t arg1 ;
   char *result = 0 ;
   _gostring_ _swig_go_result;
@@ -900,7 +900,7 @@ _gostring_ _wrap_comm_dtype_name_capi_d2b6a8d87e99ba7d(intgo _swig_go_0) {
 }
 
 
-intgo _wrap_COMM_OP_SUM_capi_d2b6a8d87e99ba7d() {
+intgo _wrap_COMM_OP_SUM_capi_c70da48e512180f8() {
   enum comm_op result;
   intgo _swig_go_result;
   
@@ -912,7 +912,7 @@ intgo _wrap_COMM_OP_SUM_capi_d2b6a8d87e99ba7d() {
 }
 
 
-intgo _wrap_COMM_OP_PROD_capi_d2b6a8d87e99ba7d() {
+intgo _wrap_COMM_OP_PROD_capi_c70da48e512180f8() {
   enum comm_op result;
   intgo _swig_go_result;
   
@@ -924,7 +924,7 @@ intgo _wrap_COMM_OP_PROD_capi_d2b6a8d87e99ba7d() {
 }
 
 
-intgo _wrap_COMM_OP_MIN_capi_d2b6a8d87e99ba7d() {
+intgo _wrap_COMM_OP_MIN_capi_c70da48e512180f8() {
   enum comm_op result;
   intgo _swig_go_result;
   
@@ -936,7 +936,7 @@ intgo _wrap_COMM_OP_MIN_capi_d2b6a8d87e99ba7d() {
 }
 
 
-intgo _wrap_COMM_OP_MAX_capi_d2b6a8d87e99ba7d() {
+intgo _wrap_COMM_OP_MAX_capi_c70da48e512180f8() {
   enum comm_op result;
   intgo _swig_go_result;
   
@@ -948,7 +948,7 @@ intgo _wrap_COMM_OP_MAX_capi_d2b6a8d87e99ba7d() {
 }
 
 
-intgo _wrap_COMM_OP_AVG_capi_d2b6a8d87e99ba7d() {
+intgo _wrap_COMM_OP_AVG_capi_c70da48e512180f8() {
   enum comm_op result;
   intgo _swig_go_result;
   
@@ -960,7 +960,7 @@ intgo _wrap_COMM_OP_AVG_capi_d2b6a8d87e99ba7d() {
 }
 
 
-intgo _wrap_COMM_OP_BAND_capi_d2b6a8d87e99ba7d() {
+intgo _wrap_COMM_OP_BAND_capi_c70da48e512180f8() {
   enum comm_op result;
   intgo _swig_go_result;
   
@@ -972,7 +972,7 @@ intgo _wrap_COMM_OP_BAND_capi_d2b6a8d87e99ba7d() {
 }
 
 
-intgo _wrap_COMM_OP_BOR_capi_d2b6a8d87e99ba7d() {
+intgo _wrap_COMM_OP_BOR_capi_c70da48e512180f8() {
   enum comm_op result;
   intgo _swig_go_result;
   
@@ -984,7 +984,7 @@ intgo _wrap_COMM_OP_BOR_capi_d2b6a8d87e99ba7d() {
 }
 
 
-intgo _wrap_COMM_OP_BXOR_capi_d2b6a8d87e99ba7d() {
+intgo _wrap_COMM_OP_BXOR_capi_c70da48e512180f8() {
   enum comm_op result;
   intgo _swig_go_result;
   
@@ -996,7 +996,7 @@ intgo _wrap_COMM_OP_BXOR_capi_d2b6a8d87e99ba7d() {
 }
 
 
-_gostring_ _wrap_comm_op_name_capi_d2b6a8d87e99ba7d(intgo _swig_go_0) {
+_gostring_ _wrap_comm_op_name_capi_c70da48e512180f8(intgo _swig_go_0) {
   comm_op_t arg1 ;
   char *result = 0 ;
   _gostring_ _swig_go_result;
@@ -1009,7 +1009,7 @@ _gostring_ _wrap_comm_op_name_capi_d2b6a8d87e99ba7d(intgo _swig_go_0) {
 }
 
 
-intgo _wrap_COMM_MEMORY_HOST_capi_d2b6a8d87e99ba7d() {
+intgo _wrap_COMM_MEMORY_HOST_capi_c70da48e512180f8() {
   enum comm_memory_type result;
   intgo _swig_go_result;
   
@@ -1021,7 +1021,7 @@ intgo _wrap_COMM_MEMORY_HOST_capi_d2b6a8d87e99ba7d() {
 }
 
 
-intgo _wrap_COMM_MEMORY_CUDA_capi_d2b6a8d87e99ba7d() {
+intgo _wrap_COMM_MEMORY_CUDA_capi_c70da48e512180f8() {
   enum comm_memory_type result;
   intgo _swig_go_result;
   
@@ -1033,7 +1033,7 @@ intgo _wrap_COMM_MEMORY_CUDA_capi_d2b6a8d87e99ba7d() {
 }
 
 
-intgo _wrap_comm_tensor_create_capi_d2b6a8d87e99ba7d(comm_tensor_t **_swig_go_0, void *_swig_go_1, intgo _swig_go_2, intgo _swig_go_3, long long *_swig_go_4) {
+intgo _wrap_comm_tensor_create_capi_c70da48e512180f8(comm_tensor_t **_swig_go_0, void *_swig_go_1, intgo _swig_go_2, intgo _swig_go_3, long long *_swig_go_4) {
   comm_tensor_t **arg1 = (comm_tensor_t **) 0 ;
   void *arg2 = (void *) 0 ;
   comm_dtype_t arg3 ;
@@ -1054,7 +1054,7 @@ intgo _wrap_comm_tensor_create_capi_d2b6a8d87e99ba7d(comm_tensor_t **_swig_go_0,
 }
 
 
-intgo _wrap_comm_tensor_destroy_capi_d2b6a8d87e99ba7d(comm_tensor_t *_swig_go_0) {
+intgo _wrap_comm_tensor_destroy_capi_c70da48e512180f8(comm_tensor_t *_swig_go_0) {
   comm_tensor_t *arg1 = (comm_tensor_t *) 0 ;
   comm_status_t result;
   intgo _swig_go_result;
@@ -1067,7 +1067,7 @@ intgo _wrap_comm_tensor_destroy_capi_d2b6a8d87e99ba7d(comm_tensor_t *_swig_go_0)
 }
 
 
-intgo _wrap_comm_tensor_set_memory_capi_d2b6a8d87e99ba7d(comm_tensor_t *_swig_go_0, intgo _swig_go_1, intgo _swig_go_2) {
+intgo _wrap_comm_tensor_set_memory_capi_c70da48e512180f8(comm_tensor_t *_swig_go_0, intgo _swig_go_1, intgo _swig_go_2) {
   comm_tensor_t *arg1 = (comm_tensor_t *) 0 ;
   comm_memory_type_t arg2 ;
   int arg3 ;
@@ -1084,7 +1084,7 @@ intgo _wrap_comm_tensor_set_memory_capi_d2b6a8d87e99ba7d(comm_tensor_t *_swig_go
 }
 
 
-intgo _wrap_comm_config_create_capi_d2b6a8d87e99ba7d(comm_config_t **_swig_go_0) {
+intgo _wrap_comm_config_create_capi_c70da48e512180f8(comm_config_t **_swig_go_0) {
   comm_config_t **arg1 = (comm_config_t **) 0 ;
   comm_status_t result;
   intgo _swig_go_result;
@@ -1097,7 +1097,7 @@ intgo _wrap_comm_config_create_capi_d2b6a8d87e99ba7d(comm_config_t **_swig_go_0)
 }
 
 
-intgo _wrap_comm_config_destroy_capi_d2b6a8d87e99ba7d(comm_config_t *_swig_go_0) {
+intgo _wrap_comm_config_destroy_capi_c70da48e512180f8(comm_config_t *_swig_go_0) {
   comm_config_t *arg1 = (comm_config_t *) 0 ;
   comm_status_t result;
   intgo _swig_go_result;
@@ -1110,7 +1110,7 @@ intgo _wrap_comm_config_destroy_capi_d2b6a8d87e99ba7d(comm_config_t *_swig_go_0)
 }
 
 
-intgo _wrap_comm_config_set_capi_d2b6a8d87e99ba7d(comm_config_t *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2) {
+intgo _wrap_comm_config_set_capi_c70da48e512180f8(comm_config_t *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2) {
   comm_config_t *arg1 = (comm_config_t *) 0 ;
   char *arg2 = (char *) 0 ;
   char *arg3 = (char *) 0 ;
@@ -1137,7 +1137,7 @@ intgo _wrap_comm_config_set_capi_d2b6a8d87e99ba7d(comm_config_t *_swig_go_0, _go
 }
 
 
-intgo _wrap_comm_init_capi_d2b6a8d87e99ba7d(comm_t **_swig_go_0, comm_config_t *_swig_go_1) {
+intgo _wrap_comm_init_capi_c70da48e512180f8(comm_t **_swig_go_0, comm_config_t *_swig_go_1) {
   comm_t **arg1 = (comm_t **) 0 ;
   comm_config_t *arg2 = (comm_config_t *) 0 ;
   comm_status_t result;
@@ -1152,7 +1152,7 @@ intgo _wrap_comm_init_capi_d2b6a8d87e99ba7d(comm_t **_swig_go_0, comm_config_t *
 }
 
 
-intgo _wrap_comm_destroy_capi_d2b6a8d87e99ba7d(comm_t *_swig_go_0) {
+intgo _wrap_comm_destroy_capi_c70da48e512180f8(comm_t *_swig_go_0) {
   comm_t *arg1 = (comm_t *) 0 ;
   comm_status_t result;
   intgo _swig_go_result;
@@ -1165,7 +1165,7 @@ intgo _wrap_comm_destroy_capi_d2b6a8d87e99ba7d(comm_t *_swig_go_0) {
 }
 
 
-intgo _wrap_comm_abort_capi_d2b6a8d87e99ba7d(comm_t *_swig_go_0) {
+intgo _wrap_comm_abort_capi_c70da48e512180f8(comm_t *_swig_go_0) {
   comm_t *arg1 = (comm_t *) 0 ;
   comm_status_t result;
   intgo _swig_go_result;
@@ -1178,7 +1178,7 @@ intgo _wrap_comm_abort_capi_d2b6a8d87e99ba7d(comm_t *_swig_go_0) {
 }
 
 
-intgo _wrap_comm_rank_capi_d2b6a8d87e99ba7d(int *_swig_go_0, comm_t *_swig_go_1) {
+intgo _wrap_comm_rank_capi_c70da48e512180f8(int *_swig_go_0, comm_t *_swig_go_1) {
   int *arg1 = (int *) 0 ;
   comm_t *arg2 = (comm_t *) 0 ;
   comm_status_t result;
@@ -1193,7 +1193,7 @@ intgo _wrap_comm_rank_capi_d2b6a8d87e99ba7d(int *_swig_go_0, comm_t *_swig_go_1)
 }
 
 
-intgo _wrap_comm_size_capi_d2b6a8d87e99ba7d(int *_swig_go_0, comm_t *_swig_go_1) {
+intgo _wrap_comm_size_capi_c70da48e512180f8(int *_swig_go_0, comm_t *_swig_go_1) {
   int *arg1 = (int *) 0 ;
   comm_t *arg2 = (comm_t *) 0 ;
   comm_status_t result;
@@ -1208,7 +1208,7 @@ intgo _wrap_comm_size_capi_d2b6a8d87e99ba7d(int *_swig_go_0, comm_t *_swig_go_1)
 }
 
 
-intgo _wrap_comm_local_rank_capi_d2b6a8d87e99ba7d(int *_swig_go_0, comm_t *_swig_go_1) {
+intgo _wrap_comm_local_rank_capi_c70da48e512180f8(int *_swig_go_0, comm_t *_swig_go_1) {
   int *arg1 = (int *) 0 ;
   comm_t *arg2 = (comm_t *) 0 ;
   comm_status_t result;
@@ -1223,7 +1223,7 @@ intgo _wrap_comm_local_rank_capi_d2b6a8d87e99ba7d(int *_swig_go_0, comm_t *_swig
 }
 
 
-intgo _wrap_comm_local_size_capi_d2b6a8d87e99ba7d(int *_swig_go_0, comm_t *_swig_go_1) {
+intgo _wrap_comm_local_size_capi_c70da48e512180f8(int *_swig_go_0, comm_t *_swig_go_1) {
   int *arg1 = (int *) 0 ;
   comm_t *arg2 = (comm_t *) 0 ;
   comm_status_t result;
@@ -1238,7 +1238,7 @@ intgo _wrap_comm_local_size_capi_d2b6a8d87e99ba7d(int *_swig_go_0, comm_t *_swig
 }
 
 
-intgo _wrap_comm_node_count_capi_d2b6a8d87e99ba7d(int *_swig_go_0, comm_t *_swig_go_1) {
+intgo _wrap_comm_node_count_capi_c70da48e512180f8(int *_swig_go_0, comm_t *_swig_go_1) {
   int *arg1 = (int *) 0 ;
   comm_t *arg2 = (comm_t *) 0 ;
   comm_status_t result;
@@ -1253,7 +1253,7 @@ intgo _wrap_comm_node_count_capi_d2b6a8d87e99ba7d(int *_swig_go_0, comm_t *_swig
 }
 
 
-intgo _wrap_comm_node_id_capi_d2b6a8d87e99ba7d(int *_swig_go_0, comm_t *_swig_go_1) {
+intgo _wrap_comm_node_id_capi_c70da48e512180f8(int *_swig_go_0, comm_t *_swig_go_1) {
   int *arg1 = (int *) 0 ;
   comm_t *arg2 = (comm_t *) 0 ;
   comm_status_t result;
@@ -1268,7 +1268,7 @@ intgo _wrap_comm_node_id_capi_d2b6a8d87e99ba7d(int *_swig_go_0, comm_t *_swig_go
 }
 
 
-intgo _wrap_comm_timeout_capi_d2b6a8d87e99ba7d(long long *_swig_go_0, comm_t *_swig_go_1) {
+intgo _wrap_comm_timeout_capi_c70da48e512180f8(long long *_swig_go_0, comm_t *_swig_go_1) {
   int64_t *arg1 = (int64_t *) 0 ;
   comm_t *arg2 = (comm_t *) 0 ;
   comm_status_t result;
@@ -1283,7 +1283,7 @@ intgo _wrap_comm_timeout_capi_d2b6a8d87e99ba7d(long long *_swig_go_0, comm_t *_s
 }
 
 
-intgo _wrap_comm_failed_rank_capi_d2b6a8d87e99ba7d(int *_swig_go_0, comm_t *_swig_go_1) {
+intgo _wrap_comm_failed_rank_capi_c70da48e512180f8(int *_swig_go_0, comm_t *_swig_go_1) {
   int *arg1 = (int *) 0 ;
   comm_t *arg2 = (comm_t *) 0 ;
   comm_status_t result;
@@ -1298,7 +1298,7 @@ intgo _wrap_comm_failed_rank_capi_d2b6a8d87e99ba7d(int *_swig_go_0, comm_t *_swi
 }
 
 
-intgo _wrap_comm_set_timeout_capi_d2b6a8d87e99ba7d(comm_t *_swig_go_0, long long _swig_go_1) {
+intgo _wrap_comm_set_timeout_capi_c70da48e512180f8(comm_t *_swig_go_0, long long _swig_go_1) {
   comm_t *arg1 = (comm_t *) 0 ;
   int64_t arg2 ;
   comm_status_t result;
@@ -1313,7 +1313,7 @@ intgo _wrap_comm_set_timeout_capi_d2b6a8d87e99ba7d(comm_t *_swig_go_0, long long
 }
 
 
-intgo _wrap_comm_set_stream_capi_d2b6a8d87e99ba7d(comm_t *_swig_go_0, void *_swig_go_1) {
+intgo _wrap_comm_set_stream_capi_c70da48e512180f8(comm_t *_swig_go_0, void *_swig_go_1) {
   comm_t *arg1 = (comm_t *) 0 ;
   void *arg2 = (void *) 0 ;
   comm_status_t result;
@@ -1328,7 +1328,7 @@ intgo _wrap_comm_set_stream_capi_d2b6a8d87e99ba7d(comm_t *_swig_go_0, void *_swi
 }
 
 
-intgo _wrap_comm_stream_capi_d2b6a8d87e99ba7d(void **_swig_go_0, comm_t *_swig_go_1) {
+intgo _wrap_comm_stream_capi_c70da48e512180f8(void **_swig_go_0, comm_t *_swig_go_1) {
   void **arg1 = (void **) 0 ;
   comm_t *arg2 = (comm_t *) 0 ;
   comm_status_t result;
@@ -1343,7 +1343,7 @@ intgo _wrap_comm_stream_capi_d2b6a8d87e99ba7d(void **_swig_go_0, comm_t *_swig_g
 }
 
 
-intgo _wrap_COMM_UNDEFINED_capi_d2b6a8d87e99ba7d() {
+intgo _wrap_COMM_UNDEFINED_capi_c70da48e512180f8() {
   int result;
   intgo _swig_go_result;
   
@@ -1354,7 +1354,7 @@ intgo _wrap_COMM_UNDEFINED_capi_d2b6a8d87e99ba7d() {
 }
 
 
-intgo _wrap_comm_group_create_capi_d2b6a8d87e99ba7d(comm_t **_swig_go_0, comm_t *_swig_go_1, intgo _swig_go_2, int *_swig_go_3, _gostring_ _swig_go_4) {
+intgo _wrap_comm_group_create_capi_c70da48e512180f8(comm_t **_swig_go_0, comm_t *_swig_go_1, intgo _swig_go_2, int *_swig_go_3, _gostring_ _swig_go_4) {
   comm_t **arg1 = (comm_t **) 0 ;
   comm_t *arg2 = (comm_t *) 0 ;
   int arg3 ;
@@ -1384,7 +1384,7 @@ intgo _wrap_comm_group_create_capi_d2b6a8d87e99ba7d(comm_t **_swig_go_0, comm_t 
 }
 
 
-intgo _wrap_comm_split_capi_d2b6a8d87e99ba7d(comm_t **_swig_go_0, comm_t *_swig_go_1, intgo _swig_go_2, intgo _swig_go_3, _gostring_ _swig_go_4) {
+intgo _wrap_comm_split_capi_c70da48e512180f8(comm_t **_swig_go_0, comm_t *_swig_go_1, intgo _swig_go_2, intgo _swig_go_3, _gostring_ _swig_go_4) {
   comm_t **arg1 = (comm_t **) 0 ;
   comm_t *arg2 = (comm_t *) 0 ;
   int arg3 ;
@@ -1414,7 +1414,7 @@ intgo _wrap_comm_split_capi_d2b6a8d87e99ba7d(comm_t **_swig_go_0, comm_t *_swig_
 }
 
 
-intgo _wrap_comm_split_by_node_capi_d2b6a8d87e99ba7d(comm_t **_swig_go_0, comm_t *_swig_go_1, _gostring_ _swig_go_2) {
+intgo _wrap_comm_split_by_node_capi_c70da48e512180f8(comm_t **_swig_go_0, comm_t *_swig_go_1, _gostring_ _swig_go_2) {
   comm_t **arg1 = (comm_t **) 0 ;
   comm_t *arg2 = (comm_t *) 0 ;
   char *arg3 = (char *) 0 ;
@@ -1440,7 +1440,7 @@ intgo _wrap_comm_split_by_node_capi_d2b6a8d87e99ba7d(comm_t **_swig_go_0, comm_t
 }
 
 
-intgo _wrap_comm_rank_to_world_capi_d2b6a8d87e99ba7d(int *_swig_go_0, comm_t *_swig_go_1, intgo _swig_go_2) {
+intgo _wrap_comm_rank_to_world_capi_c70da48e512180f8(int *_swig_go_0, comm_t *_swig_go_1, intgo _swig_go_2) {
   int *arg1 = (int *) 0 ;
   comm_t *arg2 = (comm_t *) 0 ;
   int arg3 ;
@@ -1457,7 +1457,7 @@ intgo _wrap_comm_rank_to_world_capi_d2b6a8d87e99ba7d(int *_swig_go_0, comm_t *_s
 }
 
 
-intgo _wrap_comm_rank_from_world_capi_d2b6a8d87e99ba7d(int *_swig_go_0, comm_t *_swig_go_1, intgo _swig_go_2) {
+intgo _wrap_comm_rank_from_world_capi_c70da48e512180f8(int *_swig_go_0, comm_t *_swig_go_1, intgo _swig_go_2) {
   int *arg1 = (int *) 0 ;
   comm_t *arg2 = (comm_t *) 0 ;
   int arg3 ;
@@ -1474,7 +1474,7 @@ intgo _wrap_comm_rank_from_world_capi_d2b6a8d87e99ba7d(int *_swig_go_0, comm_t *
 }
 
 
-intgo _wrap_COMM_TIMEOUT_DEFAULT_capi_d2b6a8d87e99ba7d() {
+intgo _wrap_COMM_TIMEOUT_DEFAULT_capi_c70da48e512180f8() {
   int result;
   intgo _swig_go_result;
   
@@ -1485,7 +1485,7 @@ intgo _wrap_COMM_TIMEOUT_DEFAULT_capi_d2b6a8d87e99ba7d() {
 }
 
 
-intgo _wrap_comm_handle_wait_capi_d2b6a8d87e99ba7d(comm_handle_t *_swig_go_0, long long _swig_go_1) {
+intgo _wrap_comm_handle_wait_capi_c70da48e512180f8(comm_handle_t *_swig_go_0, long long _swig_go_1) {
   comm_handle_t *arg1 = (comm_handle_t *) 0 ;
   int64_t arg2 ;
   comm_status_t result;
@@ -1500,7 +1500,7 @@ intgo _wrap_comm_handle_wait_capi_d2b6a8d87e99ba7d(comm_handle_t *_swig_go_0, lo
 }
 
 
-intgo _wrap_comm_handle_test_capi_d2b6a8d87e99ba7d(comm_handle_t *_swig_go_0) {
+intgo _wrap_comm_handle_test_capi_c70da48e512180f8(comm_handle_t *_swig_go_0) {
   comm_handle_t *arg1 = (comm_handle_t *) 0 ;
   comm_status_t result;
   intgo _swig_go_result;
@@ -1513,7 +1513,7 @@ intgo _wrap_comm_handle_test_capi_d2b6a8d87e99ba7d(comm_handle_t *_swig_go_0) {
 }
 
 
-intgo _wrap_comm_handle_destroy_capi_d2b6a8d87e99ba7d(comm_handle_t *_swig_go_0) {
+intgo _wrap_comm_handle_destroy_capi_c70da48e512180f8(comm_handle_t *_swig_go_0) {
   comm_handle_t *arg1 = (comm_handle_t *) 0 ;
   comm_status_t result;
   intgo _swig_go_result;
@@ -1526,7 +1526,7 @@ intgo _wrap_comm_handle_destroy_capi_d2b6a8d87e99ba7d(comm_handle_t *_swig_go_0)
 }
 
 
-intgo _wrap_comm_send_capi_d2b6a8d87e99ba7d(comm_t *_swig_go_0, comm_tensor_t *_swig_go_1, intgo _swig_go_2, intgo _swig_go_3, comm_handle_t **_swig_go_4) {
+intgo _wrap_comm_send_capi_c70da48e512180f8(comm_t *_swig_go_0, comm_tensor_t *_swig_go_1, intgo _swig_go_2, intgo _swig_go_3, comm_handle_t **_swig_go_4) {
   comm_t *arg1 = (comm_t *) 0 ;
   comm_tensor_t *arg2 = (comm_tensor_t *) 0 ;
   int arg3 ;
@@ -1547,7 +1547,7 @@ intgo _wrap_comm_send_capi_d2b6a8d87e99ba7d(comm_t *_swig_go_0, comm_tensor_t *_
 }
 
 
-intgo _wrap_comm_recv_capi_d2b6a8d87e99ba7d(comm_t *_swig_go_0, comm_tensor_t *_swig_go_1, intgo _swig_go_2, intgo _swig_go_3, comm_handle_t **_swig_go_4) {
+intgo _wrap_comm_recv_capi_c70da48e512180f8(comm_t *_swig_go_0, comm_tensor_t *_swig_go_1, intgo _swig_go_2, intgo _swig_go_3, comm_handle_t **_swig_go_4) {
   comm_t *arg1 = (comm_t *) 0 ;
   comm_tensor_t *arg2 = (comm_tensor_t *) 0 ;
   int arg3 ;
@@ -1568,7 +1568,7 @@ intgo _wrap_comm_recv_capi_d2b6a8d87e99ba7d(comm_t *_swig_go_0, comm_tensor_t *_
 }
 
 
-intgo _wrap_comm_batch_create_capi_d2b6a8d87e99ba7d(comm_batch_t **_swig_go_0) {
+intgo _wrap_comm_batch_create_capi_c70da48e512180f8(comm_batch_t **_swig_go_0) {
   comm_batch_t **arg1 = (comm_batch_t **) 0 ;
   comm_status_t result;
   intgo _swig_go_result;
@@ -1581,7 +1581,7 @@ intgo _wrap_comm_batch_create_capi_d2b6a8d87e99ba7d(comm_batch_t **_swig_go_0) {
 }
 
 
-intgo _wrap_comm_batch_destroy_capi_d2b6a8d87e99ba7d(comm_batch_t *_swig_go_0) {
+intgo _wrap_comm_batch_destroy_capi_c70da48e512180f8(comm_batch_t *_swig_go_0) {
   comm_batch_t *arg1 = (comm_batch_t *) 0 ;
   comm_status_t result;
   intgo _swig_go_result;
@@ -1594,7 +1594,7 @@ intgo _wrap_comm_batch_destroy_capi_d2b6a8d87e99ba7d(comm_batch_t *_swig_go_0) {
 }
 
 
-intgo _wrap_comm_batch_add_send_capi_d2b6a8d87e99ba7d(comm_batch_t *_swig_go_0, comm_tensor_t *_swig_go_1, intgo _swig_go_2, intgo _swig_go_3) {
+intgo _wrap_comm_batch_add_send_capi_c70da48e512180f8(comm_batch_t *_swig_go_0, comm_tensor_t *_swig_go_1, intgo _swig_go_2, intgo _swig_go_3) {
   comm_batch_t *arg1 = (comm_batch_t *) 0 ;
   comm_tensor_t *arg2 = (comm_tensor_t *) 0 ;
   int arg3 ;
@@ -1613,7 +1613,7 @@ intgo _wrap_comm_batch_add_send_capi_d2b6a8d87e99ba7d(comm_batch_t *_swig_go_0, 
 }
 
 
-intgo _wrap_comm_batch_add_recv_capi_d2b6a8d87e99ba7d(comm_batch_t *_swig_go_0, comm_tensor_t *_swig_go_1, intgo _swig_go_2, intgo _swig_go_3) {
+intgo _wrap_comm_batch_add_recv_capi_c70da48e512180f8(comm_batch_t *_swig_go_0, comm_tensor_t *_swig_go_1, intgo _swig_go_2, intgo _swig_go_3) {
   comm_batch_t *arg1 = (comm_batch_t *) 0 ;
   comm_tensor_t *arg2 = (comm_tensor_t *) 0 ;
   int arg3 ;
@@ -1632,7 +1632,7 @@ intgo _wrap_comm_batch_add_recv_capi_d2b6a8d87e99ba7d(comm_batch_t *_swig_go_0, 
 }
 
 
-intgo _wrap_comm_batch_start_capi_d2b6a8d87e99ba7d(comm_t *_swig_go_0, comm_batch_t *_swig_go_1, comm_handle_t **_swig_go_2) {
+intgo _wrap_comm_batch_start_capi_c70da48e512180f8(comm_t *_swig_go_0, comm_batch_t *_swig_go_1, comm_handle_t **_swig_go_2) {
   comm_t *arg1 = (comm_t *) 0 ;
   comm_batch_t *arg2 = (comm_batch_t *) 0 ;
   comm_handle_t **arg3 = (comm_handle_t **) 0 ;
@@ -1649,7 +1649,7 @@ intgo _wrap_comm_batch_start_capi_d2b6a8d87e99ba7d(comm_t *_swig_go_0, comm_batc
 }
 
 
-intgo _wrap_comm_barrier_capi_d2b6a8d87e99ba7d(comm_t *_swig_go_0, comm_handle_t **_swig_go_1) {
+intgo _wrap_comm_barrier_capi_c70da48e512180f8(comm_t *_swig_go_0, comm_handle_t **_swig_go_1) {
   comm_t *arg1 = (comm_t *) 0 ;
   comm_handle_t **arg2 = (comm_handle_t **) 0 ;
   comm_status_t result;
@@ -1664,7 +1664,7 @@ intgo _wrap_comm_barrier_capi_d2b6a8d87e99ba7d(comm_t *_swig_go_0, comm_handle_t
 }
 
 
-intgo _wrap_comm_all_reduce_capi_d2b6a8d87e99ba7d(comm_t *_swig_go_0, comm_tensor_t *_swig_go_1, comm_tensor_t *_swig_go_2, intgo _swig_go_3, comm_handle_t **_swig_go_4) {
+intgo _wrap_comm_all_reduce_capi_c70da48e512180f8(comm_t *_swig_go_0, comm_tensor_t *_swig_go_1, comm_tensor_t *_swig_go_2, intgo _swig_go_3, comm_handle_t **_swig_go_4) {
   comm_t *arg1 = (comm_t *) 0 ;
   comm_tensor_t *arg2 = (comm_tensor_t *) 0 ;
   comm_tensor_t *arg3 = (comm_tensor_t *) 0 ;
@@ -1685,7 +1685,7 @@ intgo _wrap_comm_all_reduce_capi_d2b6a8d87e99ba7d(comm_t *_swig_go_0, comm_tenso
 }
 
 
-intgo _wrap_comm_reduce_capi_d2b6a8d87e99ba7d(comm_t *_swig_go_0, comm_tensor_t *_swig_go_1, comm_tensor_t *_swig_go_2, intgo _swig_go_3, intgo _swig_go_4, comm_handle_t **_swig_go_5) {
+intgo _wrap_comm_reduce_capi_c70da48e512180f8(comm_t *_swig_go_0, comm_tensor_t *_swig_go_1, comm_tensor_t *_swig_go_2, intgo _swig_go_3, intgo _swig_go_4, comm_handle_t **_swig_go_5) {
   comm_t *arg1 = (comm_t *) 0 ;
   comm_tensor_t *arg2 = (comm_tensor_t *) 0 ;
   comm_tensor_t *arg3 = (comm_tensor_t *) 0 ;
@@ -1708,7 +1708,7 @@ intgo _wrap_comm_reduce_capi_d2b6a8d87e99ba7d(comm_t *_swig_go_0, comm_tensor_t 
 }
 
 
-intgo _wrap_comm_broadcast_capi_d2b6a8d87e99ba7d(comm_t *_swig_go_0, comm_tensor_t *_swig_go_1, comm_tensor_t *_swig_go_2, intgo _swig_go_3, comm_handle_t **_swig_go_4) {
+intgo _wrap_comm_broadcast_capi_c70da48e512180f8(comm_t *_swig_go_0, comm_tensor_t *_swig_go_1, comm_tensor_t *_swig_go_2, intgo _swig_go_3, comm_handle_t **_swig_go_4) {
   comm_t *arg1 = (comm_t *) 0 ;
   comm_tensor_t *arg2 = (comm_tensor_t *) 0 ;
   comm_tensor_t *arg3 = (comm_tensor_t *) 0 ;
@@ -1729,7 +1729,7 @@ intgo _wrap_comm_broadcast_capi_d2b6a8d87e99ba7d(comm_t *_swig_go_0, comm_tensor
 }
 
 
-intgo _wrap_comm_all_gather_capi_d2b6a8d87e99ba7d(comm_t *_swig_go_0, comm_tensor_t *_swig_go_1, comm_tensor_t *_swig_go_2, comm_handle_t **_swig_go_3) {
+intgo _wrap_comm_all_gather_capi_c70da48e512180f8(comm_t *_swig_go_0, comm_tensor_t *_swig_go_1, comm_tensor_t *_swig_go_2, comm_handle_t **_swig_go_3) {
   comm_t *arg1 = (comm_t *) 0 ;
   comm_tensor_t *arg2 = (comm_tensor_t *) 0 ;
   comm_tensor_t *arg3 = (comm_tensor_t *) 0 ;
@@ -1748,7 +1748,7 @@ intgo _wrap_comm_all_gather_capi_d2b6a8d87e99ba7d(comm_t *_swig_go_0, comm_tenso
 }
 
 
-intgo _wrap_comm_reduce_scatter_capi_d2b6a8d87e99ba7d(comm_t *_swig_go_0, comm_tensor_t *_swig_go_1, comm_tensor_t *_swig_go_2, intgo _swig_go_3, comm_handle_t **_swig_go_4) {
+intgo _wrap_comm_reduce_scatter_capi_c70da48e512180f8(comm_t *_swig_go_0, comm_tensor_t *_swig_go_1, comm_tensor_t *_swig_go_2, intgo _swig_go_3, comm_handle_t **_swig_go_4) {
   comm_t *arg1 = (comm_t *) 0 ;
   comm_tensor_t *arg2 = (comm_tensor_t *) 0 ;
   comm_tensor_t *arg3 = (comm_tensor_t *) 0 ;
@@ -1769,7 +1769,7 @@ intgo _wrap_comm_reduce_scatter_capi_d2b6a8d87e99ba7d(comm_t *_swig_go_0, comm_t
 }
 
 
-intgo _wrap_comm_gather_capi_d2b6a8d87e99ba7d(comm_t *_swig_go_0, comm_tensor_t *_swig_go_1, comm_tensor_t *_swig_go_2, intgo _swig_go_3, comm_handle_t **_swig_go_4) {
+intgo _wrap_comm_gather_capi_c70da48e512180f8(comm_t *_swig_go_0, comm_tensor_t *_swig_go_1, comm_tensor_t *_swig_go_2, intgo _swig_go_3, comm_handle_t **_swig_go_4) {
   comm_t *arg1 = (comm_t *) 0 ;
   comm_tensor_t *arg2 = (comm_tensor_t *) 0 ;
   comm_tensor_t *arg3 = (comm_tensor_t *) 0 ;
@@ -1790,7 +1790,7 @@ intgo _wrap_comm_gather_capi_d2b6a8d87e99ba7d(comm_t *_swig_go_0, comm_tensor_t 
 }
 
 
-intgo _wrap_comm_scatter_capi_d2b6a8d87e99ba7d(comm_t *_swig_go_0, comm_tensor_t *_swig_go_1, comm_tensor_t *_swig_go_2, intgo _swig_go_3, comm_handle_t **_swig_go_4) {
+intgo _wrap_comm_scatter_capi_c70da48e512180f8(comm_t *_swig_go_0, comm_tensor_t *_swig_go_1, comm_tensor_t *_swig_go_2, intgo _swig_go_3, comm_handle_t **_swig_go_4) {
   comm_t *arg1 = (comm_t *) 0 ;
   comm_tensor_t *arg2 = (comm_tensor_t *) 0 ;
   comm_tensor_t *arg3 = (comm_tensor_t *) 0 ;
@@ -1811,7 +1811,7 @@ intgo _wrap_comm_scatter_capi_d2b6a8d87e99ba7d(comm_t *_swig_go_0, comm_tensor_t
 }
 
 
-intgo _wrap_comm_all_to_all_single_capi_d2b6a8d87e99ba7d(comm_t *_swig_go_0, comm_tensor_t *_swig_go_1, comm_tensor_t *_swig_go_2, long long *_swig_go_3, long long *_swig_go_4, comm_handle_t **_swig_go_5) {
+intgo _wrap_comm_all_to_all_single_capi_c70da48e512180f8(comm_t *_swig_go_0, comm_tensor_t *_swig_go_1, comm_tensor_t *_swig_go_2, long long *_swig_go_3, long long *_swig_go_4, comm_handle_t **_swig_go_5) {
   comm_t *arg1 = (comm_t *) 0 ;
   comm_tensor_t *arg2 = (comm_tensor_t *) 0 ;
   comm_tensor_t *arg3 = (comm_tensor_t *) 0 ;
@@ -1834,7 +1834,7 @@ intgo _wrap_comm_all_to_all_single_capi_d2b6a8d87e99ba7d(comm_t *_swig_go_0, com
 }
 
 
-intgo _wrap_comm_all_to_all_capi_d2b6a8d87e99ba7d(comm_t *_swig_go_0, intgo _swig_go_1, comm_tensor_t **_swig_go_2, intgo _swig_go_3, comm_tensor_t **_swig_go_4, comm_handle_t **_swig_go_5) {
+intgo _wrap_comm_all_to_all_capi_c70da48e512180f8(comm_t *_swig_go_0, intgo _swig_go_1, comm_tensor_t **_swig_go_2, intgo _swig_go_3, comm_tensor_t **_swig_go_4, comm_handle_t **_swig_go_5) {
   comm_t *arg1 = (comm_t *) 0 ;
   int arg2 ;
   comm_tensor_t **arg3 = (comm_tensor_t **) 0 ;
@@ -1857,7 +1857,7 @@ intgo _wrap_comm_all_to_all_capi_d2b6a8d87e99ba7d(comm_t *_swig_go_0, intgo _swi
 }
 
 
-intgo _wrap_comm_all_gather_v_capi_d2b6a8d87e99ba7d(comm_t *_swig_go_0, comm_tensor_t *_swig_go_1, comm_tensor_t *_swig_go_2, long long *_swig_go_3, comm_handle_t **_swig_go_4) {
+intgo _wrap_comm_all_gather_v_capi_c70da48e512180f8(comm_t *_swig_go_0, comm_tensor_t *_swig_go_1, comm_tensor_t *_swig_go_2, long long *_swig_go_3, comm_handle_t **_swig_go_4) {
   comm_t *arg1 = (comm_t *) 0 ;
   comm_tensor_t *arg2 = (comm_tensor_t *) 0 ;
   comm_tensor_t *arg3 = (comm_tensor_t *) 0 ;
@@ -1878,7 +1878,7 @@ intgo _wrap_comm_all_gather_v_capi_d2b6a8d87e99ba7d(comm_t *_swig_go_0, comm_ten
 }
 
 
-intgo _wrap_comm_reduce_scatter_v_capi_d2b6a8d87e99ba7d(comm_t *_swig_go_0, comm_tensor_t *_swig_go_1, comm_tensor_t *_swig_go_2, long long *_swig_go_3, intgo _swig_go_4, comm_handle_t **_swig_go_5) {
+intgo _wrap_comm_reduce_scatter_v_capi_c70da48e512180f8(comm_t *_swig_go_0, comm_tensor_t *_swig_go_1, comm_tensor_t *_swig_go_2, long long *_swig_go_3, intgo _swig_go_4, comm_handle_t **_swig_go_5) {
   comm_t *arg1 = (comm_t *) 0 ;
   comm_tensor_t *arg2 = (comm_tensor_t *) 0 ;
   comm_tensor_t *arg3 = (comm_tensor_t *) 0 ;
@@ -1901,7 +1901,7 @@ intgo _wrap_comm_reduce_scatter_v_capi_d2b6a8d87e99ba7d(comm_t *_swig_go_0, comm
 }
 
 
-intgo _wrap_comm_gather_v_capi_d2b6a8d87e99ba7d(comm_t *_swig_go_0, comm_tensor_t *_swig_go_1, comm_tensor_t *_swig_go_2, long long *_swig_go_3, intgo _swig_go_4, comm_handle_t **_swig_go_5) {
+intgo _wrap_comm_gather_v_capi_c70da48e512180f8(comm_t *_swig_go_0, comm_tensor_t *_swig_go_1, comm_tensor_t *_swig_go_2, long long *_swig_go_3, intgo _swig_go_4, comm_handle_t **_swig_go_5) {
   comm_t *arg1 = (comm_t *) 0 ;
   comm_tensor_t *arg2 = (comm_tensor_t *) 0 ;
   comm_tensor_t *arg3 = (comm_tensor_t *) 0 ;
@@ -1924,7 +1924,7 @@ intgo _wrap_comm_gather_v_capi_d2b6a8d87e99ba7d(comm_t *_swig_go_0, comm_tensor_
 }
 
 
-intgo _wrap_comm_scatter_v_capi_d2b6a8d87e99ba7d(comm_t *_swig_go_0, comm_tensor_t *_swig_go_1, comm_tensor_t *_swig_go_2, long long *_swig_go_3, intgo _swig_go_4, comm_handle_t **_swig_go_5) {
+intgo _wrap_comm_scatter_v_capi_c70da48e512180f8(comm_t *_swig_go_0, comm_tensor_t *_swig_go_1, comm_tensor_t *_swig_go_2, long long *_swig_go_3, intgo _swig_go_4, comm_handle_t **_swig_go_5) {
   comm_t *arg1 = (comm_t *) 0 ;
   comm_tensor_t *arg2 = (comm_tensor_t *) 0 ;
   comm_tensor_t *arg3 = (comm_tensor_t *) 0 ;
@@ -1947,7 +1947,7 @@ intgo _wrap_comm_scatter_v_capi_d2b6a8d87e99ba7d(comm_t *_swig_go_0, comm_tensor
 }
 
 
-intgo _wrap_comm_go_all_reduce_capi_d2b6a8d87e99ba7d(comm_t *_swig_go_0, void *_swig_go_1, long long _swig_go_2, intgo _swig_go_3, void *_swig_go_4, long long _swig_go_5, intgo _swig_go_6, intgo _swig_go_7, intgo _swig_go_8, comm_handle_t **_swig_go_9) {
+intgo _wrap_comm_go_all_reduce_capi_c70da48e512180f8(comm_t *_swig_go_0, void *_swig_go_1, long long _swig_go_2, intgo _swig_go_3, void *_swig_go_4, long long _swig_go_5, intgo _swig_go_6, intgo _swig_go_7, intgo _swig_go_8, comm_handle_t **_swig_go_9) {
   comm_t *arg1 = (comm_t *) 0 ;
   void *arg2 = (void *) 0 ;
   int64_t arg3 ;
@@ -1978,7 +1978,7 @@ intgo _wrap_comm_go_all_reduce_capi_d2b6a8d87e99ba7d(comm_t *_swig_go_0, void *_
 }
 
 
-intgo _wrap_comm_go_reduce_capi_d2b6a8d87e99ba7d(comm_t *_swig_go_0, void *_swig_go_1, long long _swig_go_2, intgo _swig_go_3, void *_swig_go_4, long long _swig_go_5, intgo _swig_go_6, intgo _swig_go_7, intgo _swig_go_8, intgo _swig_go_9, comm_handle_t **_swig_go_10) {
+intgo _wrap_comm_go_reduce_capi_c70da48e512180f8(comm_t *_swig_go_0, void *_swig_go_1, long long _swig_go_2, intgo _swig_go_3, void *_swig_go_4, long long _swig_go_5, intgo _swig_go_6, intgo _swig_go_7, intgo _swig_go_8, intgo _swig_go_9, comm_handle_t **_swig_go_10) {
   comm_t *arg1 = (comm_t *) 0 ;
   void *arg2 = (void *) 0 ;
   int64_t arg3 ;
@@ -2011,7 +2011,7 @@ intgo _wrap_comm_go_reduce_capi_d2b6a8d87e99ba7d(comm_t *_swig_go_0, void *_swig
 }
 
 
-intgo _wrap_comm_go_broadcast_capi_d2b6a8d87e99ba7d(comm_t *_swig_go_0, void *_swig_go_1, long long _swig_go_2, intgo _swig_go_3, void *_swig_go_4, long long _swig_go_5, intgo _swig_go_6, intgo _swig_go_7, intgo _swig_go_8, comm_handle_t **_swig_go_9) {
+intgo _wrap_comm_go_broadcast_capi_c70da48e512180f8(comm_t *_swig_go_0, void *_swig_go_1, long long _swig_go_2, intgo _swig_go_3, void *_swig_go_4, long long _swig_go_5, intgo _swig_go_6, intgo _swig_go_7, intgo _swig_go_8, comm_handle_t **_swig_go_9) {
   comm_t *arg1 = (comm_t *) 0 ;
   void *arg2 = (void *) 0 ;
   int64_t arg3 ;
@@ -2042,7 +2042,7 @@ intgo _wrap_comm_go_broadcast_capi_d2b6a8d87e99ba7d(comm_t *_swig_go_0, void *_s
 }
 
 
-intgo _wrap_comm_go_all_gather_capi_d2b6a8d87e99ba7d(comm_t *_swig_go_0, void *_swig_go_1, long long _swig_go_2, intgo _swig_go_3, void *_swig_go_4, long long _swig_go_5, intgo _swig_go_6, intgo _swig_go_7, comm_handle_t **_swig_go_8) {
+intgo _wrap_comm_go_all_gather_capi_c70da48e512180f8(comm_t *_swig_go_0, void *_swig_go_1, long long _swig_go_2, intgo _swig_go_3, void *_swig_go_4, long long _swig_go_5, intgo _swig_go_6, intgo _swig_go_7, comm_handle_t **_swig_go_8) {
   comm_t *arg1 = (comm_t *) 0 ;
   void *arg2 = (void *) 0 ;
   int64_t arg3 ;
@@ -2071,7 +2071,7 @@ intgo _wrap_comm_go_all_gather_capi_d2b6a8d87e99ba7d(comm_t *_swig_go_0, void *_
 }
 
 
-intgo _wrap_comm_go_reduce_scatter_capi_d2b6a8d87e99ba7d(comm_t *_swig_go_0, void *_swig_go_1, long long _swig_go_2, intgo _swig_go_3, void *_swig_go_4, long long _swig_go_5, intgo _swig_go_6, intgo _swig_go_7, intgo _swig_go_8, comm_handle_t **_swig_go_9) {
+intgo _wrap_comm_go_reduce_scatter_capi_c70da48e512180f8(comm_t *_swig_go_0, void *_swig_go_1, long long _swig_go_2, intgo _swig_go_3, void *_swig_go_4, long long _swig_go_5, intgo _swig_go_6, intgo _swig_go_7, intgo _swig_go_8, comm_handle_t **_swig_go_9) {
   comm_t *arg1 = (comm_t *) 0 ;
   void *arg2 = (void *) 0 ;
   int64_t arg3 ;
@@ -2102,7 +2102,7 @@ intgo _wrap_comm_go_reduce_scatter_capi_d2b6a8d87e99ba7d(comm_t *_swig_go_0, voi
 }
 
 
-intgo _wrap_comm_go_gather_capi_d2b6a8d87e99ba7d(comm_t *_swig_go_0, void *_swig_go_1, long long _swig_go_2, intgo _swig_go_3, void *_swig_go_4, long long _swig_go_5, intgo _swig_go_6, intgo _swig_go_7, intgo _swig_go_8, comm_handle_t **_swig_go_9) {
+intgo _wrap_comm_go_gather_capi_c70da48e512180f8(comm_t *_swig_go_0, void *_swig_go_1, long long _swig_go_2, intgo _swig_go_3, void *_swig_go_4, long long _swig_go_5, intgo _swig_go_6, intgo _swig_go_7, intgo _swig_go_8, comm_handle_t **_swig_go_9) {
   comm_t *arg1 = (comm_t *) 0 ;
   void *arg2 = (void *) 0 ;
   int64_t arg3 ;
@@ -2133,7 +2133,7 @@ intgo _wrap_comm_go_gather_capi_d2b6a8d87e99ba7d(comm_t *_swig_go_0, void *_swig
 }
 
 
-intgo _wrap_comm_go_scatter_capi_d2b6a8d87e99ba7d(comm_t *_swig_go_0, void *_swig_go_1, long long _swig_go_2, intgo _swig_go_3, void *_swig_go_4, long long _swig_go_5, intgo _swig_go_6, intgo _swig_go_7, intgo _swig_go_8, comm_handle_t **_swig_go_9) {
+intgo _wrap_comm_go_scatter_capi_c70da48e512180f8(comm_t *_swig_go_0, void *_swig_go_1, long long _swig_go_2, intgo _swig_go_3, void *_swig_go_4, long long _swig_go_5, intgo _swig_go_6, intgo _swig_go_7, intgo _swig_go_8, comm_handle_t **_swig_go_9) {
   comm_t *arg1 = (comm_t *) 0 ;
   void *arg2 = (void *) 0 ;
   int64_t arg3 ;
@@ -2164,7 +2164,7 @@ intgo _wrap_comm_go_scatter_capi_d2b6a8d87e99ba7d(comm_t *_swig_go_0, void *_swi
 }
 
 
-intgo _wrap_comm_go_all_to_all_single_capi_d2b6a8d87e99ba7d(comm_t *_swig_go_0, void *_swig_go_1, long long _swig_go_2, intgo _swig_go_3, void *_swig_go_4, long long _swig_go_5, intgo _swig_go_6, intgo _swig_go_7, long long *_swig_go_8, long long *_swig_go_9, comm_handle_t **_swig_go_10) {
+intgo _wrap_comm_go_all_to_all_single_capi_c70da48e512180f8(comm_t *_swig_go_0, void *_swig_go_1, long long _swig_go_2, intgo _swig_go_3, void *_swig_go_4, long long _swig_go_5, intgo _swig_go_6, intgo _swig_go_7, long long *_swig_go_8, long long *_swig_go_9, comm_handle_t **_swig_go_10) {
   comm_t *arg1 = (comm_t *) 0 ;
   void *arg2 = (void *) 0 ;
   int64_t arg3 ;
@@ -2197,7 +2197,7 @@ intgo _wrap_comm_go_all_to_all_single_capi_d2b6a8d87e99ba7d(comm_t *_swig_go_0, 
 }
 
 
-intgo _wrap_comm_go_all_gather_v_capi_d2b6a8d87e99ba7d(comm_t *_swig_go_0, void *_swig_go_1, long long _swig_go_2, intgo _swig_go_3, void *_swig_go_4, long long _swig_go_5, intgo _swig_go_6, intgo _swig_go_7, long long *_swig_go_8, comm_handle_t **_swig_go_9) {
+intgo _wrap_comm_go_all_gather_v_capi_c70da48e512180f8(comm_t *_swig_go_0, void *_swig_go_1, long long _swig_go_2, intgo _swig_go_3, void *_swig_go_4, long long _swig_go_5, intgo _swig_go_6, intgo _swig_go_7, long long *_swig_go_8, comm_handle_t **_swig_go_9) {
   comm_t *arg1 = (comm_t *) 0 ;
   void *arg2 = (void *) 0 ;
   int64_t arg3 ;
@@ -2228,7 +2228,7 @@ intgo _wrap_comm_go_all_gather_v_capi_d2b6a8d87e99ba7d(comm_t *_swig_go_0, void 
 }
 
 
-intgo _wrap_comm_go_reduce_scatter_v_capi_d2b6a8d87e99ba7d(comm_t *_swig_go_0, void *_swig_go_1, long long _swig_go_2, intgo _swig_go_3, void *_swig_go_4, long long _swig_go_5, intgo _swig_go_6, intgo _swig_go_7, long long *_swig_go_8, intgo _swig_go_9, comm_handle_t **_swig_go_10) {
+intgo _wrap_comm_go_reduce_scatter_v_capi_c70da48e512180f8(comm_t *_swig_go_0, void *_swig_go_1, long long _swig_go_2, intgo _swig_go_3, void *_swig_go_4, long long _swig_go_5, intgo _swig_go_6, intgo _swig_go_7, long long *_swig_go_8, intgo _swig_go_9, comm_handle_t **_swig_go_10) {
   comm_t *arg1 = (comm_t *) 0 ;
   void *arg2 = (void *) 0 ;
   int64_t arg3 ;
@@ -2261,7 +2261,7 @@ intgo _wrap_comm_go_reduce_scatter_v_capi_d2b6a8d87e99ba7d(comm_t *_swig_go_0, v
 }
 
 
-intgo _wrap_comm_go_gather_v_capi_d2b6a8d87e99ba7d(comm_t *_swig_go_0, void *_swig_go_1, long long _swig_go_2, intgo _swig_go_3, void *_swig_go_4, long long _swig_go_5, intgo _swig_go_6, intgo _swig_go_7, long long *_swig_go_8, intgo _swig_go_9, comm_handle_t **_swig_go_10) {
+intgo _wrap_comm_go_gather_v_capi_c70da48e512180f8(comm_t *_swig_go_0, void *_swig_go_1, long long _swig_go_2, intgo _swig_go_3, void *_swig_go_4, long long _swig_go_5, intgo _swig_go_6, intgo _swig_go_7, long long *_swig_go_8, intgo _swig_go_9, comm_handle_t **_swig_go_10) {
   comm_t *arg1 = (comm_t *) 0 ;
   void *arg2 = (void *) 0 ;
   int64_t arg3 ;
@@ -2294,7 +2294,7 @@ intgo _wrap_comm_go_gather_v_capi_d2b6a8d87e99ba7d(comm_t *_swig_go_0, void *_sw
 }
 
 
-intgo _wrap_comm_go_scatter_v_capi_d2b6a8d87e99ba7d(comm_t *_swig_go_0, void *_swig_go_1, long long _swig_go_2, intgo _swig_go_3, void *_swig_go_4, long long _swig_go_5, intgo _swig_go_6, intgo _swig_go_7, long long *_swig_go_8, intgo _swig_go_9, comm_handle_t **_swig_go_10) {
+intgo _wrap_comm_go_scatter_v_capi_c70da48e512180f8(comm_t *_swig_go_0, void *_swig_go_1, long long _swig_go_2, intgo _swig_go_3, void *_swig_go_4, long long _swig_go_5, intgo _swig_go_6, intgo _swig_go_7, long long *_swig_go_8, intgo _swig_go_9, comm_handle_t **_swig_go_10) {
   comm_t *arg1 = (comm_t *) 0 ;
   void *arg2 = (void *) 0 ;
   int64_t arg3 ;
@@ -2327,7 +2327,7 @@ intgo _wrap_comm_go_scatter_v_capi_d2b6a8d87e99ba7d(comm_t *_swig_go_0, void *_s
 }
 
 
-intgo _wrap_comm_go_send_capi_d2b6a8d87e99ba7d(comm_t *_swig_go_0, void *_swig_go_1, long long _swig_go_2, intgo _swig_go_3, intgo _swig_go_4, intgo _swig_go_5, comm_handle_t **_swig_go_6) {
+intgo _wrap_comm_go_send_capi_c70da48e512180f8(comm_t *_swig_go_0, void *_swig_go_1, long long _swig_go_2, intgo _swig_go_3, intgo _swig_go_4, intgo _swig_go_5, comm_handle_t **_swig_go_6) {
   comm_t *arg1 = (comm_t *) 0 ;
   void *arg2 = (void *) 0 ;
   int64_t arg3 ;
@@ -2352,7 +2352,7 @@ intgo _wrap_comm_go_send_capi_d2b6a8d87e99ba7d(comm_t *_swig_go_0, void *_swig_g
 }
 
 
-intgo _wrap_comm_go_recv_capi_d2b6a8d87e99ba7d(comm_t *_swig_go_0, void *_swig_go_1, long long _swig_go_2, intgo _swig_go_3, intgo _swig_go_4, intgo _swig_go_5, comm_handle_t **_swig_go_6) {
+intgo _wrap_comm_go_recv_capi_c70da48e512180f8(comm_t *_swig_go_0, void *_swig_go_1, long long _swig_go_2, intgo _swig_go_3, intgo _swig_go_4, intgo _swig_go_5, comm_handle_t **_swig_go_6) {
   comm_t *arg1 = (comm_t *) 0 ;
   void *arg2 = (void *) 0 ;
   int64_t arg3 ;
