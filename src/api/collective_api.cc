@@ -1,26 +1,11 @@
 // The collectives' entry points: each fills a CollectiveCall with its
-// arguments (api/collective_call.h); runCollective() checks it by its
-// kind's row (api/collective_checks.h) and launches it
-// (api/collective_launch.h).
+// arguments (api/collective_call.h) and hands it to runCollective()
+// (api/collective_launch.cc), which checks it by its kind's row of the
+// check table (api/collective_checks.h) and launches it.
 #include "api/collective_call.h"
-#include "api/collective_checks.h"
-#include "api/collective_launch.h"
-#include "api/guard.h"
 
-using comm::api::CollectiveCall;
 using comm::api::runCollective;
 using enum comm::core::CollectiveKind;
-
-namespace comm::api {
-
-comm_status_t runCollective(const CollectiveCall& call) noexcept {
-  return guardOut(callName(call.kind), call.handle, [&] {
-    CheckedCall checked = checkCall(call);
-    launchCall(call, checked);
-  });
-}
-
-}  // namespace comm::api
 
 extern "C" {
 

@@ -2,7 +2,7 @@
 // ncclInfo: every comm_* collective fills a CollectiveCall with its
 // arguments and hands it to runCollective(), which checks it by its kind's
 // row of the check table (api/collective_checks.h) and launches it
-// (api/collective_launch.h). A field a collective does not take keeps its
+// (api/collective_launch.cc). A field a collective does not take keeps its
 // default.
 #pragma once
 

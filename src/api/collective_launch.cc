@@ -1,5 +1,11 @@
-#include "api/collective_launch.h"
+// The launch of a checked collective call: the body that runs it in a
+// CollectiveContext, blocking or behind a handle, on host memory or on the
+// host memory that stands for device buffers (docs/cuda.md); and
+// runCollective(), which checks and launches a call in one function per
+// kind, picked from a table indexed by the kind.
+#include "api/collective_call.h"
 
+#include <array>
 #include <cstring>
 #include <memory>
 #include <type_traits>
@@ -7,6 +13,9 @@
 
 #include "algo/collectives.h"
 #include "algo/device/device_paths.h"
+#include "api/collective_checks.h"
+#include "api/guard.h"
+#include "api/layout.h"
 #include "api/objects.h"
 #include "common/dtype.h"
 #include "common/log.h"
@@ -32,7 +41,8 @@ enum class StagedBy {
 // the body sees to that), and ordered on the communicator's CUDA stream
 // when it has one (docs/cuda.md).
 template <typename Body>
-void launch(const CollectiveCall& call, const CheckedCall& checked, Body body, StagedBy stagedBy = StagedBy::kLaunch) {
+void launch(const CollectiveCall& call, const CheckedCall& checked, Body&& body,
+            StagedBy stagedBy = StagedBy::kLaunch) {
   const char* name = callName(call.kind);
   // A plain pointer: a communicator drains its queued collectives before it
   // goes away, so it outlives every body it runs.
@@ -52,7 +62,7 @@ void launch(const CollectiveCall& call, const CheckedCall& checked, Body body, S
   if (staging) signature.memory = core::kMemoryDevice;
   const bool stageHere = staging && stagedBy == StagedBy::kLaunch;
   auto op = c->runCollective(
-      [c, signature, body = std::move(body), staging, stageHere, unobserved, name](uint32_t sequence) {
+      [c, signature, body = std::forward<Body>(body), staging, stageHere, unobserved, name](uint32_t sequence) {
         try {
           if (stageHere) staging->toHost(c->deadline());
           CollectiveContext ctx(*c, sequence, signature);
@@ -86,7 +96,6 @@ T* partOf(T* data, algo::ByteRange range) {
 // What the body of all_reduce, reduce or broadcast (collectives of
 // independent elements) needs.
 struct Elementwise {
-  CollectiveKind kind;
   comm_op_t op;
   int root;
   comm_dtype_t dtype;
@@ -102,52 +111,47 @@ struct Elementwise {
   bool streamOrdered;
 };
 
-// Elementwise `e`'s collective on the elements of `part`.
+// Collective `kKind` of `e` on the elements of `part`.
+template <CollectiveKind kKind>
 void runPart(CollectiveContext& ctx, const Elementwise& e, algo::ByteRange part) {
   const size_t count = part.bytes / dtypeSize(e.dtype);
-  switch (e.kind) {
-    case CollectiveKind::kAllReduce:
-      algo::allReduce(ctx, partOf(e.src, part), partOf(e.dst, part), count, e.dtype, e.op);
-      break;
-    case CollectiveKind::kReduce:
-      algo::reduce(ctx, partOf(e.src, part), partOf(e.dst, part), count, e.dtype, e.op, e.root);
-      break;
-    default: {
-      void* into = partOf(e.dst, part);
-      if (e.src != nullptr && e.src != e.dst) std::memcpy(into, partOf(e.src, part), part.bytes);
-      algo::broadcast(ctx, into, part.bytes, e.root);
-    }
+  if constexpr (kKind == CollectiveKind::kAllReduce) {
+    algo::allReduce(ctx, partOf(e.src, part), partOf(e.dst, part), count, e.dtype, e.op);
+  } else if constexpr (kKind == CollectiveKind::kReduce) {
+    algo::reduce(ctx, partOf(e.src, part), partOf(e.dst, part), count, e.dtype, e.op, e.root);
+  } else {
+    void* into = partOf(e.dst, part);
+    if (e.src != nullptr && e.src != e.dst) std::memcpy(into, partOf(e.src, part), part.bytes);
+    algo::broadcast(ctx, into, part.bytes, e.root);
   }
 }
 
 // A host call runs on the whole of its buffers; a device call goes by the
 // device paths (algo/device/device_paths.h), which see to its copies.
+template <CollectiveKind kKind>
 void launchElementwise(const CollectiveCall& call, const CheckedCall& c) {
-  const bool broadcast = call.kind == CollectiveKind::kBroadcast;
   // A broadcast's root without out works in place, in in.
-  const comm_tensor* target = broadcast && c.out == nullptr ? c.in : c.out;
-  Elementwise e{.kind = call.kind,
-                .op = call.op,
-                .root = call.root,
-                .dtype = c.described->dtype,
-                .count = static_cast<size_t>(c.described->numel),
-                .src = c.memory.at(dataOf(c.in)),
-                .dst = c.memory.at(dataOf(target)),
-                .staging = c.memory.staging(),
-                .device = c.memory.device(),
-                .deviceIn = dataOf(c.in),
-                .deviceOut = const_cast<void*>(dataOf(c.out)),
-                .streamOrdered = c.communicator->stream() != nullptr};
+  const comm_tensor* target = kKind == CollectiveKind::kBroadcast && c.out == nullptr ? c.in : c.out;
   launch(
       call, c,
-      [e = std::move(e)](CollectiveContext& ctx) {
-        auto part = [&](algo::ByteRange range) { runPart(ctx, e, range); };
+      [e = Elementwise{.op = call.op,
+                       .root = call.root,
+                       .dtype = c.described->dtype,
+                       .count = static_cast<size_t>(c.described->numel),
+                       .src = c.memory.at(dataOf(c.in)),
+                       .dst = c.memory.at(dataOf(target)),
+                       .staging = c.memory.staging(),
+                       .device = c.memory.device(),
+                       .deviceIn = dataOf(c.in),
+                       .deviceOut = const_cast<void*>(dataOf(c.out)),
+                       .streamOrdered = c.communicator->stream() != nullptr}](CollectiveContext& ctx) {
+        auto part = [&](algo::ByteRange range) { runPart<kKind>(ctx, e, range); };
         if (!e.staging) {
           part(algo::ByteRange{0, e.count * dtypeSize(e.dtype)});
           return;
         }
         algo::runOnDevice(ctx,
-                          {.kind = e.kind,
+                          {.kind = kKind,
                            .op = e.op,
                            .staging = e.staging.get(),
                            .device = e.device,
@@ -173,29 +177,29 @@ struct EvenBlocks {
 Layout layoutOf(const EvenBlocks& even) { return Layout::even(even.size, 1, even.elements, even.elementSize); }
 const Layout& layoutOf(const Layout& layout) { return layout; }
 
-// The collective of `kind` with rank r's block at l.offsets()[r] of the
-// buffer that holds them all.
-void runBlocks(CollectiveContext& ctx, CollectiveKind kind, const void* src, void* dst, const Layout& l,
-               comm_dtype_t dtype, comm_op_t op, int root) {
-  switch (kind) {
-    case CollectiveKind::kAllGather:
-    case CollectiveKind::kAllGatherV: algo::allGatherV(ctx, src, dst, l.bytes(), l.offsets()); break;
-    case CollectiveKind::kReduceScatter:
-    case CollectiveKind::kReduceScatterV:
-      algo::reduceScatterV(ctx, src, dst, l.elements(), l.elementOffsets(), dtype, op);
-      break;
-    case CollectiveKind::kGather:
-    case CollectiveKind::kGatherV: algo::gatherV(ctx, src, dst, l.bytes(), l.offsets(), root); break;
-    default: algo::scatterV(ctx, src, dst, l.bytes(), l.offsets(), root);
+// Collective `kKind` with rank r's block at l.offsets()[r] of the buffer
+// that holds them all.
+template <CollectiveKind kKind>
+void runBlocks(CollectiveContext& ctx, const void* src, void* dst, const Layout& l, comm_dtype_t dtype, comm_op_t op,
+               int root) {
+  using enum CollectiveKind;
+  if constexpr (kKind == kAllGather || kKind == kAllGatherV) {
+    algo::allGatherV(ctx, src, dst, l.bytes(), l.offsets());
+  } else if constexpr (kKind == kReduceScatter || kKind == kReduceScatterV) {
+    algo::reduceScatterV(ctx, src, dst, l.elements(), l.elementOffsets(), dtype, op);
+  } else if constexpr (kKind == kGather || kKind == kGatherV) {
+    algo::gatherV(ctx, src, dst, l.bytes(), l.offsets(), root);
+  } else {
+    algo::scatterV(ctx, src, dst, l.bytes(), l.offsets(), root);
   }
 }
 
-template <typename Blocks>
-void launchBlocks(const CollectiveCall& call, const CheckedCall& c, Blocks blocks) {
+template <CollectiveKind kKind, typename Blocks>
+void launchBlocks(const CollectiveCall& call, const CheckedCall& c, Blocks&& blocks) {
   launch(call, c,
-         [kind = call.kind, op = call.op, root = call.root, dtype = c.described->dtype, src = c.memory.at(dataOf(c.in)),
-          dst = c.memory.at(dataOf(c.out)), blocks = std::move(blocks)](CollectiveContext& ctx) {
-           runBlocks(ctx, kind, src, dst, layoutOf(blocks), dtype, op, root);
+         [op = call.op, root = call.root, dtype = c.described->dtype, src = c.memory.at(dataOf(c.in)),
+          dst = c.memory.at(dataOf(c.out)), blocks = std::forward<Blocks>(blocks)](CollectiveContext& ctx) {
+           runBlocks<kKind>(ctx, src, dst, layoutOf(blocks), dtype, op, root);
          });
 }
 
@@ -225,29 +229,53 @@ void launchAllToAll(const CollectiveCall& call, CheckedCall& c) {
   });
 }
 
+// Launches a call of kind `kKind`: the body of its family, chosen at
+// compile time.
+template <CollectiveKind kKind>
+void launchAs(const CollectiveCall& call, CheckedCall& c) {
+  using enum CollectiveKind;
+  c.memory.prepare();
+  if constexpr (kKind == kBarrier) {
+    launch(call, c, [](CollectiveContext& ctx) { algo::barrier(ctx); });
+  } else if constexpr (kKind == kAllReduce || kKind == kReduce || kKind == kBroadcast) {
+    launchElementwise<kKind>(call, c);
+  } else if constexpr (kKind == kAllGather || kKind == kReduceScatter || kKind == kGather || kKind == kScatter) {
+    launchBlocks<kKind>(call, c, EvenBlocks{c.communicator->size(), c.described->numel, c.described->elementSize});
+  } else if constexpr (kKind == kAllToAllSingle) {
+    launchAllToAllSingle(call, c);
+  } else if constexpr (kKind == kAllToAll) {
+    launchAllToAll(call, c);
+  } else {
+    launchBlocks<kKind>(call, c, std::move(*c.blocks));  // the V collectives: their blocks from counts
+  }
+}
+
+// Checks and launches a call of kind `kKind`, in one function: the checks'
+// row unrolled and the body chosen at compile time.
+template <CollectiveKind kKind>
+comm_status_t runAs(const CollectiveCall& call) noexcept {
+  return guardOut(callName(kKind), call.handle, [&] {
+    CheckedCall checked;
+    checkCall<kKind>(call, checked);
+    launchAs<kKind>(call, checked);
+  });
+}
+
+using RunFn = comm_status_t (*)(const CollectiveCall&) noexcept;
+
+template <size_t... kKind>
+constexpr std::array<RunFn, sizeof...(kKind) + 1> runnersOf(std::index_sequence<kKind...>) {
+  return {nullptr, &runAs<static_cast<CollectiveKind>(kKind + 1)>...};
+}
+
+// One runner per kind, indexed by CollectiveKind (row 0 unused).
+constexpr std::array<RunFn, core::kCollectiveKinds> kRunners =
+    runnersOf(std::make_index_sequence<core::kCollectiveKinds - 1>{});
+
 }  // namespace
 
-void launchCall(const CollectiveCall& call, CheckedCall& checked) {
-  checked.memory.prepare();
-  switch (call.kind) {
-    case CollectiveKind::kBarrier: launch(call, checked, [](CollectiveContext& ctx) { algo::barrier(ctx); }); break;
-    case CollectiveKind::kAllReduce:
-    case CollectiveKind::kReduce:
-    case CollectiveKind::kBroadcast: launchElementwise(call, checked); break;
-    case CollectiveKind::kAllGather:
-    case CollectiveKind::kReduceScatter:
-    case CollectiveKind::kGather:
-    case CollectiveKind::kScatter:
-      launchBlocks(call, checked,
-                   EvenBlocks{checked.communicator->size(), checked.described->numel, checked.described->elementSize});
-      break;
-    case CollectiveKind::kAllGatherV:
-    case CollectiveKind::kReduceScatterV:
-    case CollectiveKind::kGatherV:
-    case CollectiveKind::kScatterV: launchBlocks(call, checked, std::move(*checked.blocks)); break;
-    case CollectiveKind::kAllToAllSingle: launchAllToAllSingle(call, checked); break;
-    case CollectiveKind::kAllToAll: launchAllToAll(call, checked); break;
-  }
+comm_status_t runCollective(const CollectiveCall& call) noexcept {
+  return kRunners[static_cast<size_t>(call.kind)](call);
 }
 
 }  // namespace comm::api

@@ -17,23 +17,30 @@ using PerRank = core::SmallBuffer<T, kInlineRanks>;
 
 class Layout {
  public:
-  // Every column is written by append() or even() before it is read.
+  // Every column is written by append() or fillEven() before it is read.
   explicit Layout(int size) : size_(size), columns_(4 * static_cast<size_t>(size), core::kForOverwrite) {}
 
-  // `rowsPerRank` rows for every rank; hash 0. No division or hashing per
-  // rank: at 8 B this layout is a good part of a rooted collective's call.
+  // `rowsPerRank` rows for every rank; hash 0.
   static Layout even(int size, int64_t rowsPerRank, int64_t rowElements, size_t elementSize) {
     Layout l(size);
-    const size_t elements = static_cast<size_t>(rowsPerRank) * static_cast<size_t>(rowElements);
-    const size_t bytes = elements * elementSize;
-    for (size_t r = 0; r < l.size_; ++r) l.setBlock(r, elements, bytes, r * bytes, r * elements);
-    l.filled_ = l.size_;
-    l.endBytes_ = l.size_ * bytes;
-    l.totalRows_ = static_cast<int64_t>(l.size_) * rowsPerRank;
-    l.hash_ = 0;
+    l.fillEven(rowsPerRank, rowElements, elementSize);
     return l;
   }
 
+  // Every rank's block `rowsPerRank` rows; hash 0. No division or hashing
+  // per rank: at 8 B this layout is a good part of a rooted collective's
+  // call.
+  void fillEven(int64_t rowsPerRank, int64_t rowElements, size_t elementSize) {
+    const size_t elements = static_cast<size_t>(rowsPerRank) * static_cast<size_t>(rowElements);
+    const size_t bytes = elements * elementSize;
+    for (size_t r = 0; r < size_; ++r) setBlock(r, elements, bytes, r * bytes, r * elements);
+    filled_ = size_;
+    endBytes_ = size_ * bytes;
+    totalRows_ = static_cast<int64_t>(size_) * rowsPerRank;
+    hash_ = 0;
+  }
+
+  int size() const { return static_cast<int>(size_); }
   const size_t* bytes() const { return column(0); }
   const size_t* offsets() const { return column(1); }
   const size_t* elements() const { return column(2); }
