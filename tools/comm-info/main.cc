@@ -1,8 +1,10 @@
 // comm-info: what this build of comm is and how it would behave: version,
 // features, every setting (default, current value and where it comes from),
 // the algorithm selection table and the providers that work here; with
-// --hang-report, what ranks were doing when a job hung (hang_report.h);
-// with --topology, the node's or the job's topology (job_topology.h).
+// --algorithms, every algorithm with its summary and traits
+// (algorithm_table.h); with --hang-report, what ranks were doing when a job
+// hung (hang_report.h); with --topology, the node's or the job's topology
+// (job_topology.h).
 //
 // The settings come through the public API (comm_setting_info), the table
 // comm_init reads. It links the engine statically (not only the public API)
@@ -21,6 +23,7 @@
 #include <CLI/CLI.hpp>
 
 #include "algo/selection/registry.h"
+#include "algorithm_table.h"
 #include "comm.h"
 #include "hang_report.h"
 #include "job_topology.h"
@@ -62,7 +65,8 @@ std::string limit(size_t bytes) {
 void printSelection() {
   fmt::print(
       "\nAlgorithm selection (per collective, the first rule that applies and whose algorithm can run wins;\n"
-      "COMM_ALGO=collective:algorithm overrides where that algorithm can run):\n");
+      "COMM_ALGO=collective:algorithm overrides where that algorithm can run; comm-info --algorithms describes\n"
+      "each algorithm):\n");
   fmt::print("  {:<18} {:<14} {:<12} {}\n", "collective", "message", "ranks", "algorithm");
   for (const comm::algo::CollectiveTable* table : comm::algo::collectiveTables()) {
     for (const comm::algo::Rule& rule : table->rules) {
@@ -113,6 +117,9 @@ int main(int argc, char** argv) {
       "(default, current value and where it comes from), the algorithm selection table and the libfabric "
       "providers that work on this machine. Run it with the environment of the job to see that job's settings.",
       "comm-info");
+  bool algorithms = false;
+  app.add_flag("--algorithms", algorithms,
+               "print every algorithm of every collective (index in its table, name, what it does, traits) and exit");
   bool topology = false;
   app.add_flag("--topology", topology,
                "print this node's topology (NUMA domains, sockets, cores, NICs, GPUs, this process's NUMA domain and "
@@ -133,6 +140,7 @@ int main(int argc, char** argv) {
   }
   if (!hangReport.empty()) return printHangReport(hangReport);
   if (topology) return printTopology();
+  if (algorithms) return printAlgorithms();
   fmt::print("comm {} (C API {})\n\n", comm_version_string(), COMM_VERSION_NUMBER);
   printFeatures();
   printSettings();
