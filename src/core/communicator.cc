@@ -61,7 +61,7 @@ void Communicator::layOutNodes() {
       nodes_.members.emplace_back();
     }
     nodes_.nodeOf.push_back(node);
-    nodes_.indexOnNode.push_back(static_cast<int>(nodes_.members[node].size()));
+    nodes_.localRank.push_back(static_cast<int>(nodes_.members[node].size()));
     nodes_.members[node].push_back(r);
   }
   for (const std::vector<int>& node : nodes_.members)

@@ -45,8 +45,11 @@ class AwaitTimeout : public Error {
 // ranks in rank order, so placement (block or round-robin) and numbering
 // give the same groups.
 struct NodeLayout {
-  std::vector<int> nodeOf;                // per rank
-  std::vector<int> indexOnNode;           // per rank: its place among its node's ranks
+  std::vector<int> nodeOf;  // per rank
+  // Per rank: its index among its node's ranks, its local rank. The nodes
+  // are those algorithms see, which COMM_TEST_RANKS_PER_NODE may cut finer
+  // than the hosts that Communicator::localRank() (comm_local_rank) counts.
+  std::vector<int> localRank;
   std::vector<std::vector<int>> members;  // per node
   int ranksPerNode = 0;                   // every node's count, or 0 when they differ
   std::vector<int> byNode;                // the ranks node by node: node 0's, then node 1's...

@@ -18,16 +18,16 @@ constexpr uint32_t kSignatureStep = 0;
 
 SignatureEdges signatureEdges(const NodeLayout& nodes, int rank) {
   const int node = nodes.nodeOf[rank];
-  const int place = nodes.indexOnNode[rank];
+  const int localRank = nodes.localRank[rank];
   const std::vector<int>& mates = nodes.members[node];
   SignatureEdges edges;
-  if (place > 0) {
-    edges.from = mates[place - 1];
+  if (localRank > 0) {
+    edges.from = mates[localRank - 1];
   } else if (node > 0) {
     edges.from = nodes.members[node - 1][0];
   }
-  if (place + 1 < static_cast<int>(mates.size())) edges.to[0] = mates[place + 1];
-  if (place == 0 && node + 1 < nodes.count()) edges.to[1] = nodes.members[node + 1][0];
+  if (localRank + 1 < static_cast<int>(mates.size())) edges.to[0] = mates[localRank + 1];
+  if (localRank == 0 && node + 1 < nodes.count()) edges.to[1] = nodes.members[node + 1][0];
   return edges;
 }
 

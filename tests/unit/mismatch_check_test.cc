@@ -36,7 +36,7 @@ NodeLayout layout(const std::vector<int>& nodeOf) {
     if (node == nodes.count()) nodes.members.emplace_back();
     assert_true(node < nodes.count());
     nodes.nodeOf.push_back(node);
-    nodes.indexOnNode.push_back(static_cast<int>(nodes.members[node].size()));
+    nodes.localRank.push_back(static_cast<int>(nodes.members[node].size()));
     nodes.members[node].push_back(r);
   }
   return nodes;
@@ -105,14 +105,14 @@ void onlyFirstRanksCrossBetweenNodes(void**) {
     int crossings = 0;
     for (int r = 0; r < size; ++r) {
       const SignatureEdges edges = signatureEdges(nodes, r);
-      const int place = nodes.indexOnNode[r];
+      const int localRank = nodes.localRank[r];
       const std::vector<int>& mates = nodes.members[nodes.nodeOf[r]];
-      assert_int_equal(edges.to[0], place + 1 < static_cast<int>(mates.size()) ? mates[place + 1] : -1);
+      assert_int_equal(edges.to[0], localRank + 1 < static_cast<int>(mates.size()) ? mates[localRank + 1] : -1);
       if (edges.to[1] < 0) continue;
       ++crossings;
-      assert_int_equal(place, 0);
+      assert_int_equal(localRank, 0);
       assert_int_equal(nodes.nodeOf[edges.to[1]], nodes.nodeOf[r] + 1);
-      assert_int_equal(nodes.indexOnNode[edges.to[1]], 0);
+      assert_int_equal(nodes.localRank[edges.to[1]], 0);
     }
     assert_int_equal(crossings, nodes.count() - 1);
   }

@@ -15,11 +15,11 @@
 namespace comm::algo {
 namespace {
 
-using Run = void(CollectiveContext&, const void* in, void* out, const size_t* bytes, const size_t* offsets);
-using RunWithHooks = void(CollectiveContext&, const void* in, void* out, const size_t* bytes, const size_t* offsets,
-                          const ChunkFn& onFinal);
+using AlgorithmFn = void(CollectiveContext&, const void* in, void* out, const size_t* bytes, const size_t* offsets);
+using AlgorithmFnWithHooks = void(CollectiveContext&, const void* in, void* out, const size_t* bytes,
+                                  const size_t* offsets, const ChunkFn& onFinal);
 
-constexpr Algorithm<Run, RunWithHooks> kAlgorithms[] = {
+constexpr Algorithm<AlgorithmFn, AlgorithmFnWithHooks> kAlgorithms[] = {
     {{.name = "board",
       .summary = "every rank publishes its block on the node board and copies the others' from their entries",
       .fits = fitsBoard,
@@ -74,7 +74,7 @@ void flatAllGather(CollectiveContext& ctx, const void* in, void* out, const size
   const CollectiveTable& table =
       static_cast<core::CollectiveKind>(ctx.signature().kind) == core::CollectiveKind::kAllGatherV ? kAllGatherVTable
                                                                                                    : kAllGatherTable;
-  const Algorithm<Run, RunWithHooks>& algorithm =
+  const Algorithm<AlgorithmFn, AlgorithmFnWithHooks>& algorithm =
       kAlgorithms[chooseFlat(ctx, table, std::accumulate(bytes, bytes + ctx.size(), size_t{0}))];
   if (algorithm.info.takesHooks) return algorithm.runWithHooks(ctx, in, out, bytes, offsets, onFinal);
   algorithm.run(ctx, in, out, bytes, offsets);
@@ -85,7 +85,7 @@ void flatAllGather(CollectiveContext& ctx, const void* in, void* out, const size
 }
 
 void allGatherV(CollectiveContext& ctx, const void* in, void* out, const size_t* bytes, const size_t* offsets) {
-  const Algorithm<Run, RunWithHooks>& algorithm =
+  const Algorithm<AlgorithmFn, AlgorithmFnWithHooks>& algorithm =
       kAlgorithms[choose(ctx, std::accumulate(bytes, bytes + ctx.size(), size_t{0}))];
   const core::NodeLayout& nodes = ctx.communicator().nodes();
   if (nodes.blocked || algorithm.info.ordersRanksItself) return algorithm.run(ctx, in, out, bytes, offsets);

@@ -1,11 +1,11 @@
 // Hierarchical all-gather for a communicator on H nodes of L ranks each:
-//   1. across nodes, the H ranks at place l all-gather their blocks with the
+//   1. across nodes, the H ranks with local rank l all-gather their blocks with the
 //      flat algorithm the table picks for their bytes on H ranks;
 //   2. within each node, the L ranks all-gather what each now holds (the
-//      blocks of every node's rank at its place) the same way, over shared
+//      blocks of every node's rank with its local rank) the same way, over shared
 //      memory.
-// Phase 1 fills a buffer laid out place by place (patterns/place_major.h),
-// so that each place's blocks travel in phase 2 as one piece; when the
+// Phase 1 fills a buffer laid out local rank by local rank (patterns/local_rank_major.h),
+// so that each local rank's blocks travel in phase 2 as one piece; when the
 // caller's output is laid out so already (ranks placed round-robin) that
 // is the output, else a scratch area copied out at the end.
 // Only phase 1 leaves the node, and every rank of the node carries its
@@ -20,7 +20,7 @@
 // network ends, and nothing is copied twice.
 // Cost (ring phases): (H-1) alpha_net + (H-1)/H N/L beta_net
 // + (L-1) alpha_shm + (L-1)/L N beta_shm per rank, + a copy of N when the
-// output is not place-major. Read in place, the node's term overlaps the
+// output is not local-rank-major. Read in place, the node's term overlaps the
 // network's but for the last pieces' fetches, and 3 alpha_shm of
 // handshakes remain.
 #include "algo/all_gather/hierarchical.h"
@@ -30,27 +30,27 @@
 
 #include "algo/blocks/block_messages.h"
 #include "algo/blocks/node_buffers.h"
+#include "algo/patterns/local_rank_major.h"
 #include "algo/patterns/phase_steps.h"
-#include "algo/patterns/place_major.h"
 #include "core/communicator.h"
 
 namespace comm::algo {
 namespace {
 
-// Phase 1: the ranks at this rank's place, one per node, all-gather their
+// Phase 1: the ranks with this rank's local rank, one per node, all-gather their
 // blocks into `dest`, rank r's at `destOffsets[r]`; `onFinal` as
 // flatAllGather's.
 void gatherAcrossNodes(CollectiveContext& ctx, const void* in, void* dest, const size_t* bytes,
                        const size_t* destOffsets, const ChunkFn& onFinal = {}) {
   const core::NodeLayout& nodes = ctx.communicator().nodes();
-  const std::vector<int> samePlace = ranksAtPlace(nodes, nodes.indexOnNode[ctx.rank()]);
-  std::vector<size_t> placeBytes, placeOffsets;
-  for (int member : samePlace) {
-    placeBytes.push_back(bytes[member]);
-    placeOffsets.push_back(destOffsets[member]);
+  const std::vector<int> sameLocalRank = ranksWithLocalRank(nodes, nodes.localRank[ctx.rank()]);
+  std::vector<size_t> localRankBytes, localRankOffsets;
+  for (int member : sameLocalRank) {
+    localRankBytes.push_back(bytes[member]);
+    localRankOffsets.push_back(destOffsets[member]);
   }
-  CollectiveContext::Subgroup acrossNodes(ctx, samePlace, 0);
-  flatAllGather(ctx, in, dest, placeBytes.data(), placeOffsets.data(), onFinal);
+  CollectiveContext::Subgroup acrossNodes(ctx, sameLocalRank, 0);
+  flatAllGather(ctx, in, dest, localRankBytes.data(), localRankOffsets.data(), onFinal);
   ctx.waitAll();
 }
 
@@ -63,10 +63,10 @@ bool gatherReadingInPlace(CollectiveContext& ctx, const void* in, void* out, con
   const std::vector<int>& node = nodes.members[nodes.nodeOf[rank]];
   std::optional<NodeBuffers> buffers;
   {
-    // The rank at place p finishes the blocks of every node's rank at p.
+    // The rank with local rank p finishes the blocks of every node's rank at p.
     std::vector<NodeBuffers::Part> parts(nodes.ranksPerNode);
     for (int p = 0; p < nodes.ranksPerNode; ++p) {
-      for (int member : ranksAtPlace(nodes, p)) parts[p].push_back({offsets[member], bytes[member]});
+      for (int member : ranksWithLocalRank(nodes, p)) parts[p].push_back({offsets[member], bytes[member]});
     }
     CollectiveContext::Subgroup onNode(ctx, node, 0);
     buffers = NodeBuffers::exchange(ctx, in, out, std::move(parts), 0);
@@ -88,14 +88,15 @@ void hierarchicalAllGather(CollectiveContext& ctx, const void* in, void* out, co
   if (gatherReadingInPlace(ctx, in, out, bytes, offsets)) return;
   const core::NodeLayout& nodes = ctx.communicator().nodes();
   const int rank = ctx.rank();
-  const int place = nodes.indexOnNode[rank];
-  const PlaceMajorLayout layout(nodes, bytes, offsets);
+  const int localRank = nodes.localRank[rank];
+  const LocalRankMajorLayout layout(nodes, bytes, offsets);
   char* gathered = layout.sameAs ? static_cast<char*>(out) : ctx.scratch(core::Scratch::kPhase, layout.total());
   gatherAcrossNodes(ctx, in, gathered, bytes, layout.offsets.data());
   {
-    const std::vector<size_t> nodeBytes = layout.placeSizes();
+    const std::vector<size_t> nodeBytes = layout.localRankSizes();
     CollectiveContext::Subgroup onNode(ctx, nodes.members[nodes.nodeOf[rank]], kPhaseSteps);
-    flatAllGather(ctx, gathered + layout.placeOffsets[place], gathered, nodeBytes.data(), layout.placeOffsets.data());
+    flatAllGather(ctx, gathered + layout.localRankOffsets[localRank], gathered, nodeBytes.data(),
+                  layout.localRankOffsets.data());
     ctx.waitAll();
   }
   if (!layout.sameAs) {

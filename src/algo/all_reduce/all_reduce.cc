@@ -15,17 +15,17 @@
 namespace comm::algo {
 namespace {
 
-using Run = void(CollectiveContext&, const void* in, void* out, size_t count, comm_dtype_t dtype, comm_op_t op);
-using RunWithHooks = void(CollectiveContext&, const void* in, void* out, size_t count, comm_dtype_t dtype, comm_op_t op,
-                          const RingAllReduceHooks& hooks);
+using AlgorithmFn = void(CollectiveContext&, const void* in, void* out, size_t count, comm_dtype_t dtype, comm_op_t op);
+using AlgorithmFnWithHooks = void(CollectiveContext&, const void* in, void* out, size_t count, comm_dtype_t dtype,
+                                  comm_op_t op, const RingAllReduceHooks& hooks);
 
-constexpr Algorithm<Run, RunWithHooks> kAlgorithms[] = {
+constexpr Algorithm<AlgorithmFn, AlgorithmFnWithHooks> kAlgorithms[] = {
     {{.name = "board",
       .summary = "every rank publishes its vector on the node board and combines all entries in rank order",
       .fits = fitsBoard},
      boardAllReduce},
     {{.name = "hierarchical",
-      .summary = "reduce-scatter within each node, all_reduce by place across nodes, all-gather within each node",
+      .summary = "reduce-scatter within each node, all_reduce by local rank across nodes, all-gather within each node",
       .fits = evenNodes,
       .ordersRanksItself = true},
      hierarchicalAllReduce},
@@ -51,7 +51,7 @@ constexpr Rule kRules[] = {
     // No message leaves the node, one copy in and one look at each entry.
     rule(kInfo, "board", kAnyBytes, kAnyRanks),
     // Across nodes, one network message per node pair and step (node_leaders)
-    // beats the hierarchical one's message per place: each costs its sender
+    // beats the hierarchical one's message per local rank: each costs its sender
     // and receiver the whole network stack, and up to here L streams per
     // node pair move the bytes no faster than one (docs/algorithms.md); at
     // 2x2 that holds up to 1 MiB,
@@ -77,7 +77,7 @@ extern const CollectiveTable kAllReduceTable{core::CollectiveKind::kAllReduce, k
 void flatAllReduce(CollectiveContext& ctx, const void* in, void* out, size_t count, comm_dtype_t dtype, comm_op_t op,
                    const RingAllReduceHooks& hooks) {
   const size_t bytes = count * dtypeSize(dtype);
-  const Algorithm<Run, RunWithHooks>& algorithm = kAlgorithms[chooseFlat(ctx, kAllReduceTable, bytes)];
+  const Algorithm<AlgorithmFn, AlgorithmFnWithHooks>& algorithm = kAlgorithms[chooseFlat(ctx, kAllReduceTable, bytes)];
   if (algorithm.info.takesHooks) return algorithm.runWithHooks(ctx, in, out, count, dtype, op, hooks);
   if (hooks.beforeReading) hooks.beforeReading(0, bytes);
   algorithm.run(ctx, in, out, count, dtype, op);
@@ -86,7 +86,7 @@ void flatAllReduce(CollectiveContext& ctx, const void* in, void* out, size_t cou
 
 void allReduce(CollectiveContext& ctx, const void* in, void* out, size_t count, comm_dtype_t dtype, comm_op_t op) {
   size_t bytes = count * dtypeSize(dtype);
-  const Algorithm<Run, RunWithHooks>& algorithm = kAlgorithms[choose(ctx, bytes)];
+  const Algorithm<AlgorithmFn, AlgorithmFnWithHooks>& algorithm = kAlgorithms[choose(ctx, bytes)];
   if (ctx.size() == 1 || count == 0) {
     if (in != out && bytes > 0) std::memcpy(out, in, bytes);
   } else if (ctx.communicator().nodes().blocked || algorithm.info.ordersRanksItself) {

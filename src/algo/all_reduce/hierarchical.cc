@@ -1,7 +1,7 @@
 // Hierarchical all-reduce for a communicator on H nodes of L ranks each:
-//   1. within each node, the rank at place l combines region l of the
+//   1. within each node, the rank with local rank l combines region l of the
 //      node's inputs;
-//   2. across nodes, the H ranks at place l all-reduce region l with the
+//   2. across nodes, the H ranks with local rank l all-reduce region l with the
 //      flat algorithm the table picks for N/L bytes on H ranks;
 //   3. within each node, every rank hands its region to the others.
 // Only phase 2 leaves the node, and every rank of the node carries its 1/L
@@ -28,8 +28,8 @@
 #include "algo/all_gather/ring.h"
 #include "algo/blocks/node_buffers.h"
 #include "algo/patterns/element_blocks.h"
+#include "algo/patterns/local_rank_major.h"
 #include "algo/patterns/phase_steps.h"
-#include "algo/patterns/place_major.h"
 #include "algo/reduce_scatter/ring.h"
 #include "common/dtype.h"
 #include "core/communicator.h"
@@ -40,12 +40,12 @@ void hierarchicalAllReduce(CollectiveContext& ctx, const void* in, void* out, si
   const core::NodeLayout& nodes = ctx.communicator().nodes();
   const int rank = ctx.rank();
   const std::vector<int>& node = nodes.members[nodes.nodeOf[rank]];
-  const int place = nodes.indexOnNode[rank];
-  const std::vector<int> samePlace = ranksAtPlace(nodes, place);
+  const int localRank = nodes.localRank[rank];
+  const std::vector<int> sameLocalRank = ranksWithLocalRank(nodes, localRank);
 
   const size_t elementSize = dtypeSize(dtype);
   const ElementBlocks blocks = ElementBlocks::even(count, nodes.ranksPerNode);
-  const size_t regionOffset = blocks.offsets[place] * elementSize;
+  const size_t regionOffset = blocks.offsets[localRank] * elementSize;
   char* mine = static_cast<char*>(out) + regionOffset;
   std::optional<NodeBuffers> buffers;
   {
@@ -62,7 +62,7 @@ void hierarchicalAllReduce(CollectiveContext& ctx, const void* in, void* out, si
     }
   }
   {
-    CollectiveContext::Subgroup acrossNodes(ctx, samePlace, kPhaseSteps);
+    CollectiveContext::Subgroup acrossNodes(ctx, sameLocalRank, kPhaseSteps);
     // Where the node's ranks may read each other's memory, phases 1 and 3
     // run inside phase 2, piece by piece: a piece is combined from the
     // node's inputs as phase 2 first reads it, and the pieces the node's
@@ -79,8 +79,8 @@ void hierarchicalAllReduce(CollectiveContext& ctx, const void* in, void* out, si
         buffers->fetchFinished(ctx);
       };
     }
-    // Below L elements some places hold nothing, on every node alike.
-    if (blocks.counts[place] > 0) flatAllReduce(ctx, mine, mine, blocks.counts[place], dtype, op, hooks);
+    // Below L elements some local ranks hold nothing, on every node alike.
+    if (blocks.counts[localRank] > 0) flatAllReduce(ctx, mine, mine, blocks.counts[localRank], dtype, op, hooks);
     ctx.waitAll();
   }
   CollectiveContext::Subgroup onNode(ctx, node, 2 * kPhaseSteps);

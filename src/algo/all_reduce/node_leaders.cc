@@ -1,7 +1,7 @@
 // all_reduce for a communicator on H > 1 nodes of any sizes: the only one
 // across nodes of different sizes (the hierarchical all_reduce needs equal
 // ones), and across any nodes up to 256 KiB (1 MiB at 2x2), where it
-// sends one network message per step per node instead of one per place:
+// sends one network message per step per node instead of one per local rank:
 //   1. within each node, the ranks reduce to the node's first rank, its
 //      leader, over shared memory (the flat reduce for N bytes on L ranks);
 //   2. the H leaders all-reduce their nodes' results (the flat all_reduce

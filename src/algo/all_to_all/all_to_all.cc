@@ -11,8 +11,8 @@
 namespace comm::algo {
 namespace {
 
-using Run = void(CollectiveContext&, const void* const* send, const size_t* sendBytes, void* const* recv,
-                 const size_t* recvBytes);
+using AlgorithmFn = void(CollectiveContext&, const void* const* send, const size_t* sendBytes, void* const* recv,
+                         const size_t* recvBytes);
 
 // Ranks may send different amounts, so each chooses by its own sizes: the
 // board finds out whether everyone's fitted and, if not, every rank goes
@@ -22,7 +22,7 @@ void boardOrPairwise(CollectiveContext& ctx, const void* const* send, const size
   if (!boardAllToAll(ctx, send, sendBytes, recv, recvBytes)) pairwiseAllToAll(ctx, send, sendBytes, recv, recvBytes);
 }
 
-constexpr Algorithm<Run> kAlgorithms[] = {
+constexpr Algorithm<AlgorithmFn> kAlgorithms[] = {
     {{.name = "board",
       .summary = "every rank publishes its blocks on the node board if all fit, else every rank goes pairwise",
       .fits = fitsBoard},

@@ -1,5 +1,5 @@
 // All-to-all aggregated per node pair, for a communicator on H nodes of L
-// ranks each. Rank (n, j) is the rank at place j of node n; a stack is the
+// ranks each. Rank (n, j) is the rank with local rank j of node n; a stack is the
 // L blocks that the ranks of node n send to rank (m, j), m != n, after a
 // header of their sizes.
 //   0. Within each node the ranks tell each other their block sizes, so
@@ -11,8 +11,8 @@
 //   1. Within each node, rank (n, i) hands (n, j) its blocks for the
 //      stacked stacks to (m, j), every m, over shared memory; blocks for
 //      node n itself land in their place at once.
-//   2. Across nodes, the ranks at place j exchange the stacked stacks: one
-//      message for each pair of nodes and place instead of L.
+//   2. Across nodes, the ranks with local rank j exchange the stacked stacks: one
+//      message for each pair of nodes and local rank instead of L.
 //   3. The blocks of stacks too large to stack go straight to their rank,
 //      as in the flat pairwise exchange.
 // A stack saves L-1 message latencies across nodes for two copies of its
@@ -35,8 +35,8 @@
 #include "algo/all_to_all/pairwise.h"
 #include "algo/all_to_all/sized_block.h"
 #include "algo/blocks/block_messages.h"
+#include "algo/patterns/local_rank_major.h"
 #include "algo/patterns/phase_steps.h"
-#include "algo/patterns/place_major.h"
 #include "common/error.h"
 #include "core/communicator.h"
 
@@ -56,11 +56,11 @@ size_t maxStackBytes(const core::NodeLayout& nodes) { return (nodes.ranksPerNode
 constexpr size_t kPartnersInFlight = 4;
 
 // Where a rank keeps stacks, one per other node: those it sends (to its
-// place on each node) or those it receives. A node's stack is empty when
+// local rank on each node) or those it receives. A node's stack is empty when
 // its blocks go straight.
 struct Stacks {
   std::vector<size_t> at;  // per node, then the end
-  // `blockBytes(m, i)`: the block of place i in node m's stack.
+  // `blockBytes(m, i)`: the block of local rank i in node m's stack.
   template <typename BlockBytes>
   Stacks(const core::NodeLayout& nodes, int ownNode, BlockBytes blockBytes) : at(nodes.members.size() + 1) {
     const size_t header = nodes.ranksPerNode * sizeof(uint64_t);
@@ -103,21 +103,21 @@ void hierarchicalAllToAll(CollectiveContext& ctx, const void* const* send, const
   const core::NodeLayout& nodes = ctx.communicator().nodes();
   const int rank = ctx.rank();
   const int size = ctx.size();
-  const int places = nodes.ranksPerNode;
+  const int localRanks = nodes.ranksPerNode;
   const int ownNode = nodes.nodeOf[rank];
-  const int place = nodes.indexOnNode[rank];
+  const int localRank = nodes.localRank[rank];
   const std::vector<int>& onNode = nodes.members[ownNode];
   const bool chunked = ctx.chunkedMessages();
   auto rankAt = [&](int node, int at) { return nodes.members[node][at]; };
 
   // Phase 0. nodeSends[i * size + r]: what (own node, i) sends rank r.
-  std::vector<uint64_t> nodeSends(static_cast<size_t>(places) * size);
+  std::vector<uint64_t> nodeSends(static_cast<size_t>(localRanks) * size);
   {
     const std::vector<uint64_t> mine(sendBytes, sendBytes + size);
-    const std::vector<const void*> sendSizes(places, mine.data());
-    std::vector<void*> recvSizes(places);
-    for (int i = 0; i < places; ++i) recvSizes[i] = &nodeSends[static_cast<size_t>(i) * size];
-    const std::vector<size_t> sizesBytes(places, size * sizeof(uint64_t));
+    const std::vector<const void*> sendSizes(localRanks, mine.data());
+    std::vector<void*> recvSizes(localRanks);
+    for (int i = 0; i < localRanks; ++i) recvSizes[i] = &nodeSends[static_cast<size_t>(i) * size];
+    const std::vector<size_t> sizesBytes(localRanks, size * sizeof(uint64_t));
     CollectiveContext::Subgroup sizes(ctx, onNode, 0);
     pairwiseAllToAll(ctx, sendSizes.data(), sizesBytes.data(), recvSizes.data(), sizesBytes.data());
   }
@@ -127,45 +127,45 @@ void hierarchicalAllToAll(CollectiveContext& ctx, const void* const* send, const
   std::vector<bool> stackedTo(size, false);
   for (int r = 0; r < size; ++r) {
     if (nodes.nodeOf[r] == ownNode) continue;
-    size_t bytes = places * sizeof(uint64_t);
-    for (int i = 0; i < places; ++i) bytes += nodeSend(i, r);
+    size_t bytes = localRanks * sizeof(uint64_t);
+    for (int i = 0; i < localRanks; ++i) bytes += nodeSend(i, r);
     stackedTo[r] = bytes <= maxStackBytes(nodes);
   }
 
-  // Phase 1 fills this rank's outgoing stacks (to its place on each node).
-  const Stacks outgoing(nodes, ownNode, [&](int m, int i) { return nodeSend(i, rankAt(m, place)); });
+  // Phase 1 fills this rank's outgoing stacks (to its local rank on each node).
+  const Stacks outgoing(nodes, ownNode, [&](int m, int i) { return nodeSend(i, rankAt(m, localRank)); });
   char* stackArea = ctx.scratch(core::Scratch::kPhase, outgoing.at.back());
   auto blockAt = [&](int m, int i) {
-    size_t at = outgoing.at[m] + places * sizeof(uint64_t);
-    for (int before = 0; before < i; ++before) at += nodeSend(before, rankAt(m, place));
+    size_t at = outgoing.at[m] + localRanks * sizeof(uint64_t);
+    for (int before = 0; before < i; ++before) at += nodeSend(before, rankAt(m, localRank));
     return stackArea + at;
   };
   for (int m = 0; m < nodes.count(); ++m) {
     if (!outgoing.stacked(m)) continue;
     auto* header = reinterpret_cast<uint64_t*>(stackArea + outgoing.at[m]);
-    for (int i = 0; i < places; ++i) header[i] = nodeSend(i, rankAt(m, place));
+    for (int i = 0; i < localRanks; ++i) header[i] = nodeSend(i, rankAt(m, localRank));
   }
   {
     CollectiveContext::Subgroup phase(ctx, onNode, kPhaseSteps);
     // Partner k's block for node m under step m L + k; chunked sizes after all of those.
-    const auto sizeSteps = static_cast<uint32_t>(nodes.count() * places);
+    const auto sizeSteps = static_cast<uint32_t>(nodes.count() * localRanks);
     std::deque<std::vector<SizedBlocks>> inFlight;
-    for (int k = 1; k < places; ++k) {
+    for (int k = 1; k < localRanks; ++k) {
       if (inFlight.size() == kPartnersInFlight) {
         for (SizedBlocks& blocks : inFlight.front()) blocks.wait(ctx);
         inFlight.pop_front();
       }
-      const int to = (place + k) % places;
-      const int from = (place - k + places) % places;
+      const int to = (localRank + k) % localRanks;
+      const int from = (localRank - k + localRanks) % localRanks;
       std::vector<SizedBlocks>& blocks = inFlight.emplace_back(nodes.count());
       for (int m = 0; m < nodes.count(); ++m) {
-        const auto step = static_cast<uint32_t>(m * places + k);
+        const auto step = static_cast<uint32_t>(m * localRanks + k);
         if (m == ownNode) {
           const int sender = rankAt(m, from);
           blocks[m].receive(ctx, from, step, sizeSteps + step, static_cast<char*>(recv[sender]), recvBytes[sender],
                             chunked);
         } else if (outgoing.stacked(m)) {
-          blocks[m].receive(ctx, from, step, sizeSteps + step, blockAt(m, from), nodeSend(from, rankAt(m, place)),
+          blocks[m].receive(ctx, from, step, sizeSteps + step, blockAt(m, from), nodeSend(from, rankAt(m, localRank)),
                             chunked);
         }
         const int receiver = rankAt(m, to);
@@ -181,7 +181,8 @@ void hierarchicalAllToAll(CollectiveContext& ctx, const void* const* send, const
     }
     copyBlock(ctx, recv[rank], send[rank], sendBytes[rank]);
     for (int m = 0; m < nodes.count(); ++m) {
-      if (outgoing.stacked(m)) copyBlock(ctx, blockAt(m, place), send[rankAt(m, place)], sendBytes[rankAt(m, place)]);
+      if (outgoing.stacked(m))
+        copyBlock(ctx, blockAt(m, localRank), send[rankAt(m, localRank)], sendBytes[rankAt(m, localRank)]);
     }
     for (std::vector<SizedBlocks>& partner : inFlight) {
       for (SizedBlocks& blocks : partner) blocks.wait(ctx);
@@ -201,8 +202,8 @@ void hierarchicalAllToAll(CollectiveContext& ctx, const void* const* send, const
       recvStacks[m] = landed + incoming.at[m];
       recvStackBytes[m] = incoming.bytesOf(m);
     }
-    const std::vector<int> samePlace = ranksAtPlace(nodes, place);  // the subgroup keeps a view of it
-    CollectiveContext::Subgroup acrossNodes(ctx, samePlace, 2 * kPhaseSteps);
+    const std::vector<int> sameLocalRank = ranksWithLocalRank(nodes, localRank);  // the subgroup keeps a view of it
+    CollectiveContext::Subgroup acrossNodes(ctx, sameLocalRank, 2 * kPhaseSteps);
     try {
       pairwiseAllToAll(ctx, sendStacks.data(), sendStackBytes.data(), recvStacks.data(), recvStackBytes.data());
     } catch (const Error& error) {
@@ -216,8 +217,8 @@ void hierarchicalAllToAll(CollectiveContext& ctx, const void* const* send, const
   for (int m = 0; m < nodes.count(); ++m) {
     if (!incoming.stacked(m)) continue;
     const uint64_t* header = incoming.header(landed, m);
-    size_t at = incoming.at[m] + places * sizeof(uint64_t);
-    for (int i = 0; i < places; ++i) {
+    size_t at = incoming.at[m] + localRanks * sizeof(uint64_t);
+    for (int i = 0; i < localRanks; ++i) {
       const int sender = rankAt(m, i);
       if (header[i] != recvBytes[sender]) {
         ctx.failDisagreement(fmt::format("rank {} sends {} bytes to rank {} vs rank {} expecting {} from it", sender,

@@ -7,12 +7,12 @@
 namespace comm::algo {
 namespace {
 
-using Run = void(CollectiveContext&);
+using AlgorithmFn = void(CollectiveContext&);
 
 // The barrier publishes no payload: the board serves any group it has.
 bool hasBoard(const Situation& situation) { return situation.hasBoard; }
 
-constexpr Algorithm<Run> kAlgorithms[] = {
+constexpr Algorithm<AlgorithmFn> kAlgorithms[] = {
     {{.name = "board",
       .summary = "every rank publishes its arrival on the node board and waits for all",
       .fits = hasBoard},

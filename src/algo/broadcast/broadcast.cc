@@ -9,9 +9,9 @@
 namespace comm::algo {
 namespace {
 
-using Run = void(CollectiveContext&, void* buffer, size_t bytes, int root);
+using AlgorithmFn = void(CollectiveContext&, void* buffer, size_t bytes, int root);
 
-constexpr Algorithm<Run> kAlgorithms[] = {
+constexpr Algorithm<AlgorithmFn> kAlgorithms[] = {
     {{.name = "board",
       .summary = "the root publishes the message on the node board; the others copy it out",
       .fits = fitsBoard},

@@ -26,7 +26,7 @@ void hierarchicalBroadcast(CollectiveContext& ctx, void* buffer, size_t bytes, i
   }
   if (roles.node->size() > 1) {
     CollectiveContext::Subgroup onNode(ctx, *roles.node, kPhaseSteps);
-    flatBroadcast(ctx, buffer, bytes, roles.leaderPlace);
+    flatBroadcast(ctx, buffer, bytes, roles.leaderLocalRank);
     // The caller may reuse `buffer` as soon as this returns, so no send may still read it.
     ctx.waitAll();
   }

@@ -11,9 +11,10 @@
 namespace comm::algo {
 namespace {
 
-using Run = void(CollectiveContext&, const void* in, void* out, const size_t* bytes, const size_t* offsets, int root);
+using AlgorithmFn = void(CollectiveContext&, const void* in, void* out, const size_t* bytes, const size_t* offsets,
+                         int root);
 
-constexpr Algorithm<Run> kAlgorithms[] = {
+constexpr Algorithm<AlgorithmFn> kAlgorithms[] = {
     {{.name = "board",
       .summary = "every rank publishes its block on the node board; the root copies them out",
       .fits = fitsBoard},

@@ -15,14 +15,14 @@ struct NodeRoles {
   std::vector<int> leaders;      // one rank per node
   const std::vector<int>* node;  // this rank's node's ranks
   int leader;                    // this node's leader
-  int leaderPlace;               // the leader's place in *node
+  int leaderLocalRank;           // the leader's local rank in *node
 
   NodeRoles(const core::NodeLayout& nodes, int rank, int root)
       : rootNode(nodes.nodeOf[root]),
         leaders(nodes.leaders(root)),
         node(&nodes.members[nodes.nodeOf[rank]]),
         leader(leaders[nodes.nodeOf[rank]]),
-        leaderPlace(static_cast<int>(std::find(node->begin(), node->end(), leader) - node->begin())) {}
+        leaderLocalRank(static_cast<int>(std::find(node->begin(), node->end(), leader) - node->begin())) {}
 };
 
 }  // namespace comm::algo

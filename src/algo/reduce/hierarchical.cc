@@ -28,7 +28,7 @@ void hierarchicalReduce(CollectiveContext& ctx, const void* in, void* out, size_
                     : rank == roles.leader ? ctx.scratch(core::Scratch::kPhase, count * dtypeSize(dtype))
                                            : nullptr;
     CollectiveContext::Subgroup onNode(ctx, *roles.node, 0);
-    flatReduce(ctx, in, partial, count, dtype, op, roles.leaderPlace);
+    flatReduce(ctx, in, partial, count, dtype, op, roles.leaderLocalRank);
     ctx.waitAll();
     nodeResult = partial;
   }

@@ -13,10 +13,10 @@
 namespace comm::algo {
 namespace {
 
-using Run = void(CollectiveContext&, const void* in, void* out, size_t count, comm_dtype_t dtype, comm_op_t op,
-                 int root);
+using AlgorithmFn = void(CollectiveContext&, const void* in, void* out, size_t count, comm_dtype_t dtype, comm_op_t op,
+                         int root);
 
-constexpr Algorithm<Run> kAlgorithms[] = {
+constexpr Algorithm<AlgorithmFn> kAlgorithms[] = {
     {{.name = "board",
       .summary = "every rank publishes its vector on the node board; the root combines all entries in rank order",
       .fits = fitsBoard},

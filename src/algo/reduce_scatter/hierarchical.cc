@@ -1,24 +1,24 @@
 // Hierarchical reduce-scatter for a communicator on H nodes of L ranks each:
 //   1. within each node, the L ranks reduce-scatter the whole vector with
 //      the flat algorithm the table picks for N bytes on L ranks (shared
-//      memory), cut by place: the rank at place l gets the node's sum of the
-//      blocks of every node's rank at place l;
-//   2. across nodes, the H ranks at place l reduce-scatter those blocks the
+//      memory), cut by local rank: the rank with local rank l gets the node's sum of the
+//      blocks of every node's rank with local rank l;
+//   2. across nodes, the H ranks with local rank l reduce-scatter those blocks the
 //      same way, so each gets its own block summed over every node.
-// Phase 1 needs each place's blocks side by side: the input is copied into
-// that order first (patterns/place_major.h), unless it is so already
+// Phase 1 needs each local rank's blocks side by side: the input is copied into
+// that order first (patterns/local_rank_major.h), unless it is so already
 // (ranks placed round-robin).
 // Only phase 2 leaves the node, and every rank of the node carries its
 // share: each node sends (H-1)/H of the vector out, whatever the placement.
 // A flat ring sends (n-1)/n of it out of every node.
 // Where the node's ranks may read each other's memory (Cross-Memory
 // Attach, algo/blocks/node_buffers.h), phase 1 runs inside phase 2 instead: the
-// rank at place l combines each piece of its node sums from the node's
+// rank with local rank l combines each piece of its node sums from the node's
 // inputs, where they lie, just before phase 2 first reads it, so the
 // network starts after one piece and the input is never reordered.
 // Cost (ring phases): (L-1) alpha_shm + (L-1)/L N beta_shm + (H-1) alpha_net
 // + (H-1)/H N/L beta_net per rank, + reductions of (L-1)/L N and
-// (H-1)/H N/L, + a copy of N when the input is not place-major. Read in
+// (H-1)/H N/L, + a copy of N when the input is not local-rank-major. Read in
 // place, the node's term overlaps the network's but for the first piece's
 // combination, and 2 alpha_shm of handshakes remain.
 #include "algo/reduce_scatter/hierarchical.h"
@@ -29,19 +29,19 @@
 
 #include "algo/blocks/block_messages.h"
 #include "algo/blocks/node_buffers.h"
+#include "algo/patterns/local_rank_major.h"
 #include "algo/patterns/phase_steps.h"
-#include "algo/patterns/place_major.h"
 #include "common/dtype.h"
 #include "core/communicator.h"
 
 namespace comm::algo {
 namespace {
 
-// The blocks of the ranks `samePlace` (one per node), back to back.
-ElementBlocks blocksOf(const std::vector<int>& samePlace, const ElementBlocks& blocks) {
+// The blocks of the ranks `sameLocalRank` (one per node), back to back.
+ElementBlocks blocksOf(const std::vector<int>& sameLocalRank, const ElementBlocks& blocks) {
   std::vector<size_t> counts;
-  for (int member : samePlace) counts.push_back(blocks.counts[member]);
-  return ElementBlocks::fromCounts(counts.data(), static_cast<int>(samePlace.size()));
+  for (int member : sameLocalRank) counts.push_back(blocks.counts[member]);
+  return ElementBlocks::fromCounts(counts.data(), static_cast<int>(sameLocalRank.size()));
 }
 
 // Phases 1 and 2 at once where the node's ranks read each other's inputs;
@@ -59,21 +59,21 @@ bool reduceScatterReadingInPlace(CollectiveContext& ctx, const void* in, void* o
     buffers = NodeBuffers::exchange(ctx, in, out, std::vector<NodeBuffers::Part>(nodes.ranksPerNode), 0);
     if (!buffers) return false;
   }
-  const std::vector<int> samePlace = ranksAtPlace(nodes, nodes.indexOnNode[rank]);
-  const ElementBlocks placeBlocks = blocksOf(samePlace, blocks);
-  // Where every node's rank at this place has an empty block, so does every other rank at it.
-  if (placeBlocks.total() > 0) {
-    // The node sums of this place's blocks, back to back, each combined as phase 2 first reads it.
-    char* nodeSums = ctx.scratch(core::Scratch::kPhase, placeBlocks.total() * elementSize);
-    CollectiveContext::Subgroup acrossNodes(ctx, samePlace, kPhaseSteps);
-    flatReduceScatter(ctx, nodeSums, out, placeBlocks, dtype, op, [&](size_t offset, size_t bytes) {
-      for (size_t i = 0; i < samePlace.size() && bytes > 0; ++i) {
-        const size_t start = placeBlocks.offsets[i] * elementSize;
-        const size_t end = start + placeBlocks.counts[i] * elementSize;
+  const std::vector<int> sameLocalRank = ranksWithLocalRank(nodes, nodes.localRank[rank]);
+  const ElementBlocks localRankBlocks = blocksOf(sameLocalRank, blocks);
+  // Where every node's rank with this local rank has an empty block, so does every other rank at it.
+  if (localRankBlocks.total() > 0) {
+    // The node sums of this local rank's blocks, back to back, each combined as phase 2 first reads it.
+    char* nodeSums = ctx.scratch(core::Scratch::kPhase, localRankBlocks.total() * elementSize);
+    CollectiveContext::Subgroup acrossNodes(ctx, sameLocalRank, kPhaseSteps);
+    flatReduceScatter(ctx, nodeSums, out, localRankBlocks, dtype, op, [&](size_t offset, size_t bytes) {
+      for (size_t i = 0; i < sameLocalRank.size() && bytes > 0; ++i) {
+        const size_t start = localRankBlocks.offsets[i] * elementSize;
+        const size_t end = start + localRankBlocks.counts[i] * elementSize;
         if (offset >= end) continue;
         const size_t piece = std::min(bytes, end - offset);
-        buffers->combine(ctx, blocks.offsets[samePlace[i]] * elementSize + (offset - start), piece, nodeSums + offset,
-                         dtype, op);
+        buffers->combine(ctx, blocks.offsets[sameLocalRank[i]] * elementSize + (offset - start), piece,
+                         nodeSums + offset, dtype, op);
         offset += piece;
         bytes -= piece;
       }
@@ -92,15 +92,15 @@ void hierarchicalReduceScatter(CollectiveContext& ctx, const void* in, void* out
   if (reduceScatterReadingInPlace(ctx, in, out, blocks, dtype, op)) return;
   const core::NodeLayout& nodes = ctx.communicator().nodes();
   const int rank = ctx.rank();
-  const int place = nodes.indexOnNode[rank];
+  const int localRank = nodes.localRank[rank];
   const size_t elementSize = dtypeSize(dtype);
-  const PlaceMajorLayout layout(nodes, blocks.counts.data(), blocks.offsets.data());
-  const std::vector<size_t> placeCounts = layout.placeSizes();
-  const ElementBlocks byPlace = ElementBlocks::fromCounts(placeCounts.data(), nodes.ranksPerNode);
+  const LocalRankMajorLayout layout(nodes, blocks.counts.data(), blocks.offsets.data());
+  const std::vector<size_t> localRankCounts = layout.localRankSizes();
+  const ElementBlocks byLocalRank = ElementBlocks::fromCounts(localRankCounts.data(), nodes.ranksPerNode);
   // One phase area holds the input in place order (when it is not so) and
-  // then this place's node sums: the flat phases may use the others.
+  // then this local rank's node sums: the flat phases may use the others.
   const size_t packedBytes = layout.sameAs ? 0 : layout.total() * elementSize;
-  char* area = ctx.scratch(core::Scratch::kPhase, packedBytes + byPlace.counts[place] * elementSize);
+  char* area = ctx.scratch(core::Scratch::kPhase, packedBytes + byLocalRank.counts[localRank] * elementSize);
   const void* ordered = in;
   if (!layout.sameAs) {
     for (size_t r = 0; r < layout.offsets.size(); ++r) {
@@ -113,14 +113,14 @@ void hierarchicalReduceScatter(CollectiveContext& ctx, const void* in, void* out
   {
     // Step 0 carried the buffers' exchange.
     CollectiveContext::Subgroup onNode(ctx, nodes.members[nodes.nodeOf[rank]], 1);
-    flatReduceScatter(ctx, ordered, nodeSums, byPlace, dtype, op);
+    flatReduceScatter(ctx, ordered, nodeSums, byLocalRank, dtype, op);
     ctx.waitAll();
   }
-  // Where every node's rank at this place has an empty block, so does every other rank at it.
-  if (byPlace.counts[place] == 0) return;
-  const std::vector<int> samePlace = ranksAtPlace(nodes, place);
-  CollectiveContext::Subgroup acrossNodes(ctx, samePlace, kPhaseSteps);
-  flatReduceScatter(ctx, nodeSums, out, blocksOf(samePlace, blocks), dtype, op);
+  // Where every node's rank with this local rank has an empty block, so does every other rank at it.
+  if (byLocalRank.counts[localRank] == 0) return;
+  const std::vector<int> sameLocalRank = ranksWithLocalRank(nodes, localRank);
+  CollectiveContext::Subgroup acrossNodes(ctx, sameLocalRank, kPhaseSteps);
+  flatReduceScatter(ctx, nodeSums, out, blocksOf(sameLocalRank, blocks), dtype, op);
   // The caller may divide `out` for AVG as soon as this returns, so no send may still read it.
   ctx.waitAll();
 }

@@ -17,10 +17,10 @@
 namespace comm::algo {
 namespace {
 
-using Run = void(CollectiveContext&, const void* in, void* out, const ElementBlocks& blocks, comm_dtype_t dtype,
-                 comm_op_t op);
-using RunWithHooks = void(CollectiveContext&, const void* in, void* out, const ElementBlocks& blocks,
-                          comm_dtype_t dtype, comm_op_t op, const ChunkFn& beforeReading);
+using AlgorithmFn = void(CollectiveContext&, const void* in, void* out, const ElementBlocks& blocks, comm_dtype_t dtype,
+                         comm_op_t op);
+using AlgorithmFnWithHooks = void(CollectiveContext&, const void* in, void* out, const ElementBlocks& blocks,
+                                  comm_dtype_t dtype, comm_op_t op, const ChunkFn& beforeReading);
 
 void board(CollectiveContext& ctx, const void* in, void* out, const ElementBlocks& blocks, comm_dtype_t dtype,
            comm_op_t op) {
@@ -37,13 +37,13 @@ void ringWithHooks(CollectiveContext& ctx, const void* in, void* out, const Elem
   ringReduceScatter(ctx, in, out, blocks, dtype, op, 0, {}, beforeReading);
 }
 
-constexpr Algorithm<Run, RunWithHooks> kAlgorithms[] = {
+constexpr Algorithm<AlgorithmFn, AlgorithmFnWithHooks> kAlgorithms[] = {
     {{.name = "board",
       .summary = "every rank publishes its vector on the node board and combines its own block from all entries",
       .fits = fitsBoard},
      board},
     {{.name = "hierarchical",
-      .summary = "reduce-scatter within each node by place, then across nodes among the ranks of each place",
+      .summary = "reduce-scatter within each node by local rank, then across nodes among the ranks of each local rank",
       .fits = evenNodes,
       .ordersRanksItself = true},
      hierarchicalReduceScatter},
@@ -85,7 +85,7 @@ void flatReduceScatter(CollectiveContext& ctx, const void* in, void* out, const 
       static_cast<core::CollectiveKind>(ctx.signature().kind) == core::CollectiveKind::kReduceScatterV
           ? kReduceScatterVTable
           : kReduceScatterTable;
-  const Algorithm<Run, RunWithHooks>& algorithm = kAlgorithms[chooseFlat(ctx, table, bytes)];
+  const Algorithm<AlgorithmFn, AlgorithmFnWithHooks>& algorithm = kAlgorithms[chooseFlat(ctx, table, bytes)];
   if (algorithm.info.takesHooks) return algorithm.runWithHooks(ctx, in, out, blocks, dtype, op, beforeReading);
   if (beforeReading) beforeReading(0, bytes);
   algorithm.run(ctx, in, out, blocks, dtype, op);

@@ -11,9 +11,10 @@
 namespace comm::algo {
 namespace {
 
-using Run = void(CollectiveContext&, const void* in, void* out, const size_t* bytes, const size_t* offsets, int root);
+using AlgorithmFn = void(CollectiveContext&, const void* in, void* out, const size_t* bytes, const size_t* offsets,
+                         int root);
 
-constexpr Algorithm<Run> kAlgorithms[] = {
+constexpr Algorithm<AlgorithmFn> kAlgorithms[] = {
     {{.name = "board",
       .summary = "the root publishes every block on the node board; each rank copies its own",
       .fits = fitsBoard},

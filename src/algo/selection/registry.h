@@ -86,21 +86,21 @@ struct CollectiveTable {
   int choose(const Situation& situation) const;
 };
 
-// RunWithHooks of a collective none of whose rows take hooks: never defined.
+// AlgorithmFnWithHooks of a collective none of whose rows take hooks: never defined.
 struct NoHooks;
 
-// One algorithm of a collective whose algorithms all run as `Run`; those
-// that take hooks also run as `RunWithHooks`.
-template <typename Run, typename RunWithHooks = NoHooks>
+// One algorithm of a collective whose algorithms all run as `AlgorithmFn`; those
+// that take hooks also run as `AlgorithmFnWithHooks`.
+template <typename AlgorithmFn, typename AlgorithmFnWithHooks = NoHooks>
 struct Algorithm {
   AlgorithmInfo info;
-  Run* run;
-  RunWithHooks* runWithHooks = nullptr;
+  AlgorithmFn* run;
+  AlgorithmFnWithHooks* runWithHooks = nullptr;
 };
 
 // The AlgorithmInfo column of a collective's algorithms, in their order.
-template <typename Run, typename RunWithHooks, size_t N>
-constexpr std::array<AlgorithmInfo, N> infoOf(const Algorithm<Run, RunWithHooks> (&algorithms)[N]) {
+template <typename AlgorithmFn, typename AlgorithmFnWithHooks, size_t N>
+constexpr std::array<AlgorithmInfo, N> infoOf(const Algorithm<AlgorithmFn, AlgorithmFnWithHooks> (&algorithms)[N]) {
   std::array<AlgorithmInfo, N> info{};
   for (size_t i = 0; i < N; ++i) {
     info[i] = algorithms[i].info;
@@ -123,7 +123,7 @@ consteval Rule rule(const std::array<AlgorithmInfo, N>& algorithms, std::string_
 bool fitsBoard(const Situation& situation);  // a board, and a payload and group it carries
 bool powerOfTwo(const Situation& situation);
 // Several nodes with the same number (> 1) of ranks each: hierarchical
-// algorithms pair each rank with the ranks of the same place on every node.
+// algorithms pair each rank with the ranks with the same local rank on every node.
 bool evenNodes(const Situation& situation);
 // Several nodes, of any sizes.
 bool spansNodes(const Situation& situation);
