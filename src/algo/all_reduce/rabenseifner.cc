@@ -51,15 +51,8 @@ void rabenseifnerAllReduce(CollectiveContext& ctx, const void* in, void* out, si
   const size_t elementSize = dtypeSize(dtype);
   const size_t bytes = count * elementSize;
   Fold fold(ctx.size(), ctx.rank());
-  if (fold.handsOver()) {
-    handOver(ctx, fold, in, bytes, out, bytes, kFold, kUnfold);
-    return;
-  }
-  const void* src = in;
-  if (fold.carriesPartner()) {
-    combineFolded(ctx, fold, in, out, count, dtype, op, kFold);
-    src = out;
-  }
+  if (enterAllReduceFold(ctx, fold, in, out, count, dtype, op, kFold, kUnfold)) return;
+  const void* src = fold.carriesPartner() ? out : in;
   auto* data = static_cast<char*>(out);
   ElementBlocks blocks = ElementBlocks::even(count, fold.participants());
   auto halvingSteps = static_cast<uint32_t>(std::countr_zero(static_cast<unsigned>(fold.participants())));

@@ -31,15 +31,8 @@ void recursiveDoublingAllReduce(CollectiveContext& ctx, const void* in, void* ou
   const size_t elementSize = dtypeSize(dtype);
   const size_t bytes = count * elementSize;
   Fold fold(ctx.size(), ctx.rank());
-  if (fold.handsOver()) {
-    handOver(ctx, fold, in, bytes, out, bytes, kFold, kUnfold);
-    return;
-  }
-  if (fold.carriesPartner()) {
-    combineFolded(ctx, fold, in, out, count, dtype, op, kFold);
-  } else if (in != out) {
-    std::memcpy(out, in, bytes);
-  }
+  if (enterAllReduceFold(ctx, fold, in, out, count, dtype, op, kFold, kUnfold)) return;
+  if (!fold.carriesPartner() && in != out) std::memcpy(out, in, bytes);
 
   // Partners must run the very same combine to get the same bits, operand
   // order and aliasing included (a kernel may swap the operands of an

@@ -29,4 +29,15 @@ void combineFolded(CollectiveContext& ctx, const Fold& fold, const void* in, voi
   });
 }
 
+bool enterAllReduceFold(CollectiveContext& ctx, const Fold& fold, const void* in, void* out, size_t count,
+                        comm_dtype_t dtype, comm_op_t op, uint32_t foldStep, uint32_t unfoldStep) {
+  if (fold.handsOver()) {
+    const size_t bytes = count * dtypeSize(dtype);
+    handOver(ctx, fold, in, bytes, out, bytes, foldStep, unfoldStep);
+    return true;
+  }
+  if (fold.carriesPartner()) combineFolded(ctx, fold, in, out, count, dtype, op, foldStep);
+  return false;
+}
+
 }  // namespace comm::algo

@@ -23,4 +23,12 @@ void handOver(CollectiveContext& ctx, const Fold& fold, const void* in, size_t i
 void combineFolded(CollectiveContext& ctx, const Fold& fold, const void* in, void* acc, size_t count,
                    comm_dtype_t dtype, comm_op_t op, uint32_t foldStep);
 
+// The way into the fold of an all_reduce of `count` elements, for every
+// rank: the even rank of a pair hands `in` over and receives the result in
+// `out`, and is then done (true); the odd one combines its partner's vector
+// with `in` into `out`. A participant (false) finds its vector in `out` when
+// it carries a partner, and in `in` otherwise.
+bool enterAllReduceFold(CollectiveContext& ctx, const Fold& fold, const void* in, void* out, size_t count,
+                        comm_dtype_t dtype, comm_op_t op, uint32_t foldStep, uint32_t unfoldStep);
+
 }  // namespace comm::algo
