@@ -19,6 +19,7 @@
 #include "common/log.h"
 #include "transport/crash_signals.h"
 #include "transport/hybrid_transport.h"
+#include "transport/options.h"
 
 namespace comm::core {
 namespace {
@@ -233,11 +234,11 @@ void World::connectTransport() {
   if (unexpected <= 0) {
     fail(COMM_ERR_INVALID_ARGUMENT, "COMM_TCP_UNEXPECTED_BYTES={} must be a positive number of bytes", unexpected);
   }
-  options.maxUnexpectedBytes = static_cast<size_t>(unexpected);
-  options.connectTimeout = initDeadline_->remaining();
-  transport::ShmOptions shm{transport::parseShmMode(settings_.get("shm")), initDeadline_->remaining()};
-  shm.maxUnexpectedBytes = options.maxUnexpectedBytes;
-  transport_ = transport::createTransport(options, shm);
+  options.tcp.maxUnexpectedBytes = static_cast<size_t>(unexpected);
+  options.tcp.connectTimeout = initDeadline_->remaining();
+  options.shm = {transport::parseShmMode(settings_.get("shm")), initDeadline_->remaining()};
+  options.shm.maxUnexpectedBytes = options.tcp.maxUnexpectedBytes;
+  transport_ = transport::createTransport(options);
   std::vector<transport::PeerInfo> infos(size_);
   std::vector<uint8_t> self = transport_->localAddress();
   if (size_ > 1) {

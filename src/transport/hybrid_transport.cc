@@ -13,6 +13,7 @@
 #include "common/error.h"
 #include "common/log.h"
 #include "transport/ofi/ofi_transport.h"
+#include "transport/shm/shm_transport.h"
 #include "transport/tcp/tcp_transport.h"
 
 namespace comm::transport {
@@ -31,8 +32,8 @@ enum class Reach {
 struct Row {
   const char* name;  // what the logs and providerFor() call it
   Reach reach;
-  bool (*takes)(const Options& options, const ShmOptions& shm);
-  std::unique_ptr<Transport> (*create)(const Options& options, const ShmOptions& shm);
+  bool (*takes)(const Options& options);
+  std::unique_ptr<Transport> (*create)(const Options& options);
 };
 
 // comm's own tcp is the default: between hosts it carries collectives as
@@ -43,25 +44,23 @@ struct Row {
 // what names it: COMM_PROVIDER (verbs;ofi_rxm on an RDMA fabric) or
 // FI_PROVIDER; and a job on one node with direct shared memory off, where
 // its shm provider beats any socket.
-bool takesTcp(const Options& options, const ShmOptions&) {
+bool takesTcp(const Options& options) {
   const bool defaultToTcp = options.provider.empty() && fabricProviderVariable().empty() && !options.singleNode;
   return options.provider == kTcpProvider || defaultToTcp;
 }
 
 constexpr Row kTransports[] = {
-    {kShmDirectProvider, Reach::kNode, [](const Options&, const ShmOptions& shm) { return shm.mode != ShmMode::kOff; },
-     [](const Options&, const ShmOptions& shm) { return createShmTransport(shm); }},
-    {kTcpProvider, Reach::kNetwork, takesTcp,
-     [](const Options& options, const ShmOptions&) { return createTcpTransport(options); }},
-    {"ofi", Reach::kNetwork, [](const Options&, const ShmOptions&) { return true; },
-     [](const Options& options, const ShmOptions&) { return createOfiTransport(options); }},
+    {kShmDirectProvider, Reach::kNode, [](const Options& options) { return options.shm.mode != ShmMode::kOff; },
+     [](const Options& options) { return createShmTransport(options.shm); }},
+    {kTcpProvider, Reach::kNetwork, takesTcp, createTcpTransport},
+    {"ofi", Reach::kNetwork, [](const Options&) { return true; }, createOfiTransport},
 };
 
 // The transport that serves the peers of `reach` under these settings, or
 // null when none does.
-std::unique_ptr<Transport> createFor(Reach reach, const Options& options, const ShmOptions& shm) {
+std::unique_ptr<Transport> createFor(Reach reach, const Options& options) {
   for (const Row& row : kTransports) {
-    if (row.reach == reach && row.takes(options, shm)) return row.create(options, shm);
+    if (row.reach == reach && row.takes(options)) return row.create(options);
   }
   return nullptr;
 }
@@ -99,7 +98,7 @@ Parts split(const std::vector<uint8_t>& blob, int rank) {
 
 class HybridTransport final : public Transport {
  public:
-  HybridTransport(const Options& options, const ShmOptions& shm);
+  explicit HybridTransport(const Options& options);
 
   std::vector<uint8_t> localAddress() const override {
     return combine({shm_ ? shm_->localAddress() : std::vector<uint8_t>{},
@@ -150,11 +149,11 @@ class HybridTransport final : public Transport {
   bool networkUsed_ = false;
 };
 
-HybridTransport::HybridTransport(const Options& options, const ShmOptions& shm) {
-  shm_ = createFor(Reach::kNode, options, shm);
+HybridTransport::HybridTransport(const Options& options) {
+  shm_ = createFor(Reach::kNode, options);
   // On a single node the direct path reaches everyone; a network transport
   // would only open endpoints (and shared memory of its own) that nobody uses.
-  if (!shm_ || !options.singleNode) network_ = createFor(Reach::kNetwork, options, shm);
+  if (!shm_ || !options.singleNode) network_ = createFor(Reach::kNetwork, options);
 }
 
 void HybridTransport::connect(int selfRank, const std::vector<PeerInfo>& peers) {
@@ -200,11 +199,11 @@ std::vector<std::string> availableProviders() {
 }
 
 std::unique_ptr<Transport> createNetworkTransport(const Options& options) {
-  return createFor(Reach::kNetwork, options, ShmOptions{ShmMode::kOff});
+  return createFor(Reach::kNetwork, options);
 }
 
-std::unique_ptr<Transport> createTransport(const Options& options, const ShmOptions& shm) {
-  return std::make_unique<HybridTransport>(options, shm);
+std::unique_ptr<Transport> createTransport(const Options& options) {
+  return std::make_unique<HybridTransport>(options);
 }
 
 }  // namespace comm::transport

@@ -5,21 +5,23 @@
 #pragma once
 
 #include <memory>
+#include <string>
+#include <vector>
 
-#include "transport/shm/shm_transport.h"
+#include "transport/options.h"
 #include "transport/transport.h"
 
 namespace comm::transport {
 
-// Peers on the node go over a ShmTransport unless `shm.mode` is kOff; the
-// rest, and peers on the node that offer no direct path, over the network
-// transport Options::provider names. The provider never turns the direct
-// path off: "tcp" or "shm" (libfabric's) between ranks of one node needs
-// shm.mode kOff too.
-std::unique_ptr<Transport> createTransport(const Options& options, const ShmOptions& shm);
+// Peers on the node go over a ShmTransport unless `options.shm.mode` is
+// kOff; the rest, and peers on the node that offer no direct path, over the
+// network transport Options::provider names. The provider never turns the
+// direct path off: "tcp" or "shm" (libfabric's) between ranks of one node
+// needs shm.mode kOff too.
+std::unique_ptr<Transport> createTransport(const Options& options);
 
 // The transport for peers off the direct path, the first network row of the
-// table that takes `options`: comm's own TCP for provider "tcp"
+// table that takes `options` (options.shm is not read): comm's own TCP for provider "tcp"
 // (tcp/tcp_transport.h), and for "" when the job spans nodes and
 // FI_PROVIDER names no libfabric provider; libfabric otherwise.
 std::unique_ptr<Transport> createNetworkTransport(const Options& options);

@@ -56,39 +56,6 @@ struct PeerInfo {
   bool sameNode = false;         // the peer shares this rank's node (shared memory reachable)
 };
 
-struct Options {
-  // The network transport, for the peers the direct shared-memory path does
-  // not serve: "tcp" is comm's own TCP transport (tcp/tcp_transport.h); any
-  // other name is a libfabric provider ("shm", "tcp;ofi_rxm",
-  // "verbs;ofi_rxm"...); "" is comm's tcp for a job across nodes, else
-  // libfabric's choice per peer (its shm on the node, tcp;ofi_rxm between
-  // nodes, or what FI_PROVIDER, when set, names).
-  std::string provider;
-  // Every rank is on this node: bind the network provider to loopback.
-  bool singleNode = false;
-  // Otherwise tcp (comm's own and libfabric's) uses this interface ("eth1";
-  // the tcp_iface setting, COMM_TCP_IFACE); "" lets the transport choose.
-  std::string tcpInterface;
-  // Where the rendezvous store is: tcp prefers the interface that reaches it.
-  std::string masterAddr;
-  // What a peer proves before comm's tcp transport accepts its connection
-  // (common/handshake.h): the job's secret. libfabric's endpoints prove
-  // nothing; they learn each other's addresses only through the store,
-  // which asks the same proof (docs/security.md).
-  std::string secret;
-  // How long connect() may wait for its peers' connections (what is left of
-  // comm_init's COMM_TIMEOUT); 0: two minutes.
-  std::chrono::milliseconds connectTimeout{0};
-  // Bytes of messages that arrived before their receive that comm's tcp
-  // transport holds for one peer; more fail that peer's connection
-  // (COMM_ERR_TRANSPORT). 0: kDefaultUnexpectedBytes. The
-  // tcp_unexpected_bytes setting.
-  size_t maxUnexpectedBytes = 0;
-  // Largest piece one libfabric message carries; 0 means min(the provider's
-  // maximum message size, 1 GiB). Tests lower it to exercise chunking.
-  size_t maxChunkBytes = 0;
-};
-
 class Transport {
  public:
   virtual ~Transport() = default;
@@ -103,7 +70,7 @@ class Transport {
   // matched exactly; all 64 bits are carried. Messages from one peer with one
   // tag match receives in the order both were posted. A receive completes
   // with COMM_ERR_MISMATCH when the message is not exactly `size` bytes; a
-  // longer message that a transport cut into chunks (Options::maxChunkBytes)
+  // longer message that a transport cut into chunks (OfiOptions::maxChunkBytes)
   // leaves its remaining chunks to the next receives of its tag, and a
   // receive cut into chunks that meets a shorter message may hand its
   // unused chunks the next message of its tag when that arrives before the

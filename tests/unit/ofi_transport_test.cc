@@ -332,7 +332,7 @@ void test_tcp_strangers_first(void**) {
 void test_tcp_wrong_secret_refused(void**) {
   runRanks(2, [&](Rank& self) {
     Options options = withProvider("tcp");
-    options.connectTimeout = 3s;
+    options.tcp.connectTimeout = 3s;
     if (self.rank == 1) options.secret = "not the job's secret 0123456789";
     self.transport = comm::transport::createNetworkTransport(options);
     std::vector<PeerInfo> peers = self.exchange(self.transport->localAddress());
@@ -412,7 +412,7 @@ void test_tcp_lying_sizes(void**) {
       transport->recv(1, 6, buffer.data(), buffer.size(), request);
       expectFailure(*transport, request, COMM_ERR_TRANSPORT, "rank 1");
     }
-    options.maxUnexpectedBytes = 1 << 20;
+    options.tcp.maxUnexpectedBytes = 1 << 20;
     auto flooded = meetLyingPeer(options, [&](LyingPeer& peer) {
       for (int i = 0; i < 20; ++i) {
         peer.header(7, 64 * 1024, kEagerKind);

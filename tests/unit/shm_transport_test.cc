@@ -335,8 +335,10 @@ void test_abandoned_segment_swept(void**) {
 // The composite: peers on the node over the direct path unless it is off;
 // the others over the provider's network transport, both at once.
 void hybrid(const Options& ofiOptions, const ShmOptions& shm, bool sameNode, const char* expected) {
+  Options options = ofiOptions;
+  options.shm = shm;
   runRanks(2, [&](Rank& self) {
-    self.transport = comm::transport::createTransport(ofiOptions, shm);
+    self.transport = comm::transport::createTransport(options);
     self.transport->connect(self.rank, self.exchange(self.transport->localAddress(), sameNode));
     CHECK(self.transport->providerFor(self.peer()) == expected, "peer over {}, expected {}",
           self.transport->providerFor(self.peer()), expected);

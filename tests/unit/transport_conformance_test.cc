@@ -76,7 +76,7 @@ Options network(const char* provider, size_t maxChunkBytes = 0) {
   Options options;
   options.provider = provider;
   options.singleNode = true;
-  options.maxChunkBytes = maxChunkBytes;
+  options.ofi.maxChunkBytes = maxChunkBytes;
   options.secret = "conformance test secret 0123456789";
   return options;
 }

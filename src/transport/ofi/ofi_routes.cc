@@ -128,7 +128,7 @@ void OfiRoutes::openEndpoint(const EndpointConfig& config, const Options& option
     slots_.pop_back();
     throw;
   }
-  size_t limit = options.maxChunkBytes != 0 ? options.maxChunkBytes : kMaxChunkBytes;
+  size_t limit = options.ofi.maxChunkBytes != 0 ? options.ofi.maxChunkBytes : kMaxChunkBytes;
   slot.chunk = std::min(slot.endpoint->maxMessageSize(), limit);
 }
 

@@ -12,6 +12,7 @@
 #include "transport/ofi/ofi_address.h"
 #include "transport/ofi/ofi_endpoint.h"
 #include "transport/ofi/ofi_op.h"
+#include "transport/options.h"
 #include "transport/transport.h"
 
 namespace comm::transport {

@@ -7,6 +7,7 @@
 #include <string>
 #include <vector>
 
+#include "transport/options.h"
 #include "transport/transport.h"
 
 namespace comm::transport {

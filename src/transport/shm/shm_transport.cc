@@ -358,14 +358,6 @@ void ShmTransport::cancel(Request& request) {
   complete(request);
 }
 
-ShmMode parseShmMode(std::string_view value) {
-  if (value == "1") return ShmMode::kAuto;
-  if (value == "0") return ShmMode::kOff;
-  if (value == "attach") return ShmMode::kAttach;
-  if (value == "copy") return ShmMode::kCopy;
-  fail(COMM_ERR_INVALID_ARGUMENT, "COMM_SHM='{}' is not 1, 0, attach or copy", value);
-}
-
 std::unique_ptr<Transport> createShmTransport(const ShmOptions& options) {
   return std::make_unique<ShmTransport>(options);
 }

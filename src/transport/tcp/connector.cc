@@ -24,7 +24,7 @@ namespace {
 // common/handshake.h); the connecting rank's claim is its rank.
 constexpr std::string_view kTcpContext = "comm tcp";
 // How long connect() waits for every peer's connection when
-// Options::connectTimeout does not say.
+// TcpOptions::connectTimeout does not say.
 constexpr auto kConnectTimeout = std::chrono::milliseconds(120'000);
 // Connections accepted and not yet proven: a stranger can open many and
 // say nothing; beyond this many the oldest is closed, so that neither
@@ -69,7 +69,7 @@ struct Newcomer {
 
 Connector::Connector(const Options& options)
     : secret_(options.secret),
-      connectTimeout_(options.connectTimeout.count() > 0 ? options.connectTimeout : kConnectTimeout) {
+      connectTimeout_(options.tcp.connectTimeout.count() > 0 ? options.tcp.connectTimeout : kConnectTimeout) {
   address_.sin_family = AF_INET;
   address_.sin_addr = listenAddress(options);
   listener_.reset(::socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0));

@@ -12,6 +12,7 @@
 
 #include "common/deadline.h"
 #include "common/unique_fd.h"
+#include "transport/options.h"
 #include "transport/transport.h"
 
 namespace comm::transport::tcp {

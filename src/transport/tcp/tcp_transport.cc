@@ -37,7 +37,7 @@ class TcpTransport final : public Transport {
  public:
   explicit TcpTransport(const Options& options)
       : connector_(options),
-        messages_(options.maxUnexpectedBytes > 0 ? options.maxUnexpectedBytes : kDefaultUnexpectedBytes) {}
+        messages_(options.tcp.maxUnexpectedBytes > 0 ? options.tcp.maxUnexpectedBytes : kDefaultUnexpectedBytes) {}
   ~TcpTransport() override {
     std::lock_guard lock(mutex_);
     messages_.sayGoodbye();

@@ -14,6 +14,7 @@
 
 #include <memory>
 
+#include "transport/options.h"
 #include "transport/transport.h"
 
 namespace comm::transport {
@@ -22,7 +23,7 @@ namespace comm::transport {
 inline constexpr const char* kTcpProvider = "tcp";
 
 // Bytes of early messages (arrived before their receive) held for one peer
-// when Options::maxUnexpectedBytes does not say.
+// when TcpOptions::maxUnexpectedBytes does not say.
 inline constexpr size_t kDefaultUnexpectedBytes = size_t{256} << 20;
 
 // Listens at once (on loopback when options.singleNode, else on the
