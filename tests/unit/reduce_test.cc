@@ -20,7 +20,7 @@
 #include "reduce/reduce.h"
 
 // Last: cmocka defines a fail() macro, which would break comm::fail in
-// core/error.h, and its header has no extern "C" of its own.
+// common/error.h, and its header has no extern "C" of its own.
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
