@@ -14,6 +14,7 @@
 #include "common/log.h"
 #include "transport/ofi/ofi_transport.h"
 #include "transport/tcp/tcp_transport.h"
+#include "transport/threads/threads_transport.h"
 
 namespace comm::transport {
 namespace {
@@ -51,6 +52,9 @@ bool takesTcp(const Options& options, const ShmOptions&) {
 constexpr Row kTransports[] = {
     {kShmDirectProvider, Reach::kNode, [](const Options&, const ShmOptions& shm) { return shm.mode != ShmMode::kOff; },
      [](const Options&, const ShmOptions& shm) { return createShmTransport(shm); }},
+    {kThreadsProvider, Reach::kNetwork,
+     [](const Options& options, const ShmOptions&) { return options.provider == kThreadsProvider; },
+     [](const Options&, const ShmOptions&) { return createThreadsTransport(); }},
     {kTcpProvider, Reach::kNetwork, takesTcp,
      [](const Options& options, const ShmOptions&) { return createTcpTransport(options); }},
     {"ofi", Reach::kNetwork, [](const Options&, const ShmOptions&) { return true; },
