@@ -1,0 +1,168 @@
+// Ranks as threads (ranks_as_threads.h): the harness names a rank that
+// fails, and every algorithm of all_reduce, forced through the algorithm
+// overrides, matches a reference this test computes, for every dtype and
+// op the reduction supports, at odd and even rank counts and across nodes
+// cut by test_ranks_per_node. Inputs are small integers, exact in every
+// dtype and under every order of combination, so results compare bytewise.
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <cstdint>
+#include <cstring>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+#include <fmt/format.h>
+
+#include "algo/collectives.h"
+#include "algo/selection/registry.h"
+#include "common/dtype.h"
+#include "core/collective_context.h"
+#include "reduce/reduce.h"
+
+#include "ranks_as_threads.h"
+
+// Last: cmocka defines a fail() macro that would rewrite comm::fail.
+extern "C" {
+#include <cmocka.h>
+}
+
+namespace {
+
+using comm::core::CollectiveContext;
+using comm::core::CollectiveKind;
+using comm::core::Communicator;
+using ranks_as_threads::Layout;
+using ranks_as_threads::spawnRanks;
+
+constexpr comm_dtype_t kLastDtype = COMM_BOOL;
+constexpr comm_op_t kLastOp = COMM_OP_BXOR;
+
+// Rank counts odd and even, on one node and cut into nodes (even and not).
+const Layout kLayouts[] = {{1}, {2}, {3}, {4}, {5}, {8}, {4, 2}, {5, 2}, {8, 4}};
+// An element, and more elements than any group has ranks (uneven blocks).
+constexpr size_t kCounts[] = {1, 1031};
+
+// Rank `rank`'s element `i` for `op`: 0..3, or for prod mostly 1 and at most
+// a few 2s (so that 16 ranks stay within float16).
+int valueOf(int rank, size_t i, comm_op_t op) {
+  if (op == COMM_OP_PROD) return (rank + i) % 5 == 0 ? 2 : 1;
+  return static_cast<int>((rank * 7 + i * 3) % 4);
+}
+
+// `value` (0..3) as element `i` of `data`.
+void store(void* data, size_t i, comm_dtype_t dtype, int value) {
+  static constexpr uint16_t kHalf[] = {0x0000, 0x3C00, 0x4000, 0x4200};
+  static constexpr uint16_t kBfloat[] = {0x0000, 0x3F80, 0x4000, 0x4040};
+  auto put = [&](auto element) {
+    std::memcpy(static_cast<char*>(data) + i * sizeof element, &element, sizeof element);
+  };
+  switch (dtype) {
+    case COMM_INT8: return put(static_cast<int8_t>(value));
+    case COMM_UINT8: return put(static_cast<uint8_t>(value));
+    case COMM_INT16: return put(static_cast<int16_t>(value));
+    case COMM_UINT16: return put(static_cast<uint16_t>(value));
+    case COMM_INT32: return put(static_cast<int32_t>(value));
+    case COMM_UINT32: return put(static_cast<uint32_t>(value));
+    case COMM_INT64: return put(static_cast<int64_t>(value));
+    case COMM_UINT64: return put(static_cast<uint64_t>(value));
+    case COMM_FLOAT16: return put(kHalf[value]);
+    case COMM_BFLOAT16: return put(kBfloat[value]);
+    case COMM_FLOAT32: return put(static_cast<float>(value));
+    case COMM_FLOAT64: return put(static_cast<double>(value));
+    case COMM_BOOL: return put(static_cast<uint8_t>(value & 1));
+  }
+}
+
+std::vector<char> inputOf(int rank, size_t count, comm_dtype_t dtype, comm_op_t op) {
+  std::vector<char> data(count * comm::dtypeSize(dtype));
+  for (size_t i = 0; i < count; ++i) store(data.data(), i, dtype, valueOf(rank, i, op));
+  return data;
+}
+
+// What all_reduce must give: every rank's input combined in rank order.
+std::vector<char> reference(int ranks, size_t count, comm_dtype_t dtype, comm_op_t op) {
+  std::vector<char> result = inputOf(0, count, dtype, op);
+  for (int rank = 1; rank < ranks; ++rank) {
+    std::vector<char> input = inputOf(rank, count, dtype, op);
+    comm::reduce::combine(result.data(), result.data(), input.data(), count, dtype, op);
+  }
+  if (op == COMM_OP_AVG) comm::reduce::finishAverage(result.data(), count, dtype, ranks);
+  return result;
+}
+
+void allReduce(Communicator& c, const void* in, void* out, size_t count, comm_dtype_t dtype, comm_op_t op) {
+  comm::core::Signature signature;
+  signature.kind = static_cast<uint16_t>(CollectiveKind::kAllReduce);
+  signature.dtype = dtype;
+  signature.op = op;
+  signature.count = static_cast<int64_t>(count);
+  c.runCollective(
+      [&](uint32_t sequence) {
+        CollectiveContext ctx(c, sequence, signature);
+        comm::algo::allReduce(ctx, in, out, count, dtype, op);
+        ctx.finish();
+      },
+      false);
+}
+
+// Every supported dtype and op at every count, checked on every rank.
+void allReduceEverything(Communicator& c) {
+  for (int d = 0; d <= kLastDtype; ++d) {
+    for (int o = 0; o <= kLastOp; ++o) {
+      const auto dtype = static_cast<comm_dtype_t>(d);
+      const auto op = static_cast<comm_op_t>(o);
+      if (!comm::reduce::supported(dtype, op)) continue;
+      for (size_t count : kCounts) {
+        std::vector<char> in = inputOf(c.rank(), count, dtype, op), out(in.size());
+        allReduce(c, in.data(), out.data(), count, dtype, op);
+        if (out != reference(c.size(), count, dtype, op)) {
+          throw std::runtime_error(fmt::format("all_reduce of {} x {} with {} differs from the reference", count,
+                                               comm::dtypeName(dtype), comm::opName(op)));
+        }
+      }
+    }
+  }
+}
+
+void allReduceEveryAlgorithm(void**) {
+  for (const comm::algo::AlgorithmInfo& algorithm : comm::algo::kAllReduceTable.algorithms) {
+    for (Layout layout : kLayouts) {
+      layout.overrides[static_cast<size_t>(CollectiveKind::kAllReduce)] = algorithm.name;
+      try {
+        spawnRanks(layout, allReduceEverything);
+      } catch (const std::exception& error) {
+        fail_msg("all_reduce:%.*s at %d ranks (nodes of %d): %s", static_cast<int>(algorithm.name.size()),
+                 algorithm.name.data(), layout.ranks, layout.ranksPerNode, error.what());
+      }
+    }
+  }
+}
+
+// A rank that throws is named, and the ranks that wait for it end too.
+void failureNamesRank(void**) {
+  try {
+    spawnRanks({3}, [](Communicator& c) {
+      if (c.rank() == 1) throw std::runtime_error("rank 1 gives up");
+      std::vector<char> in(8), out(8);
+      allReduce(c, in.data(), out.data(), 1, COMM_INT64, COMM_OP_SUM);
+    });
+  } catch (const std::exception& error) {
+    const std::string report = error.what();
+    assert_true(report.find("rank 1 of 3: rank 1 gives up") != std::string::npos);
+    return;
+  }
+  fail_msg("rank 1's failure was not reported");
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  if (argc > 1) cmocka_set_test_filter(argv[1]);
+  const CMUnitTest tests[] = {
+      cmocka_unit_test(failureNamesRank),
+      cmocka_unit_test(allReduceEveryAlgorithm),
+  };
+  return cmocka_run_group_tests(tests, nullptr, nullptr);
+}
