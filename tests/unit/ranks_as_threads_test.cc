@@ -1,6 +1,6 @@
 // Ranks as threads (ranks_as_threads.h): the harness names a rank that
-// fails, and every algorithm of all_reduce, forced through the algorithm
-// overrides, matches a reference this test computes, for every dtype and
+// fails, and every algorithm of all_reduce and of reduce, forced through
+// the algorithm overrides, matches a reference this test computes, for every dtype and
 // op the reduction supports, at odd and even rank counts and across nodes
 // cut by test_ranks_per_node. Inputs are small integers, exact in every
 // dtype and under every order of combination, so results compare bytewise.
@@ -92,53 +92,88 @@ std::vector<char> reference(int ranks, size_t count, comm_dtype_t dtype, comm_op
   return result;
 }
 
-void allReduce(Communicator& c, const void* in, void* out, size_t count, comm_dtype_t dtype, comm_op_t op) {
+// Runs `body` as one collective of `kind` on `c`, as the API's launcher would.
+template <typename Body>
+void collective(Communicator& c, CollectiveKind kind, size_t count, comm_dtype_t dtype, comm_op_t op, int root,
+                Body&& body) {
   comm::core::Signature signature;
-  signature.kind = static_cast<uint16_t>(CollectiveKind::kAllReduce);
+  signature.kind = static_cast<uint16_t>(kind);
   signature.dtype = dtype;
   signature.op = op;
+  signature.root = root;
   signature.count = static_cast<int64_t>(count);
   c.runCollective(
       [&](uint32_t sequence) {
         CollectiveContext ctx(c, sequence, signature);
-        comm::algo::allReduce(ctx, in, out, count, dtype, op);
+        body(ctx);
         ctx.finish();
       },
       false);
 }
 
-// Every supported dtype and op at every count, checked on every rank.
-void allReduceEverything(Communicator& c) {
+void allReduce(Communicator& c, const void* in, void* out, size_t count, comm_dtype_t dtype, comm_op_t op) {
+  collective(c, CollectiveKind::kAllReduce, count, dtype, op, -1,
+             [&](CollectiveContext& ctx) { comm::algo::allReduce(ctx, in, out, count, dtype, op); });
+}
+
+// `check(dtype, op, count)` for every dtype and op the reduction supports, at every count.
+template <typename Check>
+void everyDtypeAndOp(Check&& check) {
   for (int d = 0; d <= kLastDtype; ++d) {
     for (int o = 0; o <= kLastOp; ++o) {
       const auto dtype = static_cast<comm_dtype_t>(d);
       const auto op = static_cast<comm_op_t>(o);
       if (!comm::reduce::supported(dtype, op)) continue;
-      for (size_t count : kCounts) {
-        std::vector<char> in = inputOf(c.rank(), count, dtype, op), out(in.size());
-        allReduce(c, in.data(), out.data(), count, dtype, op);
-        if (out != reference(c.size(), count, dtype, op)) {
-          throw std::runtime_error(fmt::format("all_reduce of {} x {} with {} differs from the reference", count,
-                                               comm::dtypeName(dtype), comm::opName(op)));
-        }
+      for (size_t count : kCounts) check(dtype, op, count);
+    }
+  }
+}
+
+void differs(const char* what, size_t count, comm_dtype_t dtype, comm_op_t op) {
+  throw std::runtime_error(fmt::format("{} of {} x {} with {} differs from the reference", what, count,
+                                       comm::dtypeName(dtype), comm::opName(op)));
+}
+
+// Checked on every rank.
+void allReduceEverything(Communicator& c) {
+  everyDtypeAndOp([&](comm_dtype_t dtype, comm_op_t op, size_t count) {
+    std::vector<char> in = inputOf(c.rank(), count, dtype, op), out(in.size());
+    allReduce(c, in.data(), out.data(), count, dtype, op);
+    if (out != reference(c.size(), count, dtype, op)) differs("all_reduce", count, dtype, op);
+  });
+}
+
+// To the first rank and to the last, checked there.
+void reduceEverything(Communicator& c) {
+  everyDtypeAndOp([&](comm_dtype_t dtype, comm_op_t op, size_t count) {
+    for (int root : {0, c.size() - 1}) {
+      std::vector<char> in = inputOf(c.rank(), count, dtype, op), out(in.size());
+      collective(c, CollectiveKind::kReduce, count, dtype, op, root, [&](CollectiveContext& ctx) {
+        comm::algo::reduce(ctx, in.data(), c.rank() == root ? out.data() : nullptr, count, dtype, op, root);
+      });
+      if (c.rank() == root && out != reference(c.size(), count, dtype, op)) differs("reduce", count, dtype, op);
+    }
+  });
+}
+
+// `body` at every layout with each algorithm of `table` forced in turn.
+void everyAlgorithm(const comm::algo::CollectiveTable& table, void (*body)(Communicator&)) {
+  for (const comm::algo::AlgorithmInfo& algorithm : table.algorithms) {
+    for (Layout layout : kLayouts) {
+      layout.overrides[static_cast<size_t>(table.kind)] = algorithm.name;
+      try {
+        spawnRanks(layout, body);
+      } catch (const std::exception& error) {
+        fail_msg("%s:%.*s at %d ranks (nodes of %d): %s", comm::core::collectiveName(table.kind),
+                 static_cast<int>(algorithm.name.size()), algorithm.name.data(), layout.ranks, layout.ranksPerNode,
+                 error.what());
       }
     }
   }
 }
 
-void allReduceEveryAlgorithm(void**) {
-  for (const comm::algo::AlgorithmInfo& algorithm : comm::algo::kAllReduceTable.algorithms) {
-    for (Layout layout : kLayouts) {
-      layout.overrides[static_cast<size_t>(CollectiveKind::kAllReduce)] = algorithm.name;
-      try {
-        spawnRanks(layout, allReduceEverything);
-      } catch (const std::exception& error) {
-        fail_msg("all_reduce:%.*s at %d ranks (nodes of %d): %s", static_cast<int>(algorithm.name.size()),
-                 algorithm.name.data(), layout.ranks, layout.ranksPerNode, error.what());
-      }
-    }
-  }
-}
+void allReduceEveryAlgorithm(void**) { everyAlgorithm(comm::algo::kAllReduceTable, allReduceEverything); }
+void reduceEveryAlgorithm(void**) { everyAlgorithm(comm::algo::kReduceTable, reduceEverything); }
 
 // A rank that throws is named, and the ranks that wait for it end too.
 void failureNamesRank(void**) {
@@ -163,6 +198,7 @@ int main(int argc, char** argv) {
   const CMUnitTest tests[] = {
       cmocka_unit_test(failureNamesRank),
       cmocka_unit_test(allReduceEveryAlgorithm),
+      cmocka_unit_test(reduceEveryAlgorithm),
   };
   return cmocka_run_group_tests(tests, nullptr, nullptr);
 }
