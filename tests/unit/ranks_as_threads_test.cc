@@ -1,9 +1,10 @@
 // Ranks as threads (ranks_as_threads.h): the harness names a rank that
-// fails, and every algorithm of all_reduce and of reduce, forced through
-// the algorithm overrides, matches a reference this test computes, for every dtype and
-// op the reduction supports, at odd and even rank counts and across nodes
-// cut by test_ranks_per_node. Inputs are small integers, exact in every
-// dtype and under every order of combination, so results compare bytewise.
+// fails, and every algorithm of all_reduce, reduce, broadcast and all_gather,
+// forced through the algorithm overrides, matches a reference this test
+// computes, at odd and even rank counts and across nodes cut by
+// test_ranks_per_node; the reductions for every dtype and op the reduction
+// supports. Their inputs are small integers, exact in every dtype and under
+// every order of combination, so results compare bytewise.
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -156,6 +157,47 @@ void reduceEverything(Communicator& c) {
   });
 }
 
+// Bytes that name their rank and offset.
+std::vector<char> bytesOf(int rank, size_t size) {
+  std::vector<char> data(size);
+  for (size_t i = 0; i < size; ++i) data[i] = static_cast<char>(rank * 31 + i * 7);
+  return data;
+}
+
+// Message sizes for the data collectives: one byte, and sizes that cut
+// into uneven blocks.
+constexpr size_t kBytes[] = {1, 1031, 65537};
+
+// From the first rank and from the last, checked everywhere.
+void broadcastEverything(Communicator& c) {
+  for (int root : {0, c.size() - 1}) {
+    for (size_t bytes : kBytes) {
+      std::vector<char> buffer = c.rank() == root ? bytesOf(root, bytes) : std::vector<char>(bytes);
+      collective(c, CollectiveKind::kBroadcast, bytes, COMM_UINT8, COMM_OP_SUM, root,
+                 [&](CollectiveContext& ctx) { comm::algo::broadcast(ctx, buffer.data(), bytes, root); });
+      if (buffer != bytesOf(root, bytes))
+        throw std::runtime_error(fmt::format("broadcast of {} bytes from {}", bytes, root));
+    }
+  }
+}
+
+// Every rank's block, checked everywhere.
+void allGatherEverything(Communicator& c) {
+  for (size_t bytes : kBytes) {
+    std::vector<size_t> sizes(c.size(), bytes), offsets(c.size());
+    for (int r = 0; r < c.size(); ++r) offsets[r] = r * bytes;
+    std::vector<char> in = bytesOf(c.rank(), bytes), out(bytes * c.size()), expected;
+    collective(c, CollectiveKind::kAllGather, bytes, COMM_UINT8, COMM_OP_SUM, -1, [&](CollectiveContext& ctx) {
+      comm::algo::allGatherV(ctx, in.data(), out.data(), sizes.data(), offsets.data());
+    });
+    for (int r = 0; r < c.size(); ++r) {
+      std::vector<char> block = bytesOf(r, bytes);
+      expected.insert(expected.end(), block.begin(), block.end());
+    }
+    if (out != expected) throw std::runtime_error(fmt::format("all_gather of {} bytes a rank", bytes));
+  }
+}
+
 // `body` at every layout with each algorithm of `table` forced in turn.
 void everyAlgorithm(const comm::algo::CollectiveTable& table, void (*body)(Communicator&)) {
   for (const comm::algo::AlgorithmInfo& algorithm : table.algorithms) {
@@ -174,6 +216,8 @@ void everyAlgorithm(const comm::algo::CollectiveTable& table, void (*body)(Commu
 
 void allReduceEveryAlgorithm(void**) { everyAlgorithm(comm::algo::kAllReduceTable, allReduceEverything); }
 void reduceEveryAlgorithm(void**) { everyAlgorithm(comm::algo::kReduceTable, reduceEverything); }
+void broadcastEveryAlgorithm(void**) { everyAlgorithm(comm::algo::kBroadcastTable, broadcastEverything); }
+void allGatherEveryAlgorithm(void**) { everyAlgorithm(comm::algo::kAllGatherTable, allGatherEverything); }
 
 // A rank that throws is named, and the ranks that wait for it end too.
 void failureNamesRank(void**) {
@@ -196,9 +240,9 @@ void failureNamesRank(void**) {
 int main(int argc, char** argv) {
   if (argc > 1) cmocka_set_test_filter(argv[1]);
   const CMUnitTest tests[] = {
-      cmocka_unit_test(failureNamesRank),
-      cmocka_unit_test(allReduceEveryAlgorithm),
-      cmocka_unit_test(reduceEveryAlgorithm),
+      cmocka_unit_test(failureNamesRank),        cmocka_unit_test(allReduceEveryAlgorithm),
+      cmocka_unit_test(reduceEveryAlgorithm),    cmocka_unit_test(broadcastEveryAlgorithm),
+      cmocka_unit_test(allGatherEveryAlgorithm),
   };
   return cmocka_run_group_tests(tests, nullptr, nullptr);
 }
