@@ -1,13 +1,14 @@
 // Ranks as threads (ranks_as_threads.h): the harness names a rank that
-// fails, and every algorithm of all_reduce, reduce, broadcast and all_gather,
-// forced through the algorithm overrides, matches a reference this test
-// computes, at odd and even rank counts and across nodes cut by
-// test_ranks_per_node; the reductions for every dtype and op the reduction
-// supports. Their inputs are small integers, exact in every dtype and under
-// every order of combination, so results compare bytewise.
+// fails, and every algorithm of all_reduce, reduce, reduce_scatter,
+// broadcast and all_gather, forced through the algorithm overrides, matches
+// a reference this test computes, at odd and even rank counts and across
+// nodes cut by test_ranks_per_node; the reductions for every dtype and op
+// the reduction supports. Their inputs are small integers, exact in every
+// dtype and under every order of combination, so results compare bytewise.
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
+#include <algorithm>
 #include <cstdint>
 #include <cstring>
 #include <stdexcept>
@@ -157,6 +158,22 @@ void reduceEverything(Communicator& c) {
   });
 }
 
+// Each rank's block of every rank's input combined, checked on every rank.
+void reduceScatterEverything(Communicator& c) {
+  everyDtypeAndOp([&](comm_dtype_t dtype, comm_op_t op, size_t count) {
+    const size_t element = comm::dtypeSize(dtype);
+    std::vector<size_t> counts(c.size(), count), offsets(c.size());
+    for (int r = 0; r < c.size(); ++r) offsets[r] = r * count;
+    std::vector<char> in = inputOf(c.rank(), count * c.size(), dtype, op), out(count * element);
+    collective(c, CollectiveKind::kReduceScatter, count, dtype, op, -1, [&](CollectiveContext& ctx) {
+      comm::algo::reduceScatterV(ctx, in.data(), out.data(), counts.data(), offsets.data(), dtype, op);
+    });
+    std::vector<char> all = reference(c.size(), count * c.size(), dtype, op);
+    const auto mine = all.begin() + static_cast<ptrdiff_t>(c.rank() * count * element);
+    if (!std::equal(out.begin(), out.end(), mine)) differs("reduce_scatter", count, dtype, op);
+  });
+}
+
 // Bytes that name their rank and offset.
 std::vector<char> bytesOf(int rank, size_t size) {
   std::vector<char> data(size);
@@ -216,6 +233,7 @@ void everyAlgorithm(const comm::algo::CollectiveTable& table, void (*body)(Commu
 
 void allReduceEveryAlgorithm(void**) { everyAlgorithm(comm::algo::kAllReduceTable, allReduceEverything); }
 void reduceEveryAlgorithm(void**) { everyAlgorithm(comm::algo::kReduceTable, reduceEverything); }
+void reduceScatterEveryAlgorithm(void**) { everyAlgorithm(comm::algo::kReduceScatterTable, reduceScatterEverything); }
 void broadcastEveryAlgorithm(void**) { everyAlgorithm(comm::algo::kBroadcastTable, broadcastEverything); }
 void allGatherEveryAlgorithm(void**) { everyAlgorithm(comm::algo::kAllGatherTable, allGatherEverything); }
 
@@ -241,8 +259,8 @@ int main(int argc, char** argv) {
   if (argc > 1) cmocka_set_test_filter(argv[1]);
   const CMUnitTest tests[] = {
       cmocka_unit_test(failureNamesRank),        cmocka_unit_test(allReduceEveryAlgorithm),
-      cmocka_unit_test(reduceEveryAlgorithm),    cmocka_unit_test(broadcastEveryAlgorithm),
-      cmocka_unit_test(allGatherEveryAlgorithm),
+      cmocka_unit_test(reduceEveryAlgorithm),    cmocka_unit_test(reduceScatterEveryAlgorithm),
+      cmocka_unit_test(broadcastEveryAlgorithm), cmocka_unit_test(allGatherEveryAlgorithm),
   };
   return cmocka_run_group_tests(tests, nullptr, nullptr);
 }
