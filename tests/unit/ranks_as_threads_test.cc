@@ -1,10 +1,12 @@
 // Ranks as threads (ranks_as_threads.h): the harness names a rank that
-// fails, and every algorithm of all_reduce, reduce, reduce_scatter,
-// broadcast and all_gather, forced through the algorithm overrides, matches
-// a reference this test computes, at odd and even rank counts and across
-// nodes cut by test_ranks_per_node; the reductions for every dtype and op
-// the reduction supports. Their inputs are small integers, exact in every
-// dtype and under every order of combination, so results compare bytewise.
+// fails, and every algorithm of every collective in its plain form
+// (all_reduce, reduce, reduce_scatter, broadcast, all_gather, gather,
+// scatter, all_to_all, barrier), forced through the algorithm overrides,
+// matches a reference this test computes, at odd and even rank counts and
+// across nodes cut by test_ranks_per_node; the reductions for every dtype
+// and op the reduction supports. Their inputs are small integers, exact in
+// every dtype and under every order of combination, so results compare
+// bytewise.
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -215,6 +217,84 @@ void allGatherEverything(Communicator& c) {
   }
 }
 
+// Every rank's bytes in rank order, as all_gather and gather lay them out.
+std::vector<char> everyRanksBytes(int ranks, size_t bytes) {
+  std::vector<char> all;
+  for (int r = 0; r < ranks; ++r) {
+    std::vector<char> block = bytesOf(r, bytes);
+    all.insert(all.end(), block.begin(), block.end());
+  }
+  return all;
+}
+
+// To the first rank and to the last, checked there.
+void gatherEverything(Communicator& c) {
+  for (int root : {0, c.size() - 1}) {
+    for (size_t bytes : kBytes) {
+      std::vector<size_t> sizes(c.size(), bytes), offsets(c.size());
+      for (int r = 0; r < c.size(); ++r) offsets[r] = r * bytes;
+      std::vector<char> in = bytesOf(c.rank(), bytes), out(bytes * c.size());
+      collective(c, CollectiveKind::kGather, bytes, COMM_UINT8, COMM_OP_SUM, root, [&](CollectiveContext& ctx) {
+        comm::algo::gatherV(ctx, in.data(), c.rank() == root ? out.data() : nullptr, sizes.data(), offsets.data(),
+                            root);
+      });
+      if (c.rank() == root && out != everyRanksBytes(c.size(), bytes)) {
+        throw std::runtime_error(fmt::format("gather of {} bytes a rank to {}", bytes, root));
+      }
+    }
+  }
+}
+
+// From the first rank and from the last, checked everywhere.
+void scatterEverything(Communicator& c) {
+  for (int root : {0, c.size() - 1}) {
+    for (size_t bytes : kBytes) {
+      std::vector<size_t> sizes(c.size(), bytes), offsets(c.size());
+      for (int r = 0; r < c.size(); ++r) offsets[r] = r * bytes;
+      std::vector<char> in = c.rank() == root ? everyRanksBytes(c.size(), bytes) : std::vector<char>(), out(bytes);
+      collective(c, CollectiveKind::kScatter, bytes, COMM_UINT8, COMM_OP_SUM, root, [&](CollectiveContext& ctx) {
+        comm::algo::scatterV(ctx, c.rank() == root ? in.data() : nullptr, out.data(), sizes.data(), offsets.data(),
+                             root);
+      });
+      if (out != bytesOf(c.rank(), bytes)) {
+        throw std::runtime_error(fmt::format("scatter of {} bytes a rank from {}", bytes, root));
+      }
+    }
+  }
+}
+
+// Rank r sends rank p the bytes of r * ranks + p; every block checked.
+void allToAllEverything(Communicator& c) {
+  const int ranks = c.size();
+  for (size_t bytes : kBytes) {
+    std::vector<std::vector<char>> sent(ranks), received(ranks, std::vector<char>(bytes));
+    std::vector<const void*> send(ranks);
+    std::vector<void*> recv(ranks);
+    std::vector<size_t> sizes(ranks, bytes);
+    for (int p = 0; p < ranks; ++p) {
+      sent[p] = bytesOf(c.rank() * ranks + p, bytes);
+      send[p] = sent[p].data();
+      recv[p] = received[p].data();
+    }
+    collective(c, CollectiveKind::kAllToAll, bytes, COMM_UINT8, COMM_OP_SUM, -1, [&](CollectiveContext& ctx) {
+      comm::algo::allToAll(ctx, send.data(), sizes.data(), recv.data(), sizes.data());
+    });
+    for (int p = 0; p < ranks; ++p) {
+      if (received[p] != bytesOf(p * ranks + c.rank(), bytes)) {
+        throw std::runtime_error(fmt::format("all_to_all of {} bytes a pair: the block from rank {}", bytes, p));
+      }
+    }
+  }
+}
+
+// Ends on every rank: nothing else to check.
+void barrierTwice(Communicator& c) {
+  for (int i = 0; i < 2; ++i) {
+    collective(c, CollectiveKind::kBarrier, 0, COMM_UINT8, COMM_OP_SUM, -1,
+               [](CollectiveContext& ctx) { comm::algo::barrier(ctx); });
+  }
+}
+
 // `body` at every layout with each algorithm of `table` forced in turn.
 void everyAlgorithm(const comm::algo::CollectiveTable& table, void (*body)(Communicator&)) {
   for (const comm::algo::AlgorithmInfo& algorithm : table.algorithms) {
@@ -234,6 +314,10 @@ void everyAlgorithm(const comm::algo::CollectiveTable& table, void (*body)(Commu
 void allReduceEveryAlgorithm(void**) { everyAlgorithm(comm::algo::kAllReduceTable, allReduceEverything); }
 void reduceEveryAlgorithm(void**) { everyAlgorithm(comm::algo::kReduceTable, reduceEverything); }
 void reduceScatterEveryAlgorithm(void**) { everyAlgorithm(comm::algo::kReduceScatterTable, reduceScatterEverything); }
+void barrierEveryAlgorithm(void**) { everyAlgorithm(comm::algo::kBarrierTable, barrierTwice); }
+void gatherEveryAlgorithm(void**) { everyAlgorithm(comm::algo::kGatherTable, gatherEverything); }
+void scatterEveryAlgorithm(void**) { everyAlgorithm(comm::algo::kScatterTable, scatterEverything); }
+void allToAllEveryAlgorithm(void**) { everyAlgorithm(comm::algo::kAllToAllTable, allToAllEverything); }
 void broadcastEveryAlgorithm(void**) { everyAlgorithm(comm::algo::kBroadcastTable, broadcastEverything); }
 void allGatherEveryAlgorithm(void**) { everyAlgorithm(comm::algo::kAllGatherTable, allGatherEverything); }
 
@@ -261,6 +345,8 @@ int main(int argc, char** argv) {
       cmocka_unit_test(failureNamesRank),        cmocka_unit_test(allReduceEveryAlgorithm),
       cmocka_unit_test(reduceEveryAlgorithm),    cmocka_unit_test(reduceScatterEveryAlgorithm),
       cmocka_unit_test(broadcastEveryAlgorithm), cmocka_unit_test(allGatherEveryAlgorithm),
+      cmocka_unit_test(gatherEveryAlgorithm),    cmocka_unit_test(scatterEveryAlgorithm),
+      cmocka_unit_test(allToAllEveryAlgorithm),  cmocka_unit_test(barrierEveryAlgorithm),
   };
   return cmocka_run_group_tests(tests, nullptr, nullptr);
 }
