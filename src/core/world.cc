@@ -81,8 +81,21 @@ std::shared_ptr<World> World::create(const Settings& settings, AlgorithmOverride
   world->ownsProcessWorld_ = true;
   const int made = ++worldsMade;
   if (made > 1) world->keyPrefix_ = fmt::format("world{}/", made);
-  world->settings_ = settings;
   log::configure(settings.get("log_level"), settings.get("log_file"));
+  world->cudaIpc_ = cudaIpc;
+  world->join(settings, std::move(overrides));
+  return world;
+}
+
+std::shared_ptr<World> World::createThreadRank(const Settings& settings, AlgorithmOverrides overrides) {
+  std::shared_ptr<World> world(new World());
+  world->cudaIpc_ = settings.getSwitch("cuda_ipc");
+  world->join(settings, std::move(overrides));
+  return world;
+}
+
+void World::join(const Settings& settings, AlgorithmOverrides overrides) {
+  settings_ = settings;
 
   auto lookup = [&settings](std::string_view name) -> std::optional<std::string> {
     if (name.rfind("COMM_", 0) == 0) {
@@ -94,24 +107,26 @@ std::shared_ptr<World> World::create(const Settings& settings, AlgorithmOverride
     return std::nullopt;
   };
   bootstrap::LaunchInfo launch = bootstrap::detectLaunch(lookup);
-  world->rank_ = launch.rank;
-  world->size_ = launch.worldSize;
-  world->launcher_ = launch.launcher;
-  world->masterAddr_ = launch.masterAddr;
-  log::setRank(launch.rank);
-  if (!settings.get("log_file").empty()) log::configure(settings.get("log_level"), settings.get("log_file"));
+  rank_ = launch.rank;
+  size_ = launch.worldSize;
+  launcher_ = launch.launcher;
+  masterAddr_ = launch.masterAddr;
+  // The log's rank and file are the process's: a thread's rank leaves them.
+  if (ownsProcessWorld_) {
+    log::setRank(launch.rank);
+    if (!settings.get("log_file").empty()) log::configure(settings.get("log_level"), settings.get("log_file"));
+  }
 
   int64_t seconds = settings.getInt("timeout");
   if (seconds <= 0) fail(COMM_ERR_INVALID_ARGUMENT, "COMM_TIMEOUT={} must be a positive number of seconds", seconds);
-  world->timeout_ = std::chrono::seconds(seconds);
-  world->cudaIpc_ = cudaIpc;
-  world->algorithmOverrides_ = std::move(overrides);
+  timeout_ = std::chrono::seconds(seconds);
+  algorithmOverrides_ = std::move(overrides);
   // Init as a whole, not each step, is bounded by the timeout.
-  Deadline deadline(world->timeout_);
-  world->initDeadline_ = deadline;
+  Deadline deadline(timeout_);
+  initDeadline_ = deadline;
 
-  if (world->size_ > 1) {
-    const bool hostsStore = !launch.storeHostedByLauncher && world->rank_ == 0;
+  if (size_ > 1) {
+    const bool hostsStore = !launch.storeHostedByLauncher && rank_ == 0;
     // A launcher that hands no secret may offer a place for one.
     const bool launcherFile =
         !launch.secretFile.empty() && !lookup("COMM_JOB_SECRET") && !lookup("COMM_JOB_SECRET_FILE");
@@ -122,33 +137,31 @@ std::shared_ptr<World> World::create(const Settings& settings, AlgorithmOverride
     std::optional<std::string> secret = bootstrap::findJobSecret(secretLookup, hostsStore, deadline);
     // Every rank has read it once the world is up; the job step's file
     // would otherwise stay behind in $HOME.
-    if (launcherFile && hostsStore) world->secretFileToRemove_ = launch.secretFile;
+    if (launcherFile && hostsStore) secretFileToRemove_ = launch.secretFile;
     if (!secret) {
       fail(COMM_ERR_INVALID_ARGUMENT,
            "rank {} of {} (launched by {}) has no job secret: set COMM_JOB_SECRET to the same value on every rank, "
            "or COMM_JOB_SECRET_FILE to a file every rank can read (rank 0 creates it); see docs/security.md",
-           world->rank_, world->size_, launch.launcher);
+           rank_, size_, launch.launcher);
     }
-    world->secret_ = std::move(*secret);
+    secret_ = std::move(*secret);
     if (hostsStore) {
       // Listen on loopback only when nobody else could reach it anyway.
       std::string bindHost = isLoopback(launch.masterAddr) ? launch.masterAddr : "";
-      world->storeServer_ = std::make_unique<bootstrap::StoreServer>(bindHost, launch.masterPort, world->secret_);
+      storeServer_ = std::make_unique<bootstrap::StoreServer>(bindHost, launch.masterPort, secret_);
     }
-    world->store_ =
-        std::make_unique<bootstrap::StoreClient>(launch.masterAddr, launch.masterPort, world->secret_, deadline);
+    store_ = std::make_unique<bootstrap::StoreClient>(launch.masterAddr, launch.masterPort, secret_, deadline);
   }
-  world->makeCommunicatorIds();
-  world->meetPeers();
-  if (launch.localRank >= 0 && launch.localRank != world->localRank_) {
+  makeCommunicatorIds();
+  meetPeers();
+  if (launch.localRank >= 0 && launch.localRank != localRank_) {
     log::warn("the launcher says local rank {}, but {} ranks before this one share its node", launch.localRank,
-              world->localRank_);
+              localRank_);
   }
-  world->connectTransport();
-  world->progress_ = std::make_unique<ProgressThread>(*world->transport_);
-  world->logSettings();
-  world->initDeadline_.reset();
-  return world;
+  connectTransport();
+  progress_ = std::make_unique<ProgressThread>(*transport_);
+  logSettings();
+  initDeadline_.reset();
 }
 
 World::~World() {

@@ -42,8 +42,15 @@ using AlgorithmOverrides = std::array<std::string, kCollectiveKinds>;
 
 class World {
  public:
-  // Join the world described by the launcher environment and `settings`.
+  // Join the world described by the launcher environment and `settings`:
+  // the process's one world (comm_init's), so a second while one lives fails.
   static std::shared_ptr<World> create(const Settings& settings, AlgorithmOverrides overrides = {});
+  // One rank of a world whose ranks are threads of this process, a call per
+  // thread (tests/unit/ranks_as_threads.h): `settings` name the rank, the
+  // size and the store. It claims nothing of the process: not its one world
+  // (so comm_init's contract stands), not the numbering of its worlds' store
+  // keys, not the log's rank or file.
+  static std::shared_ptr<World> createThreadRank(const Settings& settings, AlgorithmOverrides overrides = {});
   ~World();
 
   int rank() const { return rank_; }
@@ -108,6 +115,8 @@ class World {
 
  private:
   World() = default;
+  // Everything of create() but what belongs to the process.
+  void join(const Settings& settings, AlgorithmOverrides overrides);
   void makeCommunicatorIds();
   void meetPeers();
   void numberNodes();

@@ -15,6 +15,7 @@
 #include "transport/ofi/ofi_transport.h"
 #include "transport/shm/shm_transport.h"
 #include "transport/tcp/tcp_transport.h"
+#include "transport/threads/threads_transport.h"
 
 namespace comm::transport {
 namespace {
@@ -52,6 +53,8 @@ bool takesTcp(const Options& options) {
 constexpr Row kTransports[] = {
     {kShmDirectProvider, Reach::kNode, [](const Options& options) { return options.shm.mode != ShmMode::kOff; },
      [](const Options& options) { return createShmTransport(options.shm); }},
+    {kThreadsProvider, Reach::kNetwork, [](const Options& options) { return options.provider == kThreadsProvider; },
+     [](const Options&) { return createThreadsTransport(); }},
     {kTcpProvider, Reach::kNetwork, takesTcp, createTcpTransport},
     {"ofi", Reach::kNetwork, [](const Options&) { return true; }, createOfiTransport},
 };

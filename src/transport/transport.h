@@ -1,6 +1,7 @@
 // The engine's view of the network: tagged, reliable, ordered messages to
 // peers addressed by world rank. Implementations: libfabric (ofi/),
-// direct shared memory (shm/), comm's own TCP (tcp/).
+// direct shared memory (shm/), comm's own TCP (tcp/), ranks that are
+// threads of one process (threads/).
 #pragma once
 
 #include <atomic>
