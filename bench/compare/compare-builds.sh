@@ -33,10 +33,14 @@ for round in $(seq 1 "$rounds"); do
       for which in $order; do
         dir="$before"
         [ "$which" = after ] && dir="$after"
-        env "${settings[@]}" COMM_TIMEOUT=120 timeout 300 "$dir/tools/commrun/commrun" -n 2 \
-          "$dir/tools/comm-bench/comm-bench" "$collective" --sizes 8,64K,1M,16M -n 20 -w 3 -c 0 2>/dev/null |
-          awk -v r="$round" -v w="$which" -v p="$path" -v c="$collective" \
-            '$1 == "[0]" && $2 ~ /^[0-9]+$/ {print r, w, p, c, $2, $7}' >>"$out"
+        # A failed run loses its pair, not the comparison: say so and go on.
+        if ! env "${settings[@]}" COMM_TIMEOUT=120 timeout 300 "$dir/tools/commrun/commrun" -n 2 \
+          "$dir/tools/comm-bench/comm-bench" "$collective" --sizes 8,64K,1M,16M -n 20 -w 3 -c 0 >"$out.run" 2>&1; then
+          echo "compare-builds.sh: $which $path $collective (round $round) failed:" >&2
+          grep -v '^\[[0-9]*\] \{2,\}' "$out.run" | tail -3 >&2
+        fi
+        awk -v r="$round" -v w="$which" -v p="$path" -v c="$collective" \
+          '$1 == "[0]" && $2 ~ /^[0-9]+$/ {print r, w, p, c, $2, $7}' "$out.run" >>"$out"
       done
     done
   done
@@ -57,4 +61,5 @@ for key in sorted(runs):
     ratio = statistics.median(p["after"] / p["before"] for p in pairs)
     print(f"{key[0]:4} {key[1]:15} {key[2]:9} {before:10.2f} {after:10.2f} {ratio:13.2f}")
 PY
+rm -f "$out.run"
 echo "raw results: $out"
