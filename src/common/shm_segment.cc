@@ -2,7 +2,6 @@
 
 #include <dirent.h>
 #include <fcntl.h>
-#include <signal.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -10,7 +9,6 @@
 #include <cerrno>
 #include <cstdint>
 #include <cstring>
-#include <fstream>
 #include <random>
 #include <thread>
 #include <utility>
@@ -18,6 +16,7 @@
 #include "common/deadline.h"
 #include "common/error.h"
 #include "common/log.h"
+#include "common/process_exited.h"
 
 namespace comm {
 namespace {
@@ -30,16 +29,6 @@ constexpr auto kOpenPoll = std::chrono::microseconds(200);
 unsigned long pidNamespace() {
   struct stat ns {};
   return stat("/proc/self/ns/pid", &ns) == 0 ? ns.st_ino : 0;
-}
-
-// Gone, or a zombie its parent has not reaped yet.
-bool processExited(pid_t pid) {
-  if (kill(pid, 0) != 0) return errno == ESRCH;
-  std::ifstream stat(fmt::format("/proc/{}/stat", pid));
-  std::string line;
-  std::getline(stat, line);
-  size_t end = line.rfind(") ");
-  return end != std::string::npos && end + 2 < line.size() && (line[end + 2] == 'Z' || line[end + 2] == 'X');
 }
 
 class FileDescriptor {

@@ -165,6 +165,12 @@ void World::join(const Settings& settings, AlgorithmOverrides overrides) {
 }
 
 World::~World() {
+  // An aborted job hands nothing over: its peers are told it is gone.
+  try {
+    if (transport_) transport_->flush(Deadline(aborted() ? std::chrono::milliseconds(0) : timeout_));
+  } catch (const Error& e) {
+    log::debug("leaving with messages owed to peers: {}", e.what());
+  }
   progress_.reset();
   transport_.reset();
   store_.reset();

@@ -127,6 +127,10 @@ class HybridTransport final : public Transport {
     if (networkUsed_) completed = network_->progress() || completed;
     return completed;
   }
+  void flush(Deadline deadline) override {
+    if (shm_) shm_->flush(deadline);
+    if (networkUsed_) network_->flush(deadline);
+  }
   std::string providerFor(int peer) const override { return routeTo(peer).providerFor(peer); }
   bool directSharedMemory(int peer) const override { return routeTo(peer).directSharedMemory(peer); }
   bool mayReadMemoryOf(int peer) const override { return routeTo(peer).mayReadMemoryOf(peer); }

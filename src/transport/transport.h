@@ -106,6 +106,14 @@ class Transport {
   // request completed.
   virtual bool progress() = 0;
 
+  // Called once, before the transport closes: hands the peers what this
+  // rank still owes them though no request of its own waits for it (over
+  // shared memory, a receiver's word that it has read a message, queued
+  // behind a full ring). A peer waiting for that word would otherwise see
+  // this rank exit before it and fail. Gives up on a peer that has exited,
+  // and at `deadline`.
+  virtual void flush(Deadline /*deadline*/) {}
+
   // "shm", "tcp;ofi_rxm"... the provider that carries traffic to `peer`, for
   // logs and messages. Code above transport/ asks the capabilities below,
   // never compares names.

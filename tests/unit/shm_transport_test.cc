@@ -191,6 +191,67 @@ void test_early_messages_held_back(void**) {
   });
 }
 
+// A receiver that leaves right after its last receive still tells the
+// sender that it has read the message: that word, queued behind a ring the
+// sender is not emptying, goes out in flush() before the transport closes,
+// so the sender's send completes instead of waiting for a rank that is gone.
+void test_flush_hands_over_owed_replies(void**) {
+  constexpr int kEarly = 300;
+  const size_t small = kSlot / 2;
+  ShmOptions options = kAttach;
+  // Rank 0 then leaves rank 1's ring unread (test_early_messages_held_back).
+  options.maxUnexpectedBytes = 8 * small;
+  runRanks(2, [&](Rank& self) {
+    connectDirect(self, options);
+    const int peer = self.peer();
+    Bytes large = self.rank == 0 ? pattern(4 * kMiB, 3) : Bytes(4 * kMiB, 0);
+    std::vector<Bytes> early(kEarly);
+    std::vector<Request> earlyRequests(kEarly);
+    Request largeRequest;
+    if (self.rank == 0) {
+      self.transport->send(peer, 1, large.data(), large.size(), largeRequest);
+    } else {
+      // More than rank 0 holds and its ring takes: that ring stays full.
+      for (int i = 0; i < kEarly; ++i) {
+        early[i] = pattern(small, i);
+        self.transport->send(peer, 2, early[i].data(), small, earlyRequests[i]);
+      }
+    }
+    self.pump(100ms);
+    self.barrier();
+    if (self.rank == 1) {
+      self.transport->recv(peer, 1, large.data(), large.size(), largeRequest);
+      waitOk(*self.transport, largeRequest);
+      checkPattern(large, large.size(), 3);
+      uint32_t delivered = 0;
+      for (Request& request : earlyRequests) {
+        if (request.done.load()) {
+          ++delivered;
+        } else {
+          self.transport->cancel(request);
+        }
+      }
+      CHECK(delivered < kEarly, "all {} early messages went into a ring that should have filled", kEarly);
+      self.transport->flush(Deadline(kPatience));
+      self.transport.reset();
+      self.allGather(Bytes(reinterpret_cast<uint8_t*>(&delivered), reinterpret_cast<uint8_t*>(&delivered + 1)));
+      return;
+    }
+    for (int i = 0; i < kEarly; ++i) {
+      early[i] = Bytes(small, 0);
+      self.transport->recv(peer, 2, early[i].data(), small, earlyRequests[i]);
+    }
+    waitOk(*self.transport, largeRequest);
+    uint32_t delivered = 0;
+    std::memcpy(&delivered, self.allGather({})[1].data(), sizeof delivered);
+    for (uint32_t i = 0; i < delivered; ++i) {
+      waitOk(*self.transport, earlyRequests[i]);
+      checkPattern(early[i], small, i);
+    }
+    for (uint32_t i = delivered; i < kEarly; ++i) self.transport->cancel(earlyRequests[i]);
+  });
+}
+
 // A peer that dies mid-conversation: progress() keeps returning promptly,
 // a message it announced fails with COMM_ERR_REMOTE (Cross-Memory Attach) or
 // can be cancelled (streamed), sends to it pile up without blocking, and the
@@ -408,6 +469,7 @@ int main(int argc, char** argv) {
       cmocka_unit_test(test_cancel_matched),
       cmocka_unit_test(test_cancel_matched_copy),
       cmocka_unit_test(test_early_messages_held_back),
+      cmocka_unit_test(test_flush_hands_over_owed_replies),
       cmocka_unit_test(test_peer_death),
       cmocka_unit_test(test_peer_death_copy),
       cmocka_unit_test(test_auto_attaches_when_sharing_cpus),

@@ -20,6 +20,7 @@
 
 #include "common/error.h"
 #include "common/log.h"
+#include "common/process_exited.h"
 #include "common/shm_segment.h"
 #include "transport/shm/shm_transport_impl.h"
 
@@ -259,6 +260,25 @@ bool ShmTransport::progress() {
   }
   if (!copies_.empty()) copy(lock);
   return moved != 0 || completions_ != before;
+}
+
+void ShmTransport::flush(Deadline deadline) {
+  // The peer frees room in its ring when it next looks at it; a peer that
+  // flushes too may wait for room in this rank's ring, which progress() frees.
+  core::Backoff backoff;
+  while (owesReplies() && !deadline.expired()) {
+    if (progress()) {
+      backoff.reset();
+    } else {
+      pauseOn(backoff, *this);
+    }
+  }
+}
+
+bool ShmTransport::owesReplies() const {
+  std::lock_guard lock(mutex_);
+  return std::any_of(local_.begin(), local_.end(),
+                     [](const Peer* peer) { return !peer->replies.empty() && !processExited(peer->pid); });
 }
 
 // Copies pieces of matched messages out of their senders' memory until none

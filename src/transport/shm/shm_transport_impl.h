@@ -49,6 +49,7 @@ class ShmTransport final : public Transport {
   void recv(int peer, uint64_t tag, void* data, size_t size, Request& request) override;
   void cancel(Request& request) override;
   bool progress() override;
+  void flush(Deadline deadline) override;
   std::string providerFor(int peer) const override {
     std::lock_guard lock(mutex_);
     peerFor(peer, "route to");
@@ -117,6 +118,8 @@ class ShmTransport final : public Transport {
   void match(Peer& peer, ShmOp* receive, size_t size, uint64_t senderToken, uint64_t address);
 
   uint64_t pump(Peer& peer);
+  // Whether a reply waits for room in the ring of a peer that is still there.
+  bool owesReplies() const;
   bool postSend(Peer& peer, ShmOp* op);
   void reply(Peer& peer, ShmKind kind, uint64_t token, uint64_t receiverToken, int32_t status);
   static void write(ShmProducer& ring, ShmSlot* slot, const Reply& reply);
