@@ -35,6 +35,7 @@ struct Row {
   Reach reach;
   bool (*takes)(const Options& options);
   std::unique_ptr<Transport> (*create)(const Options& options);
+  bool ranksAreThreads = false;  // it connects threads of one process, never processes
 };
 
 // comm's own tcp is the default: between hosts it carries collectives as
@@ -54,7 +55,7 @@ constexpr Row kTransports[] = {
     {kShmDirectProvider, Reach::kNode, [](const Options& options) { return options.shm.mode != ShmMode::kOff; },
      [](const Options& options) { return createShmTransport(options.shm); }},
     {kThreadsProvider, Reach::kNetwork, [](const Options& options) { return options.provider == kThreadsProvider; },
-     [](const Options&) { return createThreadsTransport(); }},
+     [](const Options&) { return createThreadsTransport(); }, true},
     {kTcpProvider, Reach::kNetwork, takesTcp, createTcpTransport},
     {"ofi", Reach::kNetwork, [](const Options&) { return true; }, createOfiTransport},
 };
@@ -203,6 +204,19 @@ std::vector<std::string> availableProviders() {
     if (name != kTcpProvider) names.push_back(std::move(name));
   }
   return names;
+}
+
+std::vector<TransportRow> transportRows() {
+  std::vector<TransportRow> rows;
+  for (const Row& row : kTransports) rows.push_back({row.name, row.ranksAreThreads});
+  return rows;
+}
+
+std::unique_ptr<Transport> createTransportOfRow(std::string_view name, const Options& options) {
+  for (const Row& row : kTransports) {
+    if (row.name == name) return row.create(options);
+  }
+  fail(COMM_ERR_INVALID_ARGUMENT, "transport: no transport named '{}' in the table", name);
 }
 
 std::unique_ptr<Transport> createNetworkTransport(const Options& options) {

@@ -6,6 +6,7 @@
 
 #include <memory>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "transport/options.h"
@@ -25,6 +26,18 @@ std::unique_ptr<Transport> createTransport(const Options& options);
 // (tcp/tcp_transport.h), and for "" when the job spans nodes and
 // FI_PROVIDER names no libfabric provider; libfabric otherwise.
 std::unique_ptr<Transport> createNetworkTransport(const Options& options);
+
+// A row of the table of transports, in the table's order, for tests that
+// cover every transport.
+struct TransportRow {
+  std::string name;
+  bool ranksAreThreads;  // its ranks are threads of one process, never processes
+};
+std::vector<TransportRow> transportRows();
+// The transport of the row `name`, made with `options` whichever row the
+// settings would choose; throws comm::Error (COMM_ERR_INVALID_ARGUMENT)
+// for a name the table lacks.
+std::unique_ptr<Transport> createTransportOfRow(std::string_view name, const Options& options);
 
 // What Options::provider (the "provider" setting) can name that works here:
 // comm's own tcp, then the usable libfabric providers.

@@ -1,12 +1,15 @@
 // What every transport promises (transport/transport.h), checked the same way
 // over every path a world can use: comm's direct shared memory (Cross-Memory
 // Attach and streamed copies), comm's tcp, libfabric's shm and libfabric's
-// tcp;ofi_rxm (whole and cut into chunks). Each (case, path) pair is a CTest
-// test of its own, named CASE.PATH; what only one transport does is tested
-// in its own file (shm_transport_test, ofi_transport_test).
+// tcp;ofi_rxm (whole and cut into chunks). Each path is a row of the table
+// of transports (transport/hybrid_transport.h) under some settings, and every
+// row whose ranks are processes has one (rows_covered checks it; the threads
+// row has threads_transport_test). Each (case, path) pair is a CTest test of
+// its own, named CASE.PATH, found by --list; what only one transport does is
+// tested in its own file (shm_transport_test, ofi_transport_test).
 //
 //   transport_conformance_test [CASE.PATH pattern]   # e.g. "mismatch.*"
-//   transport_conformance_test --expect NAME...      # fails unless NAMEs are exactly the cases
+//   transport_conformance_test --list                # every case, a line each
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -21,7 +24,6 @@
 #include <exception>
 #include <functional>
 #include <memory>
-#include <set>
 #include <string>
 #include <thread>
 #include <vector>
@@ -33,6 +35,7 @@
 #include "transport/hybrid_transport.h"
 #include "transport/shm/channel.h"
 #include "transport/shm/shm_transport.h"
+#include "transport/tcp/tcp_transport.h"
 
 #include "forked_ranks.h"
 #include "transport_test_support.h"
@@ -47,10 +50,11 @@ namespace {
 
 using namespace transport_test;
 
+using comm::transport::kShmDirectProvider;
+using comm::transport::kTcpProvider;
 using comm::transport::Options;
 using comm::transport::Request;
 using comm::transport::ShmMode;
-using comm::transport::ShmOptions;
 
 // The direct path's eager limit at 2 to 4 ranks: sizes on either side of it
 // take its two protocols.
@@ -59,18 +63,27 @@ constexpr size_t kChunk = 64 * 1024 + 1;
 
 struct Path {
   const char* name;
-  std::function<std::unique_ptr<Transport>()> make;
+  const char* row;  // in the table of transports
+  Options options;
+  // libfabric's shm (1.17) does not always complete the send of a message
+  // the receiver truncated: comm's wait deadline ends it (COMM_ERR_TIMEOUT),
+  // and longer messages are not sent here.
+  bool truncatedSendsHang = false;
+
+  std::unique_ptr<Transport> make() const { return comm::transport::createTransportOfRow(row, options); }
   // Messages larger than this travel as pieces the receiver cannot tell
   // from later messages of their tag: after a longer one, its remaining
   // pieces would meet the next receive of that tag, and after a shorter one
   // the receive's unused pieces may meet the next message (transport.h).
   // 0: messages are never cut.
-  size_t chunkBytes = 0;
-  // libfabric's shm (1.17) does not always complete the send of a message
-  // the receiver truncated: comm's wait deadline ends it (COMM_ERR_TIMEOUT),
-  // and longer messages are not sent here.
-  bool truncatedSendsHang = false;
+  size_t chunkBytes() const { return options.ofi.maxChunkBytes; }
 };
+
+Options direct(ShmMode mode) {
+  Options options;
+  options.shm.mode = mode;
+  return options;
+}
 
 Options network(const char* provider, size_t maxChunkBytes = 0) {
   Options options;
@@ -82,13 +95,13 @@ Options network(const char* provider, size_t maxChunkBytes = 0) {
 }
 
 const Path kPaths[] = {
-    {"direct", [] { return comm::transport::createShmTransport(ShmOptions{ShmMode::kAttach}); }},
-    {"direct_copy", [] { return comm::transport::createShmTransport(ShmOptions{ShmMode::kCopy}); }},
-    {"tcp", [] { return comm::transport::createNetworkTransport(network("tcp")); }},
-    {"ofi_shm", [] { return comm::transport::createNetworkTransport(network("shm")); }, 0, true},
-    {"rxm", [] { return comm::transport::createNetworkTransport(network("tcp;ofi_rxm")); }},
+    {"direct", kShmDirectProvider, direct(ShmMode::kAttach)},
+    {"direct_copy", kShmDirectProvider, direct(ShmMode::kCopy)},
+    {"tcp", kTcpProvider, network(kTcpProvider)},
+    {"ofi_shm", "ofi", network("shm"), true},
+    {"rxm", "ofi", network("tcp;ofi_rxm")},
     // Chunks of 64 KiB + 1: most messages below span chunks of one tag.
-    {"rxm_chunked", [] { return comm::transport::createNetworkTransport(network("tcp;ofi_rxm", kChunk)); }, kChunk},
+    {"rxm_chunked", "ofi", network("tcp;ofi_rxm", kChunk)},
 };
 
 void runRanks(int size, const Body& body) { assert_int_equal(forkRanks(size, body), 0); }
@@ -255,7 +268,7 @@ void mismatch(const Path& path) {
                   "message \"{}\" lacks \"{}\"", request.error, says);
           }
           // The next messages of the same pair and tag arrive intact.
-          const bool cut = path.chunkBytes != 0 && std::max(sent, expected) > path.chunkBytes;
+          const bool cut = path.chunkBytes() != 0 && std::max(sent, expected) > path.chunkBytes();
           const uint64_t nextTag = cut ? tag | 1ULL << 40 : tag;
           for (size_t size : {size_t{5000}, 2 * kSlot}) {
             Bytes data = self.rank == sender ? pattern(size, tag) : Bytes(size, 0);
@@ -418,48 +431,44 @@ const Case kCases[] = {
     {"over_2GiB", over2GiB},
 };
 
+// Every row of the table whose ranks are processes has a path here, so a
+// transport added to the table is not left out.
+void rowsCovered() {
+  for (const comm::transport::TransportRow& row : comm::transport::transportRows()) {
+    if (row.ranksAreThreads) continue;
+    const bool covered =
+        std::any_of(std::begin(kPaths), std::end(kPaths), [&](const Path& p) { return row.name == p.row; });
+    if (!covered) fail_msg("the transport '%s' of the table has no path in kPaths", row.name.c_str());
+  }
+}
+
 struct Registered {
   std::string name;
-  const Case* test;
-  const Path* path;
+  std::function<void()> run;
 };
 
 std::vector<Registered> registered() {
-  std::vector<Registered> all;
+  std::vector<Registered> all{{"rows_covered", rowsCovered}};
   for (const Case& test : kCases) {
-    for (const Path& path : kPaths) all.push_back({fmt::format("{}.{}", test.name, path.name), &test, &path});
+    for (const Path& path : kPaths) {
+      all.push_back({fmt::format("{}.{}", test.name, path.name), [&test, &path] { test.run(path); }});
+    }
   }
   return all;
 }
 
-void runRegistered(void** state) {
-  const auto* entry = static_cast<const Registered*>(*state);
-  entry->test->run(*entry->path);
-}
-
-// CTest registers each (case, path) by name (tests/unit/CMakeLists.txt): this
-// fails when that list and the cases here differ, so none is left unrun.
-int expect(int count, char** names) {
-  std::set<std::string> listed(names, names + count);
-  std::set<std::string> here;
-  for (const Registered& entry : registered()) here.insert(entry.name);
-  int differences = 0;
-  for (const std::string& name : here) {
-    if (!listed.contains(name)) std::printf("not registered with CTest: %s\n", name.c_str()), ++differences;
-  }
-  for (const std::string& name : listed) {
-    if (!here.contains(name)) std::printf("registered with CTest but not a case: %s\n", name.c_str()), ++differences;
-  }
-  std::printf("%zu cases, %d differences\n", here.size(), differences);
-  return differences == 0 ? 0 : 1;
-}
+void runRegistered(void** state) { static_cast<const Registered*>(*state)->run(); }
 
 }  // namespace
 
 int main(int argc, char** argv) {
-  if (argc > 1 && std::strcmp(argv[1], "--expect") == 0) return expect(argc - 2, argv + 2);
-  if (argc > 1) cmocka_set_test_filter(argv[1]);
   std::vector<Registered> entries = registered();
+  // CTest asks for the cases (tests/unit/CMakeLists.txt) and runs each alone.
+  if (argc > 1 && std::strcmp(argv[1], "--list") == 0) {
+    for (const Registered& entry : entries) std::printf("%s\n", entry.name.c_str());
+    return 0;
+  }
+  if (argc > 1) cmocka_set_test_filter(argv[1]);
   std::vector<CMUnitTest> tests;
   for (Registered& entry : entries) {
     tests.push_back({entry.name.c_str(), runRegistered, nullptr, nullptr, &entry});
