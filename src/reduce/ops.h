@@ -78,35 +78,29 @@ struct Prod {
 
 // Floating min/max propagate NaN and order -0 below +0, so that the result
 // never depends on the operand order. On a tie (equal or unordered) the
-// encodings are merged: OR gives -0 from {+0, -0} and a NaN whenever either
-// operand is one (a NaN's exponent is all ones and its fraction non-zero);
-// the quiet bit keeps a signalling NaN from leaking out.
-struct Min {
+// encodings are merged: an equal pair with OR for min (-0 from {+0, -0}) and
+// AND for max (+0); an unordered pair with OR, which gives a NaN whenever
+// either operand is one (a NaN's exponent is all ones and its fraction
+// non-zero), and the quiet bit keeps a signalling NaN from leaking out.
+template <bool kLarger>
+struct Extreme {
+  template <typename T>
+  static auto beats(T a, T b) {
+    return kLarger ? b < a : a < b;
+  }
   template <std::integral T>
   static T apply(T a, T b) {
-    return b < a ? b : a;
+    return beats(b, a) ? b : a;
   }
   template <FloatLike T>
   static T apply(T a, T b) {
     FloatBits<T> x = std::bit_cast<FloatBits<T>>(a), y = std::bit_cast<FloatBits<T>>(b);
-    T tie = std::bit_cast<T>(a == b ? (x | y) : (x | y | kQuietBit<T>));
-    return a < b ? a : (b < a ? b : tie);
+    T tie = std::bit_cast<T>(a == b ? (kLarger ? x & y : x | y) : (x | y | kQuietBit<T>));
+    return beats(a, b) ? a : (beats(b, a) ? b : tie);
   }
 };
-
-// As Min; an equal pair is merged with AND, which gives +0 from {+0, -0}.
-struct Max {
-  template <std::integral T>
-  static T apply(T a, T b) {
-    return a < b ? b : a;
-  }
-  template <FloatLike T>
-  static T apply(T a, T b) {
-    FloatBits<T> x = std::bit_cast<FloatBits<T>>(a), y = std::bit_cast<FloatBits<T>>(b);
-    T tie = std::bit_cast<T>(a == b ? (x & y) : (x | y | kQuietBit<T>));
-    return a > b ? a : (b > a ? b : tie);
-  }
-};
+using Min = Extreme<false>;
+using Max = Extreme<true>;
 
 struct BitAnd {
   template <std::integral T>
