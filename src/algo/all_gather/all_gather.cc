@@ -26,7 +26,7 @@ constexpr Algorithm<AlgorithmFn, AlgorithmFnWithHooks> kAlgorithms[] = {
       .ordersRanksItself = true},
      boardAllGather},
     {{.name = "hierarchical",
-      .summary = "gather within each node, all_gather by place across nodes, then share within each node",
+      .summary = "gather within each node, all_gather by local rank across nodes, then share within each node",
       .fits = evenNodes,
       .ordersRanksItself = true},
      hierarchicalAllGather},

@@ -123,7 +123,7 @@ void NodeBuffers::fetchListed(CollectiveContext& ctx, Other& other) {
   uint64_t entries = 0;
   ctx.readMemoryOf(other.rank, &entries, other.log, sizeof entries);
   if (entries == other.fetched) return;
-  const Part& part = parts_[other.place];
+  const Part& part = parts_[other.groupRank];
   if (entries < other.fetched || entries > logCapacityFor(part)) {
     fail(COMM_ERR_REMOTE, "{}: rank {} lists {} finished pieces of its part, after {} and at most {} (it gave up?)",
          ctx.what(), other.rank, entries, other.fetched, logCapacityFor(part));
@@ -147,18 +147,19 @@ void NodeBuffers::collect(CollectiveContext& ctx, uint32_t step) {
   // whose parts are all empty, needs only the last handshake.
   std::vector<std::pair<size_t, RequestId>> finished;
   for (size_t i = 0; i < others_.size(); ++i) {
-    if (bytesOf(parts_[others_[i].place]) > 0) finished.emplace_back(i, ctx.recv(others_[i].place, step, nullptr, 0));
+    if (bytesOf(parts_[others_[i].groupRank]) > 0)
+      finished.emplace_back(i, ctx.recv(others_[i].groupRank, step, nullptr, 0));
   }
   std::vector<RequestId> told;
   if (bytesOf(parts_[ctx.rank()]) > 0) {
-    for (const Other& other : others_) told.push_back(ctx.send(other.place, step, nullptr, 0));
+    for (const Other& other : others_) told.push_back(ctx.send(other.groupRank, step, nullptr, 0));
   }
   for (const auto& [i, id] : finished) {
     ctx.wait(id);
     Other& other = others_[i];
     fetchListed(ctx, other);
     // Its log ran out before its part did: what it did not list, again whole.
-    const Part& part = parts_[other.place];
+    const Part& part = parts_[other.groupRank];
     if (other.fetchedBytes == bytesOf(part)) continue;
     for (const Range& range : part) {
       if (range.bytes == 0) continue;

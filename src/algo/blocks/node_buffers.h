@@ -37,7 +37,7 @@ class NodeBuffers {
 
   // Tells every other rank of the current group (the ranks of one node)
   // where `in` and `out` are, under `step`, and learns where theirs are.
-  // `parts[p]` is the part of the output the rank at place p finishes; the
+  // `parts[p]` is the part of the output the rank p of the group finishes; the
   // output has the same layout on every rank. Every rank also learns
   // whether each may read every other's memory, so all return the same:
   // nothing where one may not.
@@ -66,8 +66,8 @@ class NodeBuffers {
 
  private:
   struct Other {
-    int place;  // in the group
-    int rank;   // in the communicator
+    int groupRank;  // in the current group
+    int rank;       // in the communicator
     const char* input;
     const char* output;
     const uint64_t* log;  // its Log, in its address space
