@@ -95,8 +95,7 @@ void hierarchicalReduceScatter(CollectiveContext& ctx, const void* in, void* out
   const int localRank = nodes.localRank[rank];
   const size_t elementSize = dtypeSize(dtype);
   const LocalRankMajorLayout layout(nodes, blocks.counts(), blocks.offsets());
-  const std::vector<size_t> localRankCounts = layout.localRankSizes();
-  const Blocks byLocalRank = Blocks::fromCounts(localRankCounts.data(), nodes.ranksPerNode);
+  const Blocks& byLocalRank = layout.byLocalRank;
   // One phase area holds the input in place order (when it is not so) and
   // then this local rank's node sums: the flat phases may use the others.
   const size_t packedBytes = layout.sameAs ? 0 : layout.total() * elementSize;
