@@ -70,8 +70,9 @@ class Blocks {
 
   // Appends the next block, right after the last.
   void append(size_t count) {
+    size_t* offsets = offsetsData();
     countsData()[filled_] = count;
-    offsetsData()[filled_ + 1] = offsetsData()[filled_] + count;
+    offsets[filled_ + 1] = offsets[filled_] + count;
     ++filled_;
   }
 
@@ -79,12 +80,10 @@ class Blocks {
   // to elements or bytes).
   Blocks scaled(size_t unit) const {
     Blocks b(parts());
-    const size_t* counts = this->counts();
-    const size_t* offsets = this->offsets();
-    for (size_t i = 0; i < parts_; ++i) {
-      b.countsData()[i] = counts[i] * unit;
-      b.offsetsData()[i + 1] = offsets[i + 1] * unit;
-    }
+    const size_t cells = 2 * parts_ + 1;
+    const size_t* from = cells_.data();
+    size_t* to = b.cells_.data();
+    for (size_t i = 0; i < cells; ++i) to[i] = from[i] * unit;
     b.filled_ = filled_;
     return b;
   }
