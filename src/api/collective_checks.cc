@@ -46,28 +46,31 @@ void failRows(const comm_tensor& t, const char* name, int64_t expected, const ch
   fail(COMM_ERR_INVALID_ARGUMENT, "{} has {} rows (dim 0), expected {} ({})", name, t.rows(), expected, why);
 }
 
-void appendCounts(Layout& layout, const int64_t* counts, const char* name, int64_t rowElements, size_t elementSize) {
+uint64_t appendCounts(algo::Blocks& rows, const int64_t* counts, const char* name) {
   require(counts, name);
-  for (int r = 0; r < layout.size(); ++r) {
+  uint64_t hash = 1469598103934665603ull;  // FNV-1a, a count at a time
+  for (int r = 0; r < rows.parts(); ++r) {
     if (counts[r] < 0) fail(COMM_ERR_INVALID_ARGUMENT, "{}[{}] = {} is negative", name, r, counts[r]);
-    layout.append(counts[r], rowElements, elementSize);
+    rows.append(static_cast<size_t>(counts[r]));
+    hash = (hash ^ static_cast<uint64_t>(counts[r])) * 1099511628211ull;
   }
+  return hash;
 }
 
-void splitInto(Layout& layout, const comm_tensor& t, const int64_t* splits, int64_t rowElements, const char* tensorName,
+void splitInto(algo::Blocks& rows, const comm_tensor& t, const int64_t* splits, const char* tensorName,
                const char* splitName) {
-  const int size = layout.size();
+  const int size = rows.parts();
   if (splits == nullptr) {
     if (t.rows() % size != 0) {
       fail(COMM_ERR_INVALID_ARGUMENT, "dim 0 of {} ({}) does not divide by the group size {}; pass {}", tensorName,
            t.rows(), size, splitName);
     }
-    layout.fillEven(t.rows() / size, rowElements, t.elementSize);
+    rows.fillUniform(static_cast<size_t>(t.rows() / size));
     return;
   }
-  appendCounts(layout, splits, splitName, rowElements, t.elementSize);
-  if (layout.totalRows() != t.rows()) {
-    fail(COMM_ERR_INVALID_ARGUMENT, "{} add up to {} rows but {} has {}", splitName, layout.totalRows(), tensorName,
+  appendCounts(rows, splits, splitName);
+  if (static_cast<int64_t>(rows.total()) != t.rows()) {
+    fail(COMM_ERR_INVALID_ARGUMENT, "{} add up to {} rows but {} has {}", splitName, rows.total(), tensorName,
          t.rows());
   }
 }

@@ -12,22 +12,23 @@
 #include <optional>
 #include <utility>
 
+#include "algo/patterns/blocks.h"
 #include "api/collective_call.h"
 #include "api/guard.h"
-#include "api/layout.h"
 #include "api/objects.h"
 #include "core/call_memory.h"
 #include "core/communicator.h"
 #include "core/signature.h"
+#include "core/small_buffer.h"
 
 namespace comm::api {
 
 // all_to_all's tensors, one per rank each way: where they are and their sizes.
 struct TensorLists {
   explicit TensorLists(int size) : in(size), out(size), inBytes(size), outBytes(size) {}
-  PerRank<const void*> in;
-  PerRank<void*> out;
-  PerRank<size_t> inBytes, outBytes;
+  core::PerRank<const void*> in;
+  core::PerRank<void*> out;
+  core::PerRank<size_t> inBytes, outBytes;
 };
 
 // What checking a call found, which its launch reads.
@@ -44,11 +45,11 @@ struct CheckedCall {
   // What every rank must agree on (without Signature::memory: the launch
   // sets it).
   core::Signature signature;
-  // The per-rank blocks a V collective's counts give (of the tensor that
-  // holds every rank's block), or all_to_all_single's of in; outBlocks:
-  // all_to_all_single's of out.
-  std::optional<Layout> blocks;
-  std::optional<Layout> outBlocks;
+  // The per-rank blocks, in rows, that a V collective's counts give (of the
+  // tensor that holds every rank's block), or all_to_all_single's of in;
+  // outBlocks: all_to_all_single's of out.
+  std::optional<algo::Blocks> blocks;
+  std::optional<algo::Blocks> outBlocks;
   std::optional<TensorLists> lists;  // all_to_all's
 };
 
@@ -100,11 +101,12 @@ inline void checkRows(const comm_tensor& t, const char* name, int64_t expected, 
 }
 
 // Checks the per-rank row counts `counts` (the argument `name`) and
-// appends their blocks to `layout` (made for the group's size, empty).
-void appendCounts(Layout& layout, const int64_t* counts, const char* name, int64_t rowElements, size_t elementSize);
-// all_to_all_single's blocks of `t` from `splits` (NULL: even) into
-// `layout` (made for the group's size, empty).
-void splitInto(Layout& layout, const comm_tensor& t, const int64_t* splits, int64_t rowElements, const char* tensorName,
+// appends their blocks to `rows` (made for the group's size, empty).
+// Returns the hash that tells the counts apart in the signature.
+uint64_t appendCounts(algo::Blocks& rows, const int64_t* counts, const char* name);
+// all_to_all_single's blocks of `t`, in rows, from `splits` (NULL: even)
+// into `rows` (made for the group's size, empty).
+void splitInto(algo::Blocks& rows, const comm_tensor& t, const int64_t* splits, const char* tensorName,
                const char* splitName);
 // all_to_all's lists: as many tensors as ranks each way, in one dtype, and
 // this rank's message to itself fits; their memory joins `checked`'s.
@@ -246,29 +248,26 @@ inline constexpr Row kRows[core::kCollectiveKinds] = {
         checkRows(*whole, wholeName, part->rows() * comm.size(), partIsOut ? "size x out's rows" : "size x in's rows");
       }
       break;
-    case kCounts:
-      appendCounts(c.blocks.emplace(comm.size()), call.counts, "counts", part->rowElements(), part->elementSize);
-      c.signature.extra = c.blocks->hash();
-      break;
+    case kCounts: c.signature.extra = appendCounts(c.blocks.emplace(comm.size()), call.counts, "counts"); break;
     case kPartRows: checkRows(*part, partName, call.counts[comm.rank()], "counts[rank]"); break;
     case kWholeRows:
-      if (both) checkRows(*whole, wholeName, c.blocks->totalRows(), "sum(counts)");
+      if (both) checkRows(*whole, wholeName, static_cast<int64_t>(c.blocks->total()), "sum(counts)");
       break;
     case kInPlaceOnly:
       if (both) checkAliasing(*part, *whole, 0);
       break;
     case kInPlaceAsBlock:
       if (both) {
-        checkAliasing(*part, *whole, c.blocks ? c.blocks->offsets()[comm.rank()] : part->nbytes() * comm.rank());
+        checkAliasing(*part, *whole,
+                      c.blocks ? c.blocks->offsets()[comm.rank()] * part->rowBytes() : part->nbytes() * comm.rank());
       }
       break;
     case kDisjoint:
       if (overlaps(*c.in, *c.out)) fail(COMM_ERR_INVALID_ARGUMENT, "in and out overlap");
       break;
     case kSplits: {
-      const int64_t rowElements = c.in->rowElements();
-      splitInto(c.blocks.emplace(comm.size()), *c.in, call.inSplits, rowElements, "in", "in_splits");
-      splitInto(c.outBlocks.emplace(comm.size()), *c.out, call.outSplits, rowElements, "out", "out_splits");
+      splitInto(c.blocks.emplace(comm.size()), *c.in, call.inSplits, "in", "in_splits");
+      splitInto(c.outBlocks.emplace(comm.size()), *c.out, call.outSplits, "out", "out_splits");
       break;
     }
     case kLists: c.lists.emplace(listsOf(call, comm.rank(), comm.size(), c)); break;
@@ -300,7 +299,9 @@ void checkCall(const CollectiveCall& call, CheckedCall& c) {
   c.described = part != nullptr ? part : c.out;
   if (c.described != nullptr) c.signature.dtype = c.described->dtype;
   if constexpr (row.count == Count::kElements) c.signature.count = c.described->numel;
-  if constexpr (row.count == Count::kBlocks) c.signature.count = c.blocks->totalRows() * c.described->rowElements();
+  if constexpr (row.count == Count::kBlocks) {
+    c.signature.count = static_cast<int64_t>(c.blocks->total()) * c.described->rowElements();
+  }
   if constexpr (row.count == Count::kRowElements) c.signature.count = c.in->rowElements();
 }
 

@@ -13,13 +13,14 @@
 
 #include "algo/collectives.h"
 #include "algo/device/device_paths.h"
+#include "algo/patterns/blocks.h"
 #include "api/collective_checks.h"
 #include "api/guard.h"
-#include "api/layout.h"
 #include "api/objects.h"
 #include "common/dtype.h"
 #include "common/log.h"
 #include "core/collective_context.h"
+#include "core/small_buffer.h"
 
 namespace comm::api {
 
@@ -165,56 +166,61 @@ void launchElementwise(const CollectiveCall& call, const CheckedCall& c) {
       StagedBy::kBody);
 }
 
-// The blocks of all_gather, reduce_scatter, gather and scatter: `elements`
-// per rank. Made into a Layout in the body, as the V collectives' blocks
-// are at the call.
+// The blocks of all_gather, reduce_scatter, gather and scatter: one per
+// rank, each the size of the part. Made into Blocks in the body, as the V
+// collectives' blocks are made at the call (in rows).
 struct EvenBlocks {
   int size;
-  int64_t elements;
-  size_t elementSize;
 };
 
-Layout layoutOf(const EvenBlocks& even) { return Layout::even(even.size, 1, even.elements, even.elementSize); }
-const Layout& layoutOf(const Layout& layout) { return layout; }
+// The blocks in `unit`s: the size of one block (even) or of one row (V).
+algo::Blocks blocksIn(const EvenBlocks& even, size_t unit) { return algo::Blocks::uniform(even.size, unit); }
+algo::Blocks blocksIn(const algo::Blocks& rows, size_t unit) { return rows.scaled(unit); }
 
-// Collective `kKind` with rank r's block at l.offsets()[r] of the buffer
-// that holds them all.
+// Collective `kKind` with rank r's block at b.offsets()[r] of the buffer
+// that holds them all, `b` in elements for reduce_scatter, else in bytes.
 template <CollectiveKind kKind>
-void runBlocks(CollectiveContext& ctx, const void* src, void* dst, const Layout& l, comm_dtype_t dtype, comm_op_t op,
-               int root) {
+void runBlocks(CollectiveContext& ctx, const void* src, void* dst, const algo::Blocks& b, comm_dtype_t dtype,
+               comm_op_t op, int root) {
   using enum CollectiveKind;
   if constexpr (kKind == kAllGather || kKind == kAllGatherV) {
-    algo::allGatherV(ctx, src, dst, l.bytes(), l.offsets());
+    algo::allGatherV(ctx, src, dst, b.counts(), b.offsets());
   } else if constexpr (kKind == kReduceScatter || kKind == kReduceScatterV) {
-    algo::reduceScatterV(ctx, src, dst, l.elements(), l.elementOffsets(), dtype, op);
+    algo::reduceScatterV(ctx, src, dst, b.counts(), b.offsets(), dtype, op);
   } else if constexpr (kKind == kGather || kKind == kGatherV) {
-    algo::gatherV(ctx, src, dst, l.bytes(), l.offsets(), root);
+    algo::gatherV(ctx, src, dst, b.counts(), b.offsets(), root);
   } else {
-    algo::scatterV(ctx, src, dst, l.bytes(), l.offsets(), root);
+    algo::scatterV(ctx, src, dst, b.counts(), b.offsets(), root);
   }
 }
 
-template <CollectiveKind kKind, typename Blocks>
-void launchBlocks(const CollectiveCall& call, const CheckedCall& c, Blocks&& blocks) {
+// `blocks` (EvenBlocks, or a V collective's Blocks in rows) counts in
+// units of `unitElements` elements each.
+template <CollectiveKind kKind, typename Source>
+void launchBlocks(const CollectiveCall& call, const CheckedCall& c, Source&& blocks, size_t unitElements) {
+  constexpr bool kInElements = kKind == CollectiveKind::kReduceScatter || kKind == CollectiveKind::kReduceScatterV;
   launch(call, c,
          [op = call.op, root = call.root, dtype = c.described->dtype, src = c.memory.at(dataOf(c.in)),
-          dst = c.memory.at(dataOf(c.out)), blocks = std::forward<Blocks>(blocks)](CollectiveContext& ctx) {
-           runBlocks<kKind>(ctx, src, dst, layoutOf(blocks), dtype, op, root);
+          dst = c.memory.at(dataOf(c.out)), blocks = std::forward<Source>(blocks),
+          unit = kInElements ? unitElements : unitElements * c.described->elementSize](CollectiveContext& ctx) {
+           runBlocks<kKind>(ctx, src, dst, blocksIn(blocks, unit), dtype, op, root);
          });
 }
 
 void launchAllToAllSingle(const CollectiveCall& call, CheckedCall& c) {
   launch(call, c,
          [send = std::move(*c.blocks), recv = std::move(*c.outBlocks), size = c.communicator->size(),
-          src = static_cast<const char*>(c.memory.at(c.in->data)),
+          rowBytes = c.in->rowBytes(), src = static_cast<const char*>(c.memory.at(c.in->data)),
           dst = static_cast<char*>(c.memory.at(c.out->data))](CollectiveContext& ctx) {
-           PerRank<const void*> sendPtrs(size);
-           PerRank<void*> recvPtrs(size);
+           const algo::Blocks sendBytes = send.scaled(rowBytes);
+           const algo::Blocks recvBytes = recv.scaled(rowBytes);
+           core::PerRank<const void*> sendPtrs(size);
+           core::PerRank<void*> recvPtrs(size);
            for (int p = 0; p < size; ++p) {
-             sendPtrs[p] = src + send.offsets()[p];
-             recvPtrs[p] = dst + recv.offsets()[p];
+             sendPtrs[p] = src + sendBytes.offsets()[p];
+             recvPtrs[p] = dst + recvBytes.offsets()[p];
            }
-           algo::allToAll(ctx, sendPtrs.data(), send.bytes(), recvPtrs.data(), recv.bytes());
+           algo::allToAll(ctx, sendPtrs.data(), sendBytes.counts(), recvPtrs.data(), recvBytes.counts());
          });
 }
 
@@ -240,13 +246,14 @@ void launchAs(const CollectiveCall& call, CheckedCall& c) {
   } else if constexpr (kKind == kAllReduce || kKind == kReduce || kKind == kBroadcast) {
     launchElementwise<kKind>(call, c);
   } else if constexpr (kKind == kAllGather || kKind == kReduceScatter || kKind == kGather || kKind == kScatter) {
-    launchBlocks<kKind>(call, c, EvenBlocks{c.communicator->size(), c.described->numel, c.described->elementSize});
+    launchBlocks<kKind>(call, c, EvenBlocks{c.communicator->size()}, static_cast<size_t>(c.described->numel));
   } else if constexpr (kKind == kAllToAllSingle) {
     launchAllToAllSingle(call, c);
   } else if constexpr (kKind == kAllToAll) {
     launchAllToAll(call, c);
   } else {
-    launchBlocks<kKind>(call, c, std::move(*c.blocks));  // the V collectives: their blocks from counts
+    // The V collectives: their blocks from counts.
+    launchBlocks<kKind>(call, c, std::move(*c.blocks), static_cast<size_t>(c.described->rowElements()));
   }
 }
 

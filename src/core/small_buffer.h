@@ -50,4 +50,9 @@ class SmallBuffer {
   T inline_[N];  // only the first size_ are initialised: no 8 x N-byte clearing per call
 };
 
+// Group sizes up to this keep their per-rank tables on the stack.
+inline constexpr size_t kInlineRanks = 16;
+template <typename T>
+using PerRank = SmallBuffer<T, kInlineRanks>;
+
 }  // namespace comm::core

@@ -1,13 +1,12 @@
 // The rank arithmetic of algo/patterns/, without a fabric: trees, rings,
-// folds and block layouts checked against what they promise, for every group
+// folds and blocks checked against what they promise, for every group
 // size up to 33 and every root.
 #include <algorithm>
 #include <cstddef>
 #include <vector>
 
 #include "algo/patterns/binomial_tree.h"
-#include "algo/patterns/block_layout.h"
-#include "algo/patterns/element_blocks.h"
+#include "algo/patterns/blocks.h"
 #include "algo/patterns/fold.h"
 #include "algo/patterns/ring.h"
 
@@ -22,8 +21,7 @@ extern "C" {
 namespace {
 
 using comm::algo::BinomialTree;
-using comm::algo::BlockLayout;
-using comm::algo::ElementBlocks;
+using comm::algo::Blocks;
 using comm::algo::Fold;
 
 constexpr int kLargestGroup = 33;
@@ -75,18 +73,50 @@ void ringNeighboursFormOneCycle(void**) {
   }
 }
 
-void elementBlocksSplitEvenlyAndInOrder(void**) {
+void blocksSplitEvenlyAndInOrder(void**) {
   for (int parts = 1; parts <= kLargestGroup; ++parts) {
     for (size_t count : {size_t{0}, size_t{1}, size_t{7}, size_t{1000}, size_t{1001}}) {
-      ElementBlocks blocks = ElementBlocks::even(count, parts);
+      Blocks blocks = Blocks::even(count, parts);
       assert_int_equal(blocks.parts(), parts);
       assert_int_equal(blocks.total(), count);
       for (int i = 0; i < parts; ++i) {
-        assert_int_equal(blocks.offsets[i + 1] - blocks.offsets[i], blocks.counts[i]);
-        assert_true(blocks.counts[i] == count / parts + (static_cast<size_t>(i) < count % parts ? 1 : 0));
+        assert_int_equal(blocks.offsets()[i + 1] - blocks.offsets()[i], blocks.counts()[i]);
+        assert_true(blocks.counts()[i] == count / parts + (static_cast<size_t>(i) < count % parts ? 1 : 0));
       }
       assert_int_equal(blocks.span(0, parts), count);
     }
+  }
+}
+
+// Blocks made from counts, appended, all alike or scaled to another unit
+// lie back to back in order, on the stack or beyond it (over 16 parts).
+void blocksLieBackToBack(void**) {
+  for (int parts = 1; parts <= kLargestGroup; ++parts) {
+    std::vector<size_t> counts(parts);
+    for (int i = 0; i < parts; ++i) counts[i] = static_cast<size_t>(i % 3);
+    const Blocks given = Blocks::fromCounts(counts.data(), parts);
+    Blocks appended(parts);
+    for (size_t c : counts) appended.append(c);
+    const Blocks alike = Blocks::uniform(parts, 6);
+    const Blocks inBytes = given.scaled(4);
+    size_t end = 0;
+    for (int i = 0; i < parts; ++i) {
+      assert_int_equal(given.counts()[i], counts[i]);
+      assert_int_equal(given.offsets()[i], end);
+      assert_int_equal(appended.counts()[i], counts[i]);
+      assert_int_equal(appended.offsets()[i], end);
+      assert_int_equal(alike.counts()[i], 6);
+      assert_int_equal(alike.offsets()[i], 6 * static_cast<size_t>(i));
+      assert_int_equal(inBytes.counts()[i], 4 * counts[i]);
+      assert_int_equal(inBytes.offsets()[i], 4 * end);
+      end += counts[i];
+    }
+    assert_int_equal(given.total(), end);
+    assert_int_equal(appended.total(), end);
+    assert_int_equal(alike.total(), 6 * static_cast<size_t>(parts));
+    assert_int_equal(inBytes.total(), 4 * end);
+    const Blocks copied = given;
+    assert_int_equal(copied.span(0, parts), end);
   }
 }
 
@@ -117,38 +147,38 @@ void foldCoversTheRanksInOrder(void**) {
     }
     assert_int_equal(next, n);
     assert_true(std::all_of(carried.begin(), carried.end(), [](int c) { return c == 1; }));
-    ElementBlocks perRank = ElementBlocks::even(1000, n);
-    ElementBlocks perParticipant = Fold(n, 0).participantBlocks(perRank);
+    Blocks perRank = Blocks::even(1000, n);
+    Blocks perParticipant = Fold(n, 0).participantBlocks(perRank);
+    assert_int_equal(perParticipant.parts(), p);
     assert_int_equal(perParticipant.total(), 1000);
   }
 }
 
 // Adjacent blocks travel as one run, a range wrapping past the last rank
 // as two, and empty blocks as none.
-void blockLayoutJoinsAdjacentBlocks(void**) {
+void blocksJoinAdjacentIntoRuns(void**) {
   const size_t bytes[] = {10, 0, 5, 5, 8};
-  const size_t offsets[] = {0, 10, 10, 15, 20};
-  BlockLayout layout(5, bytes, offsets);
-  std::vector<comm::algo::Run> runs;
-  auto collect = [&](comm::algo::Run run) { runs.push_back(run); };
-  layout.forEachRun(0, 5, collect);
+  const Blocks blocks = Blocks::fromCounts(bytes, 5);
+  const size_t* offsets = blocks.offsets();  // 0, 10, 10, 15, 20
+  std::vector<Blocks::Run> runs;
+  auto collect = [&](Blocks::Run run) { runs.push_back(run); };
+  Blocks::forEachRun(5, bytes, offsets, 0, 5, collect);
   assert_int_equal(runs.size(), 1);
   assert_int_equal(runs[0].offset, 0);
-  assert_int_equal(runs[0].bytes, 28);
+  assert_int_equal(runs[0].count, 28);
   runs.clear();
-  layout.forEachRun(3, 3, collect);  // ranks 3, 4, 0: wraps
+  Blocks::forEachRun(5, bytes, offsets, 3, 3, collect);  // ranks 3, 4, 0: wraps
   assert_int_equal(runs.size(), 2);
   assert_int_equal(runs[0].offset, 15);
-  assert_int_equal(runs[0].bytes, 13);
+  assert_int_equal(runs[0].count, 13);
   assert_int_equal(runs[1].offset, 0);
-  assert_int_equal(runs[1].bytes, 10);
-  assert_int_equal(layout.bytesOf(3, 3), 23);
+  assert_int_equal(runs[1].count, 10);
+  assert_int_equal(Blocks::countOf(5, bytes, 3, 3), 23);
   runs.clear();
-  layout.forEachRun(1, 1, collect);
+  Blocks::forEachRun(5, bytes, offsets, 1, 1, collect);
   assert_int_equal(runs.size(), 0);
   const size_t gapped[] = {0, 12, 12, 20, 25};  // a gap between blocks 2 and 3
-  BlockLayout apart(5, bytes, gapped);
-  apart.forEachRun(2, 3, collect);
+  Blocks::forEachRun(5, bytes, gapped, 2, 3, collect);
   assert_int_equal(runs.size(), 2);
 }
 
@@ -157,9 +187,9 @@ void blockLayoutJoinsAdjacentBlocks(void**) {
 int main(int argc, char** argv) {
   if (argc > 1) cmocka_set_test_filter(argv[1]);
   const CMUnitTest tests[] = {
-      cmocka_unit_test(binomialTreeCoversEveryRankOnce),    cmocka_unit_test(ringNeighboursFormOneCycle),
-      cmocka_unit_test(elementBlocksSplitEvenlyAndInOrder), cmocka_unit_test(foldCoversTheRanksInOrder),
-      cmocka_unit_test(blockLayoutJoinsAdjacentBlocks),
+      cmocka_unit_test(binomialTreeCoversEveryRankOnce), cmocka_unit_test(ringNeighboursFormOneCycle),
+      cmocka_unit_test(blocksSplitEvenlyAndInOrder),     cmocka_unit_test(blocksLieBackToBack),
+      cmocka_unit_test(foldCoversTheRanksInOrder),       cmocka_unit_test(blocksJoinAdjacentIntoRuns),
   };
   return cmocka_run_group_tests(tests, nullptr, nullptr);
 }

@@ -4,7 +4,7 @@
 // (ranks modulo n). After ceil(log2 n) rounds it holds all n. The classic
 // version packs blocks in a rotated buffer and unrotates at the end; here
 // they go straight to their place in the output (a range modulo n is at most
-// two messages for even layouts), so there is no final copy.
+// two messages for even blocks), so there is no final copy.
 // Cost: ceil(log2 n) alpha + (n-1)/n N beta.
 #include "algo/all_gather/bruck.h"
 
@@ -18,15 +18,14 @@ namespace comm::algo {
 void bruckAllGather(CollectiveContext& ctx, const void* in, void* out, const size_t* bytes, const size_t* offsets) {
   int n = ctx.size();
   int rank = ctx.rank();
-  BlockLayout layout(n, bytes, offsets);
   copyBlock(ctx, static_cast<char*>(out) + offsets[rank], in, bytes[rank]);
   std::vector<core::RequestId> received;
   for (int distance = 1, round = 0; distance < n; distance *= 2, ++round) {
     int count = std::min(distance, n - distance);
     int from = (rank + distance) % n;
     received.clear();
-    recvRuns(ctx, from, round, out, layout, from, count, received);
-    sendRuns(ctx, (rank - distance + n) % n, round, out, layout, rank, count);
+    recvRuns(ctx, from, round, out, bytes, offsets, from, count, received);
+    sendRuns(ctx, (rank - distance + n) % n, round, out, bytes, offsets, rank, count);
     for (core::RequestId id : received) ctx.wait(id);
   }
 }

@@ -93,10 +93,9 @@ void hierarchicalAllGather(CollectiveContext& ctx, const void* in, void* out, co
   char* gathered = layout.sameAs ? static_cast<char*>(out) : ctx.scratch(core::Scratch::kPhase, layout.total());
   gatherAcrossNodes(ctx, in, gathered, bytes, layout.offsets.data());
   {
-    const std::vector<size_t> nodeBytes = layout.localRankSizes();
     CollectiveContext::Subgroup onNode(ctx, nodes.members[nodes.nodeOf[rank]], kPhaseSteps);
-    flatAllGather(ctx, gathered + layout.localRankOffsets[localRank], gathered, nodeBytes.data(),
-                  layout.localRankOffsets.data());
+    flatAllGather(ctx, gathered + layout.byLocalRank.offsets()[localRank], gathered, layout.byLocalRank.counts(),
+                  layout.byLocalRank.offsets());
     ctx.waitAll();
   }
   if (!layout.sameAs) {

@@ -27,7 +27,7 @@
 
 #include "algo/all_gather/ring.h"
 #include "algo/blocks/node_buffers.h"
-#include "algo/patterns/element_blocks.h"
+#include "algo/patterns/blocks.h"
 #include "algo/patterns/local_rank_major.h"
 #include "algo/patterns/phase_steps.h"
 #include "algo/reduce_scatter/ring.h"
@@ -44,15 +44,15 @@ void hierarchicalAllReduce(CollectiveContext& ctx, const void* in, void* out, si
   const std::vector<int> sameLocalRank = ranksWithLocalRank(nodes, localRank);
 
   const size_t elementSize = dtypeSize(dtype);
-  const ElementBlocks blocks = ElementBlocks::even(count, nodes.ranksPerNode);
-  const size_t regionOffset = blocks.offsets[localRank] * elementSize;
+  const Blocks blocks = Blocks::even(count, nodes.ranksPerNode);
+  const size_t regionOffset = blocks.offsets()[localRank] * elementSize;
   char* mine = static_cast<char*>(out) + regionOffset;
   std::optional<NodeBuffers> buffers;
   {
     CollectiveContext::Subgroup onNode(ctx, node, 0);
     std::vector<NodeBuffers::Part> regions;
     for (int p = 0; p < nodes.ranksPerNode; ++p) {
-      regions.push_back({{blocks.offsets[p] * elementSize, blocks.counts[p] * elementSize}});
+      regions.push_back({{blocks.offsets()[p] * elementSize, blocks.counts()[p] * elementSize}});
     }
     buffers = NodeBuffers::exchange(ctx, in, out, std::move(regions), 0);
     if (!buffers) {
@@ -80,7 +80,7 @@ void hierarchicalAllReduce(CollectiveContext& ctx, const void* in, void* out, si
       };
     }
     // Below L elements some local ranks hold nothing, on every node alike.
-    if (blocks.counts[localRank] > 0) flatAllReduce(ctx, mine, mine, blocks.counts[localRank], dtype, op, hooks);
+    if (blocks.counts()[localRank] > 0) flatAllReduce(ctx, mine, mine, blocks.counts()[localRank], dtype, op, hooks);
     ctx.waitAll();
   }
   CollectiveContext::Subgroup onNode(ctx, node, 2 * kPhaseSteps);
@@ -88,13 +88,8 @@ void hierarchicalAllReduce(CollectiveContext& ctx, const void* in, void* out, si
     buffers->collect(ctx, 0);
     return;
   }
-  std::vector<size_t> bytes(blocks.counts.size());
-  std::vector<size_t> offsets(blocks.counts.size());
-  for (size_t b = 0; b < bytes.size(); ++b) {
-    bytes[b] = blocks.counts[b] * elementSize;
-    offsets[b] = blocks.offsets[b] * elementSize;
-  }
-  ringAllGather(ctx, mine, out, bytes.data(), offsets.data());
+  const Blocks inBytes = blocks.scaled(elementSize);
+  ringAllGather(ctx, mine, out, inBytes.counts(), inBytes.offsets());
   // The caller may divide `out` for AVG as soon as this returns, so no send may still read it.
   ctx.waitAll();
 }

@@ -13,7 +13,7 @@
 
 #include "algo/blocks/fold_exchange.h"
 #include "algo/blocks/pipeline.h"
-#include "algo/patterns/element_blocks.h"
+#include "algo/patterns/blocks.h"
 #include "algo/reduce_scatter/recursive_halving.h"
 #include "common/dtype.h"
 
@@ -26,19 +26,19 @@ enum Step : uint32_t { kFold = 0, kUnfold = 1, kHalving = 2 };
 // ranges with partners at distance 1, 2, 4... until all hold every block.
 // The all-gather half of the algorithm, in place among the fold's
 // participants: not recursiveDoublingAllGather
-// (algo/all_gather/recursive_doubling.cc), which takes any block layout on
+// (algo/all_gather/recursive_doubling.cc), which takes any blocks on
 // the whole group and collects its receives in a vector on every call.
-void swapFinishedRanges(CollectiveContext& ctx, const Fold& fold, char* data, const ElementBlocks& blocks,
-                        size_t elementSize, uint32_t stepBase) {
+void swapFinishedRanges(CollectiveContext& ctx, const Fold& fold, char* data, const Blocks& blocks, size_t elementSize,
+                        uint32_t stepBase) {
   const int me = fold.newRank();
   for (int distance = 1, k = 0; distance < fold.participants(); distance *= 2, ++k) {
     int partnerNewRank = me ^ distance;
     int ours = me & ~(distance - 1);
     int theirs = partnerNewRank & ~(distance - 1);
     int partner = fold.rankOf(partnerNewRank);
-    RequestId sent = ctx.send(partner, stepBase + k, data + blocks.offsets[ours] * elementSize,
+    RequestId sent = ctx.send(partner, stepBase + k, data + blocks.offsets()[ours] * elementSize,
                               blocks.span(ours, ours + distance) * elementSize);
-    ctx.wait(ctx.recv(partner, stepBase + k, data + blocks.offsets[theirs] * elementSize,
+    ctx.wait(ctx.recv(partner, stepBase + k, data + blocks.offsets()[theirs] * elementSize,
                       blocks.span(theirs, theirs + distance) * elementSize));
     ctx.wait(sent);
   }
@@ -54,9 +54,9 @@ void rabenseifnerAllReduce(CollectiveContext& ctx, const void* in, void* out, si
   if (enterAllReduceFold(ctx, fold, in, out, count, dtype, op, kFold, kUnfold)) return;
   const void* src = fold.carriesPartner() ? out : in;
   auto* data = static_cast<char*>(out);
-  ElementBlocks blocks = ElementBlocks::even(count, fold.participants());
+  Blocks blocks = Blocks::even(count, fold.participants());
   auto halvingSteps = static_cast<uint32_t>(std::countr_zero(static_cast<unsigned>(fold.participants())));
-  recursiveHalving(ctx, fold, src, data + blocks.offsets[fold.newRank()] * elementSize, blocks, dtype, op, kHalving);
+  recursiveHalving(ctx, fold, src, data + blocks.offsets()[fold.newRank()] * elementSize, blocks, dtype, op, kHalving);
   swapFinishedRanges(ctx, fold, data, blocks, elementSize, kHalving + halvingSteps);
   if (fold.carriesPartner()) ctx.wait(ctx.send(fold.partner(), kUnfold, data, bytes));
 }

@@ -13,7 +13,7 @@
 #include <vector>
 
 #include "algo/blocks/pipeline.h"
-#include "algo/patterns/element_blocks.h"
+#include "algo/patterns/blocks.h"
 #include "algo/patterns/ring.h"
 #include "algo/reduce_scatter/ring.h"
 #include "common/dtype.h"
@@ -32,9 +32,9 @@ void ringAllReduce(CollectiveContext& ctx, const void* in, void* out, size_t cou
   const int left = ring.left, right = ring.right;
   const size_t elementSize = dtypeSize(dtype);
   auto* data = static_cast<char*>(out);
-  ElementBlocks blocks = ElementBlocks::even(count, n);
-  auto blockAt = [&](int b) { return data + blocks.offsets[(b % n + n) % n] * elementSize; };
-  auto blockBytes = [&](int b) { return blocks.counts[(b % n + n) % n] * elementSize; };
+  Blocks blocks = Blocks::even(count, n);
+  auto blockAt = [&](int b) { return data + blocks.offsets()[(b % n + n) % n] * elementSize; };
+  auto blockBytes = [&](int b) { return blocks.counts()[(b % n + n) % n] * elementSize; };
 
   // The reduce-scatter uses steps [0, n-1); all-gather step t is gatherStep + t.
   const auto gatherStep = static_cast<uint32_t>(n - 1);

@@ -1,5 +1,6 @@
-// The messages of a V-collective's blocks (algo/patterns/block_layout.h):
-// runs of adjacent blocks sent and received whole or in chunks, at their
+// The messages of a V-collective's blocks (algo/patterns/blocks.h), given
+// as bytes[r] bytes at offsets[r] per rank of the context: runs of adjacent
+// blocks sent and received whole or in chunks, at their
 // offsets or packed, and a rank's own block copied into place.
 #pragma once
 
@@ -9,7 +10,7 @@
 #include <vector>
 
 #include "algo/blocks/pipeline.h"
-#include "algo/patterns/block_layout.h"
+#include "algo/patterns/blocks.h"
 #include "core/collective_context.h"
 
 namespace comm::algo {
@@ -32,7 +33,7 @@ inline void copyBlock(core::CollectiveContext& ctx, void* to, const void* from, 
 
 // One run as a message, in chunks over comm's TCP transport
 // (algo/blocks/pipeline.h); the receives are added to `posted`. Every rank
-// knows every run's size (the layout is part of the collective's signature),
+// knows every run's size (the blocks are part of the collective's signature),
 // so the chunks match.
 inline void sendRun(core::CollectiveContext& ctx, int peer, uint32_t step, const char* data, size_t bytes) {
   sendChunks(ctx, peer, step, data, bytes, transferChunkBytes(ctx));
@@ -43,38 +44,41 @@ inline void recvRun(core::CollectiveContext& ctx, int peer, uint32_t step, char*
   postReceiveChunks(ctx, peer, step, data, bytes, transferChunkBytes(ctx)).appendTo(posted);
 }
 
-// Post the runs of ranks first.. (count of them) of `buffer`, which has the
-// layout's shape, as messages to / from `peer`; receives are added to `posted`.
-inline void sendRuns(core::CollectiveContext& ctx, int peer, uint32_t step, const void* buffer,
-                     const BlockLayout& layout, int first, int count) {
+// Post the runs of ranks first.. (count of them, modulo the size) of
+// `buffer`, which holds the blocks at their offsets, as messages to / from
+// `peer`; receives are added to `posted`.
+inline void sendRuns(core::CollectiveContext& ctx, int peer, uint32_t step, const void* buffer, const size_t* bytes,
+                     const size_t* offsets, int first, int count) {
   auto* base = static_cast<const char*>(buffer);
-  layout.forEachRun(first, count, [&](Run run) { sendRun(ctx, peer, step, base + run.offset, run.bytes); });
+  Blocks::forEachRun(ctx.size(), bytes, offsets, first, count,
+                     [&](Blocks::Run run) { sendRun(ctx, peer, step, base + run.offset, run.count); });
 }
 
-inline void recvRuns(core::CollectiveContext& ctx, int peer, uint32_t step, void* buffer, const BlockLayout& layout,
-                     int first, int count, std::vector<core::RequestId>& posted) {
+inline void recvRuns(core::CollectiveContext& ctx, int peer, uint32_t step, void* buffer, const size_t* bytes,
+                     const size_t* offsets, int first, int count, std::vector<core::RequestId>& posted) {
   auto* base = static_cast<char*>(buffer);
-  layout.forEachRun(first, count, [&](Run run) { recvRun(ctx, peer, step, base + run.offset, run.bytes, posted); });
+  Blocks::forEachRun(ctx.size(), bytes, offsets, first, count,
+                     [&](Blocks::Run run) { recvRun(ctx, peer, step, base + run.offset, run.count, posted); });
 }
 
 // The same messages as sendRuns/recvRuns, with the blocks packed back to back
 // in `packed` (rank order from `first`) instead of at their offsets: what an
 // inner node of a tree holds for its subtree.
-inline void sendPacked(core::CollectiveContext& ctx, int peer, uint32_t step, const void* packed,
-                       const BlockLayout& layout, int first, int count) {
+inline void sendPacked(core::CollectiveContext& ctx, int peer, uint32_t step, const void* packed, const size_t* bytes,
+                       const size_t* offsets, int first, int count) {
   size_t at = 0;
-  layout.forEachRun(first, count, [&](Run run) {
-    sendRun(ctx, peer, step, static_cast<const char*>(packed) + at, run.bytes);
-    at += run.bytes;
+  Blocks::forEachRun(ctx.size(), bytes, offsets, first, count, [&](Blocks::Run run) {
+    sendRun(ctx, peer, step, static_cast<const char*>(packed) + at, run.count);
+    at += run.count;
   });
 }
 
-inline void recvPacked(core::CollectiveContext& ctx, int peer, uint32_t step, void* packed, const BlockLayout& layout,
-                       int first, int count, std::vector<core::RequestId>& posted) {
+inline void recvPacked(core::CollectiveContext& ctx, int peer, uint32_t step, void* packed, const size_t* bytes,
+                       const size_t* offsets, int first, int count, std::vector<core::RequestId>& posted) {
   size_t at = 0;
-  layout.forEachRun(first, count, [&](Run run) {
-    recvRun(ctx, peer, step, static_cast<char*>(packed) + at, run.bytes, posted);
-    at += run.bytes;
+  Blocks::forEachRun(ctx.size(), bytes, offsets, first, count, [&](Blocks::Run run) {
+    recvRun(ctx, peer, step, static_cast<char*>(packed) + at, run.count, posted);
+    at += run.count;
   });
 }
 

@@ -3,7 +3,7 @@
 // lot up. Ranks are counted from the root, so a subtree is a range of ranks
 // modulo n and its blocks are adjacent in the root's output except where the
 // range wraps past rank n-1: that is where a subtree's data splits into two
-// messages (algo/patterns/block_layout.h), which the root receives straight into place --
+// messages (algo/patterns/blocks.h), which the root receives straight into place --
 // the rotation costs no copy. Inner ranks keep their subtree packed in a
 // scratch buffer the size of its blocks.
 // Cost: ceil(log2 n) alpha + about N beta at the root for N gathered bytes,
@@ -21,26 +21,25 @@ namespace comm::algo {
 void binomialGather(CollectiveContext& ctx, const void* in, void* out, const size_t* bytes, const size_t* offsets,
                     int root) {
   int rank = ctx.rank();
-  BlockLayout layout(ctx.size(), bytes, offsets);
   BinomialTree tree(ctx.size(), rank, root);
   std::vector<core::RequestId> received;
   if (tree.isRoot()) {
     copyBlock(ctx, static_cast<char*>(out) + offsets[rank], in, bytes[rank]);
     tree.forEachChild([&](int child) {
-      recvRuns(ctx, tree.rankOf(child), 0, out, layout, tree.rankOf(child), tree.span(child), received);
+      recvRuns(ctx, tree.rankOf(child), 0, out, bytes, offsets, tree.rankOf(child), tree.span(child), received);
     });
     return;
   }
-  if (tree.span() == 1) return sendPacked(ctx, tree.parent(), 0, in, layout, rank, 1);
+  if (tree.span() == 1) return sendPacked(ctx, tree.parent(), 0, in, bytes, offsets, rank, 1);
 
-  char* subtree = ctx.scratch(core::Scratch::kLanding, layout.bytesOf(rank, tree.span()));
+  char* subtree = ctx.scratch(core::Scratch::kLanding, Blocks::countOf(ctx.size(), bytes, rank, tree.span()));
   tree.forEachChild([&](int child) {
-    char* at = subtree + layout.bytesOf(rank, child - tree.vrank());
-    recvPacked(ctx, tree.rankOf(child), 0, at, layout, tree.rankOf(child), tree.span(child), received);
+    char* at = subtree + Blocks::countOf(ctx.size(), bytes, rank, child - tree.vrank());
+    recvPacked(ctx, tree.rankOf(child), 0, at, bytes, offsets, tree.rankOf(child), tree.span(child), received);
   });
   copyBlock(ctx, subtree, in, bytes[rank]);
   for (core::RequestId id : received) ctx.wait(id);
-  sendPacked(ctx, tree.parent(), 0, subtree, layout, rank, tree.span());
+  sendPacked(ctx, tree.parent(), 0, subtree, bytes, offsets, rank, tree.span());
   ctx.waitAll();  // the sends read the scratch area, which the next collective may take
 }
 

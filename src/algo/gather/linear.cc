@@ -15,11 +15,10 @@ void linearGather(CollectiveContext& ctx, const void* in, void* out, const size_
                   int root) {
   int n = ctx.size();
   int rank = ctx.rank();
-  BlockLayout layout(n, bytes, offsets);
-  if (rank != root) return sendPacked(ctx, root, 0, in, layout, rank, 1);
+  if (rank != root) return sendPacked(ctx, root, 0, in, bytes, offsets, rank, 1);
   std::vector<core::RequestId> received;
   for (int peer = 0; peer < n; ++peer) {
-    if (peer != root) recvRuns(ctx, peer, 0, out, layout, peer, 1, received);
+    if (peer != root) recvRuns(ctx, peer, 0, out, bytes, offsets, peer, 1, received);
   }
   // After the receives are out, so the copy overlaps the transfers.
   copyBlock(ctx, static_cast<char*>(out) + offsets[rank], in, bytes[rank]);

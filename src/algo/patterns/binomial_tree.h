@@ -4,7 +4,7 @@
 // cleared, its children are v + 2^j for every 2^j below that bit (every
 // 2^j < n for the root) that is still < n, and its subtree is the vranks
 // [v, v + span(v)). The depth is ceil(log2 n). Because a subtree is a range
-// of vranks, it is a range of real ranks modulo n: see algo/patterns/block_layout.h.
+// of vranks, it is a range of real ranks modulo n: see algo/patterns/blocks.h.
 #pragma once
 
 namespace comm::algo {

@@ -1,7 +1,6 @@
 #include "algo/patterns/fold.h"
 
 #include <bit>
-#include <vector>
 
 namespace comm::algo {
 
@@ -15,10 +14,10 @@ Fold::Fold(int size, int rank)
   }
 }
 
-ElementBlocks Fold::participantBlocks(const ElementBlocks& rankBlocks) const {
-  std::vector<size_t> counts(participants_);
-  for (int i = 0; i < participants_; ++i) counts[i] = rankBlocks.span(firstRankOf(i), rankOf(i) + 1);
-  return ElementBlocks::fromCounts(counts.data(), participants_);
+Blocks Fold::participantBlocks(const Blocks& rankBlocks) const {
+  Blocks blocks(participants_);
+  for (int i = 0; i < participants_; ++i) blocks.append(rankBlocks.span(firstRankOf(i), rankOf(i) + 1));
+  return blocks;
 }
 
 }  // namespace comm::algo

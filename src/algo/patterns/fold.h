@@ -8,7 +8,7 @@
 // lower-first is combining ranks lower-first.
 #pragma once
 
-#include "algo/patterns/element_blocks.h"
+#include "algo/patterns/blocks.h"
 
 namespace comm::algo {
 
@@ -31,7 +31,7 @@ class Fold {
   int firstRankOf(int newRank) const { return newRank < extra_ ? 2 * newRank : newRank + extra_; }
 
   // Per-rank blocks joined into per-participant blocks.
-  ElementBlocks participantBlocks(const ElementBlocks& rankBlocks) const;
+  Blocks participantBlocks(const Blocks& rankBlocks) const;
 
  private:
   int participants_;

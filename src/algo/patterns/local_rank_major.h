@@ -10,6 +10,7 @@
 #include <cstddef>
 #include <vector>
 
+#include "algo/patterns/blocks.h"
 #include "core/communicator.h"
 
 namespace comm::algo {
@@ -24,37 +25,30 @@ inline std::vector<int> ranksWithLocalRank(const core::NodeLayout& nodes, int lo
 }
 
 struct LocalRankMajorLayout {
-  std::vector<size_t> offsets;           // per rank: where its block starts
-  std::vector<size_t> localRankOffsets;  // per local rank: where its blocks start; [ranksPerNode] is the total
-  bool sameAs = true;                    // the blocks `sizes` and `given` describe already lie this way
+  std::vector<size_t> offsets;  // per rank: where its block starts
+  // Per local rank, its blocks taken together, back to back: the blocks of
+  // the phase within a node.
+  Blocks byLocalRank;
+  bool sameAs = true;  // the blocks `sizes` and `given` describe already lie this way
 
   // `sizes` per rank, in any unit; `given` the offsets the caller's vector
   // has (the same unit).
   LocalRankMajorLayout(const core::NodeLayout& nodes, const size_t* sizes, const size_t* given)
-      : offsets(nodes.nodeOf.size()), localRankOffsets(nodes.ranksPerNode + 1) {
+      : offsets(nodes.nodeOf.size()), byLocalRank(nodes.ranksPerNode) {
     size_t at = 0;
     for (int localRank = 0; localRank < nodes.ranksPerNode; ++localRank) {
-      localRankOffsets[localRank] = at;
+      const size_t start = at;
       for (const std::vector<int>& node : nodes.members) {
         const int rank = node[localRank];
         offsets[rank] = at;
         sameAs = sameAs && (given[rank] == at || sizes[rank] == 0);
         at += sizes[rank];
       }
+      byLocalRank.append(at - start);
     }
-    localRankOffsets[nodes.ranksPerNode] = at;
   }
 
-  size_t total() const { return localRankOffsets.back(); }
-  size_t sizeOfLocalRank(int localRank) const { return localRankOffsets[localRank + 1] - localRankOffsets[localRank]; }
-  // Sizes and offsets of every local rank's blocks taken together: the blocks
-  // of the phase within a node.
-  std::vector<size_t> localRankSizes() const {
-    std::vector<size_t> sizes(localRankOffsets.size() - 1);
-    for (size_t localRank = 0; localRank < sizes.size(); ++localRank)
-      sizes[localRank] = sizeOfLocalRank(static_cast<int>(localRank));
-    return sizes;
-  }
+  size_t total() const { return byLocalRank.total(); }
 };
 
 }  // namespace comm::algo

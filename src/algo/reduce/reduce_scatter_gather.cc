@@ -11,7 +11,7 @@
 #include <memory>
 
 #include "algo/blocks/pipeline.h"
-#include "algo/patterns/element_blocks.h"
+#include "algo/patterns/blocks.h"
 #include "algo/reduce_scatter/ring.h"
 #include "common/dtype.h"
 
@@ -23,13 +23,13 @@ void reduceScatterGatherReduce(CollectiveContext& ctx, const void* in, void* out
   const int rank = ctx.rank();
   const size_t elementSize = dtypeSize(dtype);
   const bool isRoot = rank == root;
-  ElementBlocks blocks = ElementBlocks::even(count, n);
+  Blocks blocks = Blocks::even(count, n);
 
   // The reduce-scatter uses steps [0, n-1); the gather is the next one.
   const auto gatherStep = static_cast<uint32_t>(n - 1);
   // Not the landing area: the reduce-scatter lands its messages there.
-  char* mine = isRoot ? static_cast<char*>(out) + blocks.offsets[rank] * elementSize
-                      : ctx.scratch(core::Scratch::kResult, blocks.counts[rank] * elementSize);
+  char* mine = isRoot ? static_cast<char*>(out) + blocks.offsets()[rank] * elementSize
+                      : ctx.scratch(core::Scratch::kResult, blocks.counts()[rank] * elementSize);
   std::vector<RequestId> pending;
   ChunkFn toRoot = [&](size_t offset, size_t bytes) {
     pending.push_back(ctx.send(root, gatherStep, mine + offset, bytes));
@@ -39,8 +39,8 @@ void reduceScatterGatherReduce(CollectiveContext& ctx, const void* in, void* out
     // Only now: in place, the reduce-scatter was still reading these blocks of `in`.
     for (int q = 0; q < n; ++q) {
       if (q == root) continue;
-      char* block = static_cast<char*>(out) + blocks.offsets[q] * elementSize;
-      postReceiveChunks(ctx, q, gatherStep, block, blocks.counts[q] * elementSize).appendTo(pending);
+      char* block = static_cast<char*>(out) + blocks.offsets()[q] * elementSize;
+      postReceiveChunks(ctx, q, gatherStep, block, blocks.counts()[q] * elementSize).appendTo(pending);
     }
   }
   waitEach(ctx, pending);

@@ -38,15 +38,15 @@ namespace comm::algo {
 namespace {
 
 // The blocks of the ranks `sameLocalRank` (one per node), back to back.
-ElementBlocks blocksOf(const std::vector<int>& sameLocalRank, const ElementBlocks& blocks) {
-  std::vector<size_t> counts;
-  for (int member : sameLocalRank) counts.push_back(blocks.counts[member]);
-  return ElementBlocks::fromCounts(counts.data(), static_cast<int>(sameLocalRank.size()));
+Blocks blocksOf(const std::vector<int>& sameLocalRank, const Blocks& blocks) {
+  Blocks of(static_cast<int>(sameLocalRank.size()));
+  for (int member : sameLocalRank) of.append(blocks.counts()[member]);
+  return of;
 }
 
 // Phases 1 and 2 at once where the node's ranks read each other's inputs;
 // false (having done nothing else) where they may not.
-bool reduceScatterReadingInPlace(CollectiveContext& ctx, const void* in, void* out, const ElementBlocks& blocks,
+bool reduceScatterReadingInPlace(CollectiveContext& ctx, const void* in, void* out, const Blocks& blocks,
                                  comm_dtype_t dtype, comm_op_t op) {
   const core::NodeLayout& nodes = ctx.communicator().nodes();
   const int rank = ctx.rank();
@@ -60,7 +60,7 @@ bool reduceScatterReadingInPlace(CollectiveContext& ctx, const void* in, void* o
     if (!buffers) return false;
   }
   const std::vector<int> sameLocalRank = ranksWithLocalRank(nodes, nodes.localRank[rank]);
-  const ElementBlocks localRankBlocks = blocksOf(sameLocalRank, blocks);
+  const Blocks localRankBlocks = blocksOf(sameLocalRank, blocks);
   // Where every node's rank with this local rank has an empty block, so does every other rank at it.
   if (localRankBlocks.total() > 0) {
     // The node sums of this local rank's blocks, back to back, each combined as phase 2 first reads it.
@@ -68,11 +68,11 @@ bool reduceScatterReadingInPlace(CollectiveContext& ctx, const void* in, void* o
     CollectiveContext::Subgroup acrossNodes(ctx, sameLocalRank, kPhaseSteps);
     flatReduceScatter(ctx, nodeSums, out, localRankBlocks, dtype, op, [&](size_t offset, size_t bytes) {
       for (size_t i = 0; i < sameLocalRank.size() && bytes > 0; ++i) {
-        const size_t start = localRankBlocks.offsets[i] * elementSize;
-        const size_t end = start + localRankBlocks.counts[i] * elementSize;
+        const size_t start = localRankBlocks.offsets()[i] * elementSize;
+        const size_t end = start + localRankBlocks.counts()[i] * elementSize;
         if (offset >= end) continue;
         const size_t piece = std::min(bytes, end - offset);
-        buffers->combine(ctx, blocks.offsets[sameLocalRank[i]] * elementSize + (offset - start), piece,
+        buffers->combine(ctx, blocks.offsets()[sameLocalRank[i]] * elementSize + (offset - start), piece,
                          nodeSums + offset, dtype, op);
         offset += piece;
         bytes -= piece;
@@ -87,25 +87,24 @@ bool reduceScatterReadingInPlace(CollectiveContext& ctx, const void* in, void* o
 
 }  // namespace
 
-void hierarchicalReduceScatter(CollectiveContext& ctx, const void* in, void* out, const ElementBlocks& blocks,
+void hierarchicalReduceScatter(CollectiveContext& ctx, const void* in, void* out, const Blocks& blocks,
                                comm_dtype_t dtype, comm_op_t op) {
   if (reduceScatterReadingInPlace(ctx, in, out, blocks, dtype, op)) return;
   const core::NodeLayout& nodes = ctx.communicator().nodes();
   const int rank = ctx.rank();
   const int localRank = nodes.localRank[rank];
   const size_t elementSize = dtypeSize(dtype);
-  const LocalRankMajorLayout layout(nodes, blocks.counts.data(), blocks.offsets.data());
-  const std::vector<size_t> localRankCounts = layout.localRankSizes();
-  const ElementBlocks byLocalRank = ElementBlocks::fromCounts(localRankCounts.data(), nodes.ranksPerNode);
+  const LocalRankMajorLayout layout(nodes, blocks.counts(), blocks.offsets());
+  const Blocks& byLocalRank = layout.byLocalRank;
   // One phase area holds the input in place order (when it is not so) and
   // then this local rank's node sums: the flat phases may use the others.
   const size_t packedBytes = layout.sameAs ? 0 : layout.total() * elementSize;
-  char* area = ctx.scratch(core::Scratch::kPhase, packedBytes + byLocalRank.counts[localRank] * elementSize);
+  char* area = ctx.scratch(core::Scratch::kPhase, packedBytes + byLocalRank.counts()[localRank] * elementSize);
   const void* ordered = in;
   if (!layout.sameAs) {
     for (size_t r = 0; r < layout.offsets.size(); ++r) {
       copyBlock(ctx, area + layout.offsets[r] * elementSize,
-                static_cast<const char*>(in) + blocks.offsets[r] * elementSize, blocks.counts[r] * elementSize);
+                static_cast<const char*>(in) + blocks.offsets()[r] * elementSize, blocks.counts()[r] * elementSize);
     }
     ordered = area;
   }
@@ -117,7 +116,7 @@ void hierarchicalReduceScatter(CollectiveContext& ctx, const void* in, void* out
     ctx.waitAll();
   }
   // Where every node's rank with this local rank has an empty block, so does every other rank at it.
-  if (byLocalRank.counts[localRank] == 0) return;
+  if (byLocalRank.counts()[localRank] == 0) return;
   const std::vector<int> sameLocalRank = ranksWithLocalRank(nodes, localRank);
   CollectiveContext::Subgroup acrossNodes(ctx, sameLocalRank, kPhaseSteps);
   flatReduceScatter(ctx, nodeSums, out, blocksOf(sameLocalRank, blocks), dtype, op);

@@ -1,7 +1,7 @@
 #pragma once
 
 #include "algo/blocks/pipeline.h"
-#include "algo/patterns/element_blocks.h"
+#include "algo/patterns/blocks.h"
 #include "comm.h"
 #include "core/collective_context.h"
 
@@ -11,7 +11,7 @@ using core::CollectiveContext;
 
 // reduceScatterV's contract (the blocks back to back, one per rank). Needs
 // evenNodes (algo/selection/registry.h): L > 1 ranks on each of H > 1 nodes.
-void hierarchicalReduceScatter(CollectiveContext& ctx, const void* in, void* out, const ElementBlocks& blocks,
+void hierarchicalReduceScatter(CollectiveContext& ctx, const void* in, void* out, const Blocks& blocks,
                                comm_dtype_t dtype, comm_op_t op);
 
 // The flat algorithm for the context's current group (a subgroup's size, as
@@ -21,7 +21,7 @@ void hierarchicalReduceScatter(CollectiveContext& ctx, const void* in, void* out
 // bytes)`, when given, is called for each piece of `in` before it is first
 // read (algo/reduce_scatter/ring.h) where the algorithm takes hooks (the
 // ring), else once for the whole of `in`.
-void flatReduceScatter(CollectiveContext& ctx, const void* in, void* out, const ElementBlocks& blocks,
-                       comm_dtype_t dtype, comm_op_t op, const ChunkFn& beforeReading = {});
+void flatReduceScatter(CollectiveContext& ctx, const void* in, void* out, const Blocks& blocks, comm_dtype_t dtype,
+                       comm_op_t op, const ChunkFn& beforeReading = {});
 
 }  // namespace comm::algo

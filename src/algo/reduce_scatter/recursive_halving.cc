@@ -28,8 +28,8 @@ int keptFirst(int newRank, int first, int half) { return (newRank & half) == 0 ?
 
 }  // namespace
 
-void recursiveHalving(CollectiveContext& ctx, const Fold& fold, const void* src, void* mine,
-                      const ElementBlocks& blocks, comm_dtype_t dtype, comm_op_t op, uint32_t stepBase) {
+void recursiveHalving(CollectiveContext& ctx, const Fold& fold, const void* src, void* mine, const Blocks& blocks,
+                      comm_dtype_t dtype, comm_op_t op, uint32_t stepBase) {
   const int p = fold.participants();
   const int me = fold.newRank();
   const size_t elementSize = dtypeSize(dtype);
@@ -54,8 +54,8 @@ void recursiveHalving(CollectiveContext& ctx, const Fold& fold, const void* src,
     int kept = keptFirst(me, first, half);
     int given = keptFirst(partnerNewRank, first, half);
     size_t keptBytes = blocks.span(kept, kept + half) * elementSize;
-    const char* own = current + (blocks.offsets[kept] - currentOffset) * elementSize;
-    const char* give = current + (blocks.offsets[given] - currentOffset) * elementSize;
+    const char* own = current + (blocks.offsets()[kept] - currentOffset) * elementSize;
+    const char* give = current + (blocks.offsets()[given] - currentOffset) * elementSize;
     char* landing = landings[k % 2];
     char* result = half == 1 ? static_cast<char*>(mine) : landing;
 
@@ -67,22 +67,22 @@ void recursiveHalving(CollectiveContext& ctx, const Fold& fold, const void* src,
     });
     waitEach(ctx, sent);
     current = result;
-    currentOffset = blocks.offsets[kept];
+    currentOffset = blocks.offsets()[kept];
     first = kept;
   }
 }
 
-void recursiveHalvingReduceScatter(CollectiveContext& ctx, const void* in, void* out, const ElementBlocks& blocks,
+void recursiveHalvingReduceScatter(CollectiveContext& ctx, const void* in, void* out, const Blocks& blocks,
                                    comm_dtype_t dtype, comm_op_t op) {
   const int rank = ctx.rank();
   const size_t elementSize = dtypeSize(dtype);
   const size_t totalBytes = blocks.total() * elementSize;
   Fold fold(ctx.size(), rank);
   if (fold.handsOver()) {
-    handOver(ctx, fold, in, totalBytes, out, blocks.counts[rank] * elementSize, kFold, kUnfold);
+    handOver(ctx, fold, in, totalBytes, out, blocks.counts()[rank] * elementSize, kFold, kUnfold);
     return;
   }
-  ElementBlocks joined = fold.participantBlocks(blocks);
+  Blocks joined = fold.participantBlocks(blocks);
   if (!fold.carriesPartner()) {
     recursiveHalving(ctx, fold, in, out, joined, dtype, op, kHalving);
     return;
@@ -90,12 +90,12 @@ void recursiveHalvingReduceScatter(CollectiveContext& ctx, const void* in, void*
   // The pair's two blocks come out side by side: pass the partner its own.
   char* acc = ctx.scratch(core::Scratch::kResult, totalBytes);
   combineFolded(ctx, fold, in, acc, blocks.total(), dtype, op, kFold);
-  recursiveHalving(ctx, fold, acc, acc + joined.offsets[fold.newRank()] * elementSize, joined, dtype, op, kHalving);
+  recursiveHalving(ctx, fold, acc, acc + joined.offsets()[fold.newRank()] * elementSize, joined, dtype, op, kHalving);
   int partner = fold.partner();
   RequestId sent =
-      ctx.send(partner, kUnfold, acc + blocks.offsets[partner] * elementSize, blocks.counts[partner] * elementSize);
-  if (blocks.counts[rank] > 0) {
-    std::memcpy(out, acc + blocks.offsets[rank] * elementSize, blocks.counts[rank] * elementSize);
+      ctx.send(partner, kUnfold, acc + blocks.offsets()[partner] * elementSize, blocks.counts()[partner] * elementSize);
+  if (blocks.counts()[rank] > 0) {
+    std::memcpy(out, acc + blocks.offsets()[rank] * elementSize, blocks.counts()[rank] * elementSize);
   }
   ctx.wait(sent);
 }

@@ -5,7 +5,7 @@
 
 #include "algo/blocks/board_collectives.h"
 #include "algo/collectives.h"
-#include "algo/patterns/element_blocks.h"
+#include "algo/patterns/blocks.h"
 #include "algo/reduce_scatter/hierarchical.h"
 #include "algo/reduce_scatter/recursive_halving.h"
 #include "algo/reduce_scatter/ring.h"
@@ -17,22 +17,20 @@
 namespace comm::algo {
 namespace {
 
-using AlgorithmFn = void(CollectiveContext&, const void* in, void* out, const ElementBlocks& blocks, comm_dtype_t dtype,
+using AlgorithmFn = void(CollectiveContext&, const void* in, void* out, const Blocks& blocks, comm_dtype_t dtype,
                          comm_op_t op);
-using AlgorithmFnWithHooks = void(CollectiveContext&, const void* in, void* out, const ElementBlocks& blocks,
+using AlgorithmFnWithHooks = void(CollectiveContext&, const void* in, void* out, const Blocks& blocks,
                                   comm_dtype_t dtype, comm_op_t op, const ChunkFn& beforeReading);
 
-void board(CollectiveContext& ctx, const void* in, void* out, const ElementBlocks& blocks, comm_dtype_t dtype,
-           comm_op_t op) {
-  boardReduceScatter(ctx, in, out, blocks.counts.data(), blocks.offsets.data(), dtype, op);
+void board(CollectiveContext& ctx, const void* in, void* out, const Blocks& blocks, comm_dtype_t dtype, comm_op_t op) {
+  boardReduceScatter(ctx, in, out, blocks.counts(), blocks.offsets(), dtype, op);
 }
 
-void ring(CollectiveContext& ctx, const void* in, void* out, const ElementBlocks& blocks, comm_dtype_t dtype,
-          comm_op_t op) {
+void ring(CollectiveContext& ctx, const void* in, void* out, const Blocks& blocks, comm_dtype_t dtype, comm_op_t op) {
   ringReduceScatter(ctx, in, out, blocks, dtype, op, 0);
 }
 
-void ringWithHooks(CollectiveContext& ctx, const void* in, void* out, const ElementBlocks& blocks, comm_dtype_t dtype,
+void ringWithHooks(CollectiveContext& ctx, const void* in, void* out, const Blocks& blocks, comm_dtype_t dtype,
                    comm_op_t op, const ChunkFn& beforeReading) {
   ringReduceScatter(ctx, in, out, blocks, dtype, op, 0, {}, beforeReading);
 }
@@ -77,8 +75,8 @@ constexpr Rule kRules[] = {
 extern const CollectiveTable kReduceScatterTable{core::CollectiveKind::kReduceScatter, kInfo, kRules};
 extern const CollectiveTable kReduceScatterVTable{core::CollectiveKind::kReduceScatterV, kInfo, kRules};
 
-void flatReduceScatter(CollectiveContext& ctx, const void* in, void* out, const ElementBlocks& blocks,
-                       comm_dtype_t dtype, comm_op_t op, const ChunkFn& beforeReading) {
+void flatReduceScatter(CollectiveContext& ctx, const void* in, void* out, const Blocks& blocks, comm_dtype_t dtype,
+                       comm_op_t op, const ChunkFn& beforeReading) {
   const size_t bytes = blocks.total() * dtypeSize(dtype);
   // reduce_scatter_v's phases follow its own COMM_ALGO entry.
   const CollectiveTable& table =
@@ -95,23 +93,23 @@ void reduceScatterV(CollectiveContext& ctx, const void* in, void* out, const siz
                     comm_dtype_t dtype, comm_op_t op) {
   const int n = ctx.size();
   const size_t elementSize = dtypeSize(dtype);
-  ElementBlocks blocks = ElementBlocks::fromCounts(counts, n);
+  Blocks blocks = Blocks::fromCounts(counts, n);
   for (int r = 0; r < n; ++r) {
-    if (offsets[r] != blocks.offsets[r]) {
+    if (offsets[r] != blocks.offsets()[r]) {
       fail(COMM_ERR_INTERNAL, "reduce_scatter: block {} starts at element {}, not right after block {}", r, offsets[r],
            r - 1);
     }
   }
   int algorithm = choose(ctx, blocks.total() * elementSize);
   if (n == 1 || blocks.total() == 0) {
-    const char* own = static_cast<const char*>(in) + blocks.offsets[ctx.rank()] * elementSize;
-    size_t bytes = blocks.counts[ctx.rank()] * elementSize;
+    const char* own = static_cast<const char*>(in) + blocks.offsets()[ctx.rank()] * elementSize;
+    size_t bytes = blocks.counts()[ctx.rank()] * elementSize;
     if (own != out && bytes > 0) std::memcpy(out, own, bytes);
   } else {
     kAlgorithms[algorithm].run(ctx, in, out, blocks, dtype, op);
   }
   // Every algorithm combines AVG like SUM; the one division is here, on this rank's whole block.
-  if (op == COMM_OP_AVG) reduce::finishAverage(out, blocks.counts[ctx.rank()], dtype, n);
+  if (op == COMM_OP_AVG) reduce::finishAverage(out, blocks.counts()[ctx.rank()], dtype, n);
 }
 
 }  // namespace comm::algo

@@ -3,7 +3,7 @@
 #include <cstdint>
 
 #include "algo/blocks/pipeline.h"
-#include "algo/patterns/element_blocks.h"
+#include "algo/patterns/blocks.h"
 #include "comm.h"
 #include "core/collective_context.h"
 
@@ -19,8 +19,7 @@ using core::CollectiveContext;
 // `beforeReading(offset, bytes)` is called once for each piece of `in` (a
 // byte offset into it) just before that piece is first read, so a caller
 // may fill `in` as the ring goes. Uses steps [stepBase, stepBase + size - 1).
-void ringReduceScatter(CollectiveContext& ctx, const void* in, void* mine, const ElementBlocks& blocks,
-                       comm_dtype_t dtype, comm_op_t op, uint32_t stepBase, const ChunkFn& onChunk = {},
-                       const ChunkFn& beforeReading = {});
+void ringReduceScatter(CollectiveContext& ctx, const void* in, void* mine, const Blocks& blocks, comm_dtype_t dtype,
+                       comm_op_t op, uint32_t stepBase, const ChunkFn& onChunk = {}, const ChunkFn& beforeReading = {});
 
 }  // namespace comm::algo

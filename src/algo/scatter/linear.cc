@@ -13,14 +13,13 @@ void linearScatter(CollectiveContext& ctx, const void* in, void* out, const size
                    int root) {
   int n = ctx.size();
   int rank = ctx.rank();
-  BlockLayout layout(n, bytes, offsets);
   if (rank != root) {
     std::vector<core::RequestId> received;
-    recvPacked(ctx, root, 0, out, layout, rank, 1, received);
+    recvPacked(ctx, root, 0, out, bytes, offsets, rank, 1, received);
     return;
   }
   for (int peer = 0; peer < n; ++peer) {
-    if (peer != root) sendRuns(ctx, peer, 0, in, layout, peer, 1);
+    if (peer != root) sendRuns(ctx, peer, 0, in, bytes, offsets, peer, 1);
   }
   copyBlock(ctx, out, static_cast<const char*>(in) + offsets[rank], bytes[rank]);
 }
