@@ -43,8 +43,9 @@ using ranks_as_threads::spawnRanks;
 constexpr comm_dtype_t kLastDtype = COMM_BOOL;
 constexpr comm_op_t kLastOp = COMM_OP_BXOR;
 
-// Rank counts odd and even, on one node and cut into nodes (even and not).
-const Layout kLayouts[] = {{1}, {2}, {3}, {4}, {5}, {8}, {4, 2}, {5, 2}, {8, 4}};
+// Rank counts odd and even up to 16, on one node and cut into nodes (even
+// and not).
+const Layout kLayouts[] = {{1}, {2}, {3}, {4}, {5}, {8}, {16}, {4, 2}, {5, 2}, {8, 4}, {16, 4}};
 // An element, and more elements than any group has ranks (uneven blocks).
 constexpr size_t kCounts[] = {1, 1031};
 

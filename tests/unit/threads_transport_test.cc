@@ -155,6 +155,31 @@ void peerLeaves() {
   CHECK(sentToGone.status == COMM_ERR_REMOTE, "status {}", static_cast<int>(sentToGone.status));
 }
 
+// A rank may finish and leave before a peer connects (a scatter's root
+// waits for nobody): the peer connects all the same, takes what it was
+// sent, and sees the rank gone for anything more.
+void peerLeavesBeforeConnect() {
+  std::vector<std::unique_ptr<Transport>> ranks;
+  for (int rank = 0; rank < 2; ++rank) ranks.push_back(comm::transport::createThreadsTransport());
+  std::vector<PeerInfo> peers;
+  for (auto& rank : ranks) peers.push_back({rank->localAddress(), true});
+  ranks[0]->connect(0, peers);
+  uint64_t value = 5, delivered = 0, more = 0;
+  Request sent, received, receivedMore, sentToGone;
+  ranks[0]->send(1, 8, &value, 8, sent);
+  waitOk(*ranks[0], sent);
+  ranks[0].reset();
+  ranks[1]->connect(1, peers);
+  ranks[1]->recv(0, 8, &delivered, 8, received);
+  waitOk(*ranks[1], received);
+  CHECK(delivered == 5, "{}", delivered);
+  ranks[1]->recv(0, 9, &more, 8, receivedMore);
+  CHECK(receivedMore.done && receivedMore.status == COMM_ERR_REMOTE, "status {}",
+        static_cast<int>(receivedMore.status));
+  ranks[1]->send(0, 1, &value, 8, sentToGone);
+  CHECK(sentToGone.status == COMM_ERR_REMOTE, "status {}", static_cast<int>(sentToGone.status));
+}
+
 // Only ranks of this process: an address from another pid is refused.
 void otherProcessRefused() {
   auto rank = comm::transport::createThreadsTransport();
@@ -208,6 +233,7 @@ void tagsAndOrderTest(void**) { run(tagsAndOrder); }
 void mismatchTest(void**) { run(mismatch); }
 void cancelTest(void**) { run(cancel); }
 void peerLeavesTest(void**) { run(peerLeaves); }
+void peerLeavesBeforeConnectTest(void**) { run(peerLeavesBeforeConnect); }
 void otherProcessRefusedTest(void**) { run(otherProcessRefused); }
 void threadsAllToAllTest(void**) { run(threadsAllToAll); }
 
@@ -218,7 +244,7 @@ int main() {
       cmocka_unit_test(sizesBothOrdersTest), cmocka_unit_test(tagsAndOrderTest),
       cmocka_unit_test(mismatchTest),        cmocka_unit_test(cancelTest),
       cmocka_unit_test(peerLeavesTest),      cmocka_unit_test(otherProcessRefusedTest),
-      cmocka_unit_test(threadsAllToAllTest),
+      cmocka_unit_test(threadsAllToAllTest), cmocka_unit_test(peerLeavesBeforeConnectTest),
   };
   return cmocka_run_group_tests(tests, nullptr, nullptr);
 }

@@ -118,8 +118,14 @@ void ThreadsTransport::connect(int selfRank, const std::vector<PeerInfo>& peers)
            kThreadsProvider, rank, address.pid, kThreadsProvider);
     }
     found[rank] = registry().find(address.id);
-    if (!found[rank])
-      fail(COMM_ERR_TRANSPORT, "{}: rank {} has left before this rank connected", kThreadsProvider, rank);
+    if (!found[rank]) {
+      // It finished and left before this rank connected (a scatter's root
+      // needs nobody to connect to it): what it sent waits in this rank's
+      // mailbox already, and a closed one stands in for its own.
+      found[rank] = std::make_shared<Mailbox>();
+      found[rank]->close();
+      mailbox_->peerLeft(static_cast<int>(rank));
+    }
   }
   self_ = selfRank;
   peers_ = std::move(found);
