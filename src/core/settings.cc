@@ -39,9 +39,9 @@ constexpr SettingSpec kSpecs[] = {
      "network interface for tcp (comm's own and libfabric's) between nodes; empty: the one that reaches the master "
      "address, else the first that is not loopback or a docker/virtual bridge (docker*, br-*, virbr*, veth*...)"},
     {"tcp_unexpected_bytes", "268435456",
-     "bytes of messages that arrived before their receive held for one peer: over comm's tcp more fail that peer's "
-     "connection with COMM_ERR_TRANSPORT; over the direct shared-memory path the peer's sends wait until receives "
-     "take some (back-pressure)"},
+     "bytes of messages that arrived before their receive held for one peer, over comm's tcp and the direct "
+     "shared-memory path; past it the peer's further messages stay unread and its sends wait until receives take "
+     "some (back-pressure)"},
     {"test_ranks_per_node", "0",
      "testing: number the ranks' nodes as if every node held this many ranks (world ranks 0..n-1 on node 0, and so "
      "on), so that comm_node_count, comm_split_by_node and the hierarchical algorithms act across nodes on one host; "

@@ -16,8 +16,9 @@
 // Each transport keeps its own wire (tcp/tcp_wire.h, shm/shm_protocol.h)
 // and its own records; this engine holds them, finds the match, and counts
 // what early messages cost against the budget the transport sets. What
-// happens past the budget is the transport's choice: tcp fails the peer's
-// connection, shm leaves the peer's ring unread (back-pressure).
+// happens past the budget is the transport's: both leave the peer's
+// messages unread (tcp in its socket, shm in its ring), so that its sends
+// wait (back-pressure) until receives take some arrivals.
 #pragma once
 
 #include <cstddef>
@@ -67,6 +68,9 @@ class MatchingEngine {
     }
   }
   bool hasReceives() const { return !receives_.empty(); }
+  bool hasReceiveFor(uint64_t tag) const {
+    return receives_.find([tag](const Receive& r) { return r.tag == tag; }) != nullptr;
+  }
 
   // Arrivals.
   //

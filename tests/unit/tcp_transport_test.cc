@@ -36,8 +36,9 @@ using comm::transport::tcp::kEagerBytes;
 
 void runRanks(int size, const Body& body) { assert_int_equal(forkRanks(size, body), 0); }
 
-std::unique_ptr<Transport> tcp() {
+std::unique_ptr<Transport> tcp(size_t maxUnexpectedBytes = 0) {
   Options options;
+  options.tcp.maxUnexpectedBytes = maxUnexpectedBytes;
   options.provider = "tcp";
   options.singleNode = true;
   options.secret = "tcp transport test secret 0123456789";
@@ -142,12 +143,48 @@ void test_cancelled_sends_give_buffers_back(void**) {
   });
 }
 
+// A sender far ahead of its receiver: the receiver holds only
+// maxUnexpectedBytes of early messages and then leaves the rest in the
+// socket, so that the sender's later sends wait in its own queue
+// (back-pressure) instead of the receiver's memory growing or the
+// connection failing; once the receives are posted every message arrives,
+// in order. More bytes than the sockets between the two hold.
+void test_early_messages_held_back(void**) {
+  constexpr int kMessages = 800;
+  constexpr size_t kSize = 64 * 1024;
+  runRanks(2, [&](Rank& self) {
+    self.connect(tcp(8 * kSize));
+    std::vector<Bytes> data(kMessages);
+    std::vector<Request> requests(kMessages);
+    for (int i = 0; i < kMessages; ++i) data[i] = self.rank == 0 ? pattern(kSize, i) : Bytes(kSize, 0);
+    if (self.rank == 0) {
+      for (int i = 0; i < kMessages; ++i) self.transport->send(1, 4, data[i].data(), kSize, requests[i]);
+    }
+    self.pump(std::chrono::milliseconds(300));
+    self.barrier();
+    if (self.rank == 0) {
+      const auto sent = std::count_if(requests.begin(), requests.end(), [](const Request& r) { return r.done.load(); });
+      CHECK(sent > 0 && sent < kMessages, "{} of {} early sends completed; the receiver holds {} bytes", sent,
+            kMessages, 8 * kSize);
+    }
+    self.barrier();
+    if (self.rank == 1) {
+      for (int i = 0; i < kMessages; ++i) self.transport->recv(0, 4, data[i].data(), kSize, requests[i]);
+    }
+    for (Request& request : requests) waitOk(*self.transport, request);
+    if (self.rank == 1) {
+      for (int i = 0; i < kMessages; ++i) checkPattern(data[i], kSize, i);
+    }
+  });
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
   if (argc > 1) cmocka_set_test_filter(argv[1]);
   const CMUnitTest tests[] = {
       cmocka_unit_test(test_cancelled_sends_give_buffers_back),
+      cmocka_unit_test(test_early_messages_held_back),
   };
   return cmocka_run_group_tests(tests, nullptr, nullptr);
 }

@@ -74,6 +74,10 @@ struct Connection {
   size_t inStart = 0;
   size_t inEnd = 0;
   Incoming incoming;
+  // Its early messages fill the budget (COMM_TCP_UNEXPECTED_BYTES): what
+  // follows stays in the socket, and the peer's sends wait in its queue,
+  // until a receive is posted here or takes an arrival (back-pressure).
+  bool heldBack = false;
 
   bool dead() const { return !deadWhy.empty(); }
   // Whether something this rank started waits for what comes on it: a

@@ -131,6 +131,8 @@ void MessageEngine::recv(int peer, uint64_t tag, char* data, size_t size, Reques
   Receive* posted = receives_.acquire();
   *posted = Receive{receive};
   c.matching.post(posted);
+  // It may be for the message held back in the socket.
+  c.heldBack = false;
 }
 
 void MessageEngine::cancel(Request& request) {
@@ -179,6 +181,7 @@ bool MessageEngine::writeTo(Connection& c) {
 }
 
 bool MessageEngine::readFrom(Connection& c) {
+  if (c.heldBack) return false;
   bool completed = false;
   bool drained = false;
   for (;;) {
@@ -195,6 +198,10 @@ bool MessageEngine::readFrom(Connection& c) {
       }
       if (c.inEnd - c.inStart < sizeof(Header)) break;
       const Header header = decodeHeader(std::string_view(c.inbox.get() + c.inStart, sizeof(Header)));
+      if (overBudget(c, header)) {
+        c.heldBack = true;
+        return completed;
+      }
       c.inStart += sizeof header;
       completed = startMessage(c, header) || completed;
       if (c.dead()) return true;
@@ -248,7 +255,6 @@ bool MessageEngine::startMessage(Connection& c, const Header& header) {
       if (std::optional<Destination> receive = takeReceive(c, header.tag)) {
         return clearToSend(c, header.tag, header.size, header.id, *receive);
       }
-      if (!admit(c, Matching::cost(header.size, true))) return true;
       Arrival* message = newArrival(header.tag, header.size);
       message->complete = true;
       message->rendezvous = true;
@@ -308,8 +314,7 @@ bool MessageEngine::startMessage(Connection& c, const Header& header) {
       c.incoming = {true, nullptr, header.size, 0, nullptr, nullptr};
     }
   } else {
-    // checkHeader() bounded the size by kEagerBytes; this bounds how many.
-    if (!admit(c, Matching::cost(header.size, false))) return true;
+    // checkHeader() bounded the size by kEagerBytes, overBudget() how many.
     Arrival* message = newArrival(header.tag, header.size);
     message->data = payloads_.take(header.size);
     c.matching.hold(message);
@@ -366,6 +371,7 @@ Arrival* MessageEngine::newArrival(uint64_t tag, size_t size) {
 
 void MessageEngine::forget(Connection& c, Arrival& message) {
   c.matching.forget(&message);
+  c.heldBack = false;
   if (message.data) payloads_.giveBack(std::move(message.data), message.size);
   arrivals_.release(&message);
 }
@@ -382,14 +388,13 @@ void MessageEngine::sayGoodbye() {
   }
 }
 
-bool MessageEngine::admit(Connection& c, size_t cost) {
-  if (c.matching.admits(cost, maxUnexpected_)) return true;
-  markDead(c,
-           fmt::format("rank {} sent more messages before their receives than this rank holds for one peer ({} bytes, "
-                       "COMM_TCP_UNEXPECTED_BYTES)",
-                       c.peer, maxUnexpected_),
-           COMM_ERR_TRANSPORT);
-  return false;
+bool MessageEngine::overBudget(const Connection& c, const Header& header) const {
+  if (header.kind != Kind::kEager && header.kind != Kind::kRequestToSend) return false;
+  // A broken header is startMessage()'s to report; a message a receive
+  // waits for holds nothing; and one alone is always taken, so that no
+  // message waits for a budget smaller than itself.
+  if (!checkHeader(header).empty() || c.matching.hasReceiveFor(header.tag) || c.matching.held() == 0) return false;
+  return !c.matching.admits(Matching::cost(header.size, header.kind == Kind::kRequestToSend), maxUnexpected_);
 }
 
 void MessageEngine::markDead(Connection& c, std::string why, comm_status_t status, bool quiet) {

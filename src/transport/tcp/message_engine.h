@@ -84,9 +84,9 @@ class MessageEngine {
   // away, COMM_ERR_TRANSPORT when it broke the protocol. `quiet`: an expected
   // end (the peer said goodbye), logged at debug level only.
   void markDead(Connection& c, std::string why, comm_status_t status = COMM_ERR_REMOTE, bool quiet = false);
-  // Whether an arrival of `cost` from `c`'s peer fits the budget; past it,
-  // fails the connection and returns false.
-  bool admit(Connection& c, size_t cost);
+  // Whether `header` starts a message no receive waits for that would take
+  // `c`'s peer past the budget of early bytes: it then waits in the socket.
+  bool overBudget(const Connection& c, const Header& header) const;
 
   const size_t maxUnexpected_;
   UniqueFd epoll_;

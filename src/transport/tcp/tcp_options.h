@@ -13,8 +13,8 @@ struct TcpOptions {
   // comm_init's COMM_TIMEOUT); 0: two minutes.
   std::chrono::milliseconds connectTimeout{0};
   // Bytes of messages that arrived before their receive that the transport
-  // holds for one peer; more fail that peer's connection
-  // (COMM_ERR_TRANSPORT). 0: kDefaultUnexpectedBytes. The
+  // holds for one peer; past it the rest stays in the peer's socket until
+  // receives take some (back-pressure). 0: kDefaultUnexpectedBytes. The
   // tcp_unexpected_bytes setting.
   size_t maxUnexpectedBytes = 0;
 };

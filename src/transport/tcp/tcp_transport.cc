@@ -95,7 +95,7 @@ bool TcpTransport::progress() {
   const bool everyone = now >= nextQuietRead_;
   if (everyone) nextQuietRead_ = now + kQuietReadInterval;
   auto toRead = [everyone](const std::unique_ptr<Connection>& c) {
-    return c && c->fd.valid() && (everyone || c->awaited());
+    return c && c->fd.valid() && !c->heldBack && (everyone || c->awaited());
   };
   const auto& connections = messages_.connections();
   if (messages_.live() <= kDirectReadPeers) {
@@ -107,7 +107,7 @@ bool TcpTransport::progress() {
     const int ready = epoll_wait(messages_.readiness(), events, 32, 0);
     for (int i = 0; i < ready; ++i) {
       Connection& c = *connections[events[i].data.u32];
-      if (!c.dead()) completed = messages_.readFrom(c) || completed;
+      if (!c.dead() && !c.heldBack) completed = messages_.readFrom(c) || completed;
     }
   }
   if (messages_.queuedSends() > 0) {
@@ -130,7 +130,8 @@ bool TcpTransport::waitReady(std::chrono::microseconds limit) {
     if (!lock.owns_lock()) return false;  // another thread is moving the bytes
     for (const auto& c : messages_.connections()) {
       if (!c || !c->fd.valid()) continue;
-      const short events = static_cast<short>((c->awaited() ? POLLIN : 0) | (c->sends.empty() ? 0 : POLLOUT));
+      const short events =
+          static_cast<short>((c->awaited() && !c->heldBack ? POLLIN : 0) | (c->sends.empty() ? 0 : POLLOUT));
       if (events != 0) watched.push_back({c->fd.get(), events, 0});
     }
   }
