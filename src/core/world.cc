@@ -31,6 +31,11 @@ constexpr auto kLauncherRecordWait = std::chrono::milliseconds(500);
 constexpr auto kLauncherRecordPoll = std::chrono::milliseconds(20);
 // commrun writes the first failing rank's fate under this key.
 constexpr const char* kLauncherFailureKey = "commrun/failed";
+// How many ranks are done joining the world (joined or failed), counted in
+// the store.
+constexpr const char* kJoinedKey = "joined";
+// How often a rank that hosts the store looks whether every rank has joined.
+constexpr auto kJoinedPoll = std::chrono::milliseconds(2);
 
 std::string readFirstLine(const char* path) {
   std::ifstream in(path);
@@ -153,15 +158,43 @@ void World::join(const Settings& settings, AlgorithmOverrides overrides) {
     store_ = std::make_unique<bootstrap::StoreClient>(launch.masterAddr, launch.masterPort, secret_, deadline);
   }
   makeCommunicatorIds();
-  meetPeers();
-  if (launch.localRank >= 0 && launch.localRank != localRank_) {
-    log::warn("the launcher says local rank {}, but {} ranks before this one share its node", launch.localRank,
-              localRank_);
+  try {
+    meetPeers();
+    if (launch.localRank >= 0 && launch.localRank != localRank_) {
+      log::warn("the launcher says local rank {}, but {} ranks before this one share its node", launch.localRank,
+                localRank_);
+    }
+    connectTransport();
+  } catch (const Error&) {
+    countJoined();
+    throw;
   }
-  connectTransport();
+  countJoined();
   progress_ = std::make_unique<ProgressThread>(*transport_);
   logSettings();
   initDeadline_.reset();
+  joined_ = true;
+}
+
+void World::countJoined() {
+  if (!store_ || size_ == 1) return;
+  try {
+    std::lock_guard lock(storeMutex_);
+    store_->add(keyPrefix_ + kJoinedKey, 1, storeDeadline());
+  } catch (const Error& e) {
+    log::debug("the store did not count this rank in: {}", e.what());
+  }
+}
+
+void World::awaitJoined() {
+  const Deadline deadline(timeout_);
+  try {
+    while (store_->add(keyPrefix_ + kJoinedKey, 0, deadline) < size_ && !deadline.expired() && !firstFailure()) {
+      std::this_thread::sleep_for(kJoinedPoll);
+    }
+  } catch (const Error& e) {
+    log::debug("closing the store before every rank joined: {}", e.what());
+  }
 }
 
 World::~World() {
@@ -173,6 +206,10 @@ World::~World() {
   }
   progress_.reset();
   transport_.reset();
+  // A rank that hosts the store may finish first (a scatter's root waits
+  // for nobody) while the others still read each other's addresses. If it
+  // failed to join itself, the others fail too: nobody is waited for.
+  if (storeServer_ && joined_ && size_ > 1 && !aborted()) awaitJoined();
   store_.reset();
   storeServer_.reset();
   if (!secretFileToRemove_.empty()) unlink(secretFileToRemove_.c_str());

@@ -121,6 +121,12 @@ class World {
   void meetPeers();
   void numberNodes();
   void connectTransport();
+  // Counts this rank in the store as done joining, whether it joined or
+  // failed: it reads no more of the others' entries.
+  void countJoined();
+  // Until every rank is done joining (that count), a failure is known, or
+  // the timeout: the store's host keeps it for the ranks still reading.
+  void awaitJoined();
   void logSettings() const;
   Deadline storeDeadline() const;
 
@@ -147,6 +153,7 @@ class World {
   bool ownsProcessWorld_ = false;
   std::chrono::milliseconds timeout_{600000};
   std::optional<Deadline> initDeadline_;
+  bool joined_ = false;  // join() returned
   std::unique_ptr<bootstrap::StoreServer> storeServer_;
   std::unique_ptr<bootstrap::StoreClient> store_;
   std::mutex storeMutex_;
