@@ -15,15 +15,16 @@ constexpr RootedBlocksDirection kGather{
     .binomial = {binomialGather, "binomial tree to the root, each subtree's blocks sent up together"},
     .linear = {linearGather, "every rank sends its block straight to the root, all at once"},
 };
-using Table = RootedBlocksTable<kGather>;
 
 }  // namespace
 
-extern const CollectiveTable kGatherTable{core::CollectiveKind::kGather, Table::kInfo, Table::kRules};
-extern const CollectiveTable kGatherVTable{core::CollectiveKind::kGatherV, Table::kInfo, Table::kRules};
+extern const CollectiveTable kGatherTable{core::CollectiveKind::kGather, kRootedBlocksInfo<kGather>,
+                                          kRootedBlocksRules<kGather>};
+extern const CollectiveTable kGatherVTable{core::CollectiveKind::kGatherV, kRootedBlocksInfo<kGather>,
+                                           kRootedBlocksRules<kGather>};
 
 void gatherV(CollectiveContext& ctx, const void* in, void* out, const size_t* bytes, const size_t* offsets, int root) {
-  Table::run(ctx, in, out, bytes, offsets, root);
+  runRootedBlocks<kGather>(ctx, in, out, bytes, offsets, root);
 }
 
 }  // namespace comm::algo

@@ -15,15 +15,16 @@ constexpr RootedBlocksDirection kScatter{
     .binomial = {binomialScatter, "binomial tree from the root, each subtree's blocks sent down together"},
     .linear = {linearScatter, "the root sends every rank its block straight, all at once"},
 };
-using Table = RootedBlocksTable<kScatter>;
 
 }  // namespace
 
-extern const CollectiveTable kScatterTable{core::CollectiveKind::kScatter, Table::kInfo, Table::kRules};
-extern const CollectiveTable kScatterVTable{core::CollectiveKind::kScatterV, Table::kInfo, Table::kRules};
+extern const CollectiveTable kScatterTable{core::CollectiveKind::kScatter, kRootedBlocksInfo<kScatter>,
+                                           kRootedBlocksRules<kScatter>};
+extern const CollectiveTable kScatterVTable{core::CollectiveKind::kScatterV, kRootedBlocksInfo<kScatter>,
+                                            kRootedBlocksRules<kScatter>};
 
 void scatterV(CollectiveContext& ctx, const void* in, void* out, const size_t* bytes, const size_t* offsets, int root) {
-  Table::run(ctx, in, out, bytes, offsets, root);
+  runRootedBlocks<kScatter>(ctx, in, out, bytes, offsets, root);
 }
 
 }  // namespace comm::algo

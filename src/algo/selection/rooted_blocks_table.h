@@ -26,31 +26,35 @@ struct RootedBlocksDirection {
   RootedBlocksAlgorithm linear;    // every block straight between its rank and the root
 };
 
+// Variables at namespace scope rather than members of a class template:
+// a member's initializer cannot read another member as a constant while
+// the class is incomplete (clang).
 template <const RootedBlocksDirection& kDirection>
-struct RootedBlocksTable {
-  static constexpr Algorithm<RootedBlocksFn> kAlgorithms[] = {
-      {{.name = "board", .summary = kDirection.board.summary, .fits = fitsBoard}, kDirection.board.run},
-      {{.name = "binomial", .summary = kDirection.binomial.summary}, kDirection.binomial.run},
-      {{.name = "linear", .summary = kDirection.linear.summary}, kDirection.linear.run},
-  };
-  static constexpr auto kInfo = infoOf(kAlgorithms);
-  // The first rule that applies and whose algorithm fits wins
-  // (algo/selection/registry.h).
-  static constexpr Rule kRules[] = {
-      // No message leaves the node: one copy in, and a look at the entries it needs.
-      rule(kInfo, "board", kAnyBytes, kAnyRanks),
-      // While latency dominates, log2 n messages at the root beat n-1.
-      rule(kInfo, "binomial", 64 * 1024, kAnyRanks),
-      // Larger: no forwarding and no copies of subtrees.
-      rule(kInfo, "linear", kAnyBytes, kAnyRanks),
-  };
-
-  // Chooses by the blocks' total and runs the choice.
-  static void run(CollectiveContext& ctx, const void* in, void* out, const size_t* bytes, const size_t* offsets,
-                  int root) {
-    const int algorithm = choose(ctx, std::accumulate(bytes, bytes + ctx.size(), size_t{0}));
-    kAlgorithms[algorithm].run(ctx, in, out, bytes, offsets, root);
-  }
+inline constexpr Algorithm<RootedBlocksFn> kRootedBlocksAlgorithms[] = {
+    {{.name = "board", .summary = kDirection.board.summary, .fits = fitsBoard}, kDirection.board.run},
+    {{.name = "binomial", .summary = kDirection.binomial.summary}, kDirection.binomial.run},
+    {{.name = "linear", .summary = kDirection.linear.summary}, kDirection.linear.run},
 };
+template <const RootedBlocksDirection& kDirection>
+inline constexpr auto kRootedBlocksInfo = infoOf(kRootedBlocksAlgorithms<kDirection>);
+// The first rule that applies and whose algorithm fits wins
+// (algo/selection/registry.h).
+template <const RootedBlocksDirection& kDirection>
+inline constexpr Rule kRootedBlocksRules[] = {
+    // No message leaves the node: one copy in, and a look at the entries it needs.
+    rule(kRootedBlocksInfo<kDirection>, "board", kAnyBytes, kAnyRanks),
+    // While latency dominates, log2 n messages at the root beat n-1.
+    rule(kRootedBlocksInfo<kDirection>, "binomial", 64 * 1024, kAnyRanks),
+    // Larger: no forwarding and no copies of subtrees.
+    rule(kRootedBlocksInfo<kDirection>, "linear", kAnyBytes, kAnyRanks),
+};
+
+// Chooses by the blocks' total and runs the choice.
+template <const RootedBlocksDirection& kDirection>
+void runRootedBlocks(CollectiveContext& ctx, const void* in, void* out, const size_t* bytes, const size_t* offsets,
+                     int root) {
+  const int algorithm = choose(ctx, std::accumulate(bytes, bytes + ctx.size(), size_t{0}));
+  kRootedBlocksAlgorithms<kDirection>[algorithm].run(ctx, in, out, bytes, offsets, root);
+}
 
 }  // namespace comm::algo
