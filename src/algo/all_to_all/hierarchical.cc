@@ -25,6 +25,7 @@
 #include "algo/all_to_all/hierarchical.h"
 
 #include <cstdint>
+#include <cstring>
 #include <deque>
 #include <numeric>
 #include <string>
@@ -76,8 +77,15 @@ struct Stacks {
   }
   size_t bytesOf(int node) const { return at[node + 1] - at[node]; }
   bool stacked(int node) const { return bytesOf(node) > 0; }
-  const uint64_t* header(const char* base, int node) const {
-    return reinterpret_cast<const uint64_t*>(base + at[node]);
+  // Entry i of node's header: the block sizes of the stack. Stacks lie
+  // back to back, so a header may start at any byte: copied, not cast.
+  uint64_t headerEntry(const char* base, int node, int i) const {
+    uint64_t bytes;
+    std::memcpy(&bytes, base + at[node] + static_cast<size_t>(i) * sizeof bytes, sizeof bytes);
+    return bytes;
+  }
+  void setHeaderEntry(char* base, int node, int i, uint64_t bytes) const {
+    std::memcpy(base + at[node] + static_cast<size_t>(i) * sizeof bytes, &bytes, sizeof bytes);
   }
 };
 
@@ -142,8 +150,7 @@ void hierarchicalAllToAll(CollectiveContext& ctx, const void* const* send, const
   };
   for (int m = 0; m < nodes.count(); ++m) {
     if (!outgoing.stacked(m)) continue;
-    auto* header = reinterpret_cast<uint64_t*>(stackArea + outgoing.at[m]);
-    for (int i = 0; i < localRanks; ++i) header[i] = nodeSend(i, rankAt(m, localRank));
+    for (int i = 0; i < localRanks; ++i) outgoing.setHeaderEntry(stackArea, m, i, nodeSend(i, rankAt(m, localRank)));
   }
   {
     CollectiveContext::Subgroup phase(ctx, onNode, kPhaseSteps);
@@ -216,13 +223,13 @@ void hierarchicalAllToAll(CollectiveContext& ctx, const void* const* send, const
   }
   for (int m = 0; m < nodes.count(); ++m) {
     if (!incoming.stacked(m)) continue;
-    const uint64_t* header = incoming.header(landed, m);
     size_t at = incoming.at[m] + localRanks * sizeof(uint64_t);
     for (int i = 0; i < localRanks; ++i) {
       const int sender = rankAt(m, i);
-      if (header[i] != recvBytes[sender]) {
+      const uint64_t announced = incoming.headerEntry(landed, m, i);
+      if (announced != recvBytes[sender]) {
         ctx.failDisagreement(fmt::format("rank {} sends {} bytes to rank {} vs rank {} expecting {} from it", sender,
-                                         header[i], rank, rank, recvBytes[sender]));
+                                         announced, rank, rank, recvBytes[sender]));
       }
       copyBlock(ctx, recv[sender], landed + at, recvBytes[sender]);
       at += recvBytes[sender];
