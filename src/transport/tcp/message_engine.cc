@@ -390,11 +390,12 @@ void MessageEngine::sayGoodbye() {
 
 bool MessageEngine::overBudget(const Connection& c, const Header& header) const {
   if (header.kind != Kind::kEager && header.kind != Kind::kRequestToSend) return false;
-  // A broken header is startMessage()'s to report; a message a receive
-  // waits for holds nothing; and one alone is always taken, so that no
-  // message waits for a budget smaller than itself.
-  if (!checkHeader(header).empty() || c.matching.hasReceiveFor(header.tag) || c.matching.held() == 0) return false;
-  return !c.matching.admits(Matching::cost(header.size, header.kind == Kind::kRequestToSend), maxUnexpected_);
+  // The sum first: on every message it is all this costs. Past it, a
+  // message alone is always taken, so that none waits for a budget smaller
+  // than itself; one a receive waits for holds nothing; and a broken header
+  // is startMessage()'s to report.
+  if (c.matching.admits(Matching::cost(header.size, header.kind == Kind::kRequestToSend), maxUnexpected_)) return false;
+  return c.matching.held() > 0 && !c.matching.hasReceiveFor(header.tag) && checkHeader(header).empty();
 }
 
 void MessageEngine::markDead(Connection& c, std::string why, comm_status_t status, bool quiet) {
