@@ -12,6 +12,7 @@ packages=(
   gnuplot-nox procps iproute2 clang-format
   clang libclang-rt-dev  # the sanitizer and fuzz build (scripts/test-sanitized.sh)
   help2man man-db
+  abigail-tools  # the ABI check against the release baselines in abi/ (docs/abi.md)
 )
 # Java's test jars only matter where a JDK is present (Java is optional).
 if command -v javac >/dev/null 2>&1; then packages+=(junit5); fi

@@ -61,7 +61,12 @@ func WithTimeout(d time.Duration) Option {
 // Init joins the world: every rank calls it once, under commrun (or
 // torchrun, msrun, srun, mpirun), and waits for the others up to the
 // configured timeout. Settings come from the COMM_* environment and options.
+// It first refuses a loaded C library older than this package needs
+// (CheckVersion).
 func Init(options ...Option) (*Communicator, error) {
+	if err := CheckVersion(); err != nil {
+		return nil, err
+	}
 	settings := map[string]string{}
 	for _, option := range options {
 		if option != nil {

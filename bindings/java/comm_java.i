@@ -38,6 +38,9 @@ static int comm_java_max_dims(void) { return COMM_MAX_DIMS; }
 static int comm_java_undefined(void) { return COMM_UNDEFINED; }
 static int comm_java_timeout_default(void) { return COMM_TIMEOUT_DEFAULT; }
 static int comm_java_tag_max(void) { return COMM_TAG_MAX; }
+static comm_status_t comm_java_check_version(void) {
+  return comm_check_version(COMM_VERSION_MAJOR, COMM_VERSION_MINOR);
+}
 %}
 
 /* A CUDA stream travels as its address (a long, as JCuda and the like give
@@ -49,10 +52,19 @@ static int comm_java_tag_max(void) { return COMM_TAG_MAX; }
 %typemap(in) void *stream %{ $1 = (void *)(intptr_t)$input; %}
 %ignore comm_stream;
 
-/* Load libcomm_jni before the first native call. */
+/* Load libcomm_jni before the first native call, and refuse a libcomm of
+   another major version or an older minor than the comm.h it was built
+   against, as the loader refuses a missing symbol: UnsatisfiedLinkError. */
 %pragma(java) jniclasscode=%{
   static {
     NativeLibrary.load();
+    try {
+      comm_java_check_version();
+    } catch (RuntimeException e) {
+      UnsatisfiedLinkError error = new UnsatisfiedLinkError("org.libcomm: " + e.getMessage());
+      error.initCause(e);
+      throw error;
+    }
   }
 %}
 

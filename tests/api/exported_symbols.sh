@@ -2,23 +2,13 @@
 # libcomm exports exactly the functions comm.h declares, each under the
 # version node of the release that added it, and nothing else, under SONAME
 # libcomm.so.0.
-# usage: exported_symbols.sh LIBCOMM COMM_H
+# usage: exported_symbols.sh LIBCOMM COMM_H COMM_MAP
 set -eu
-lib="$1" header="$2"
+lib="$1" header="$2" map="$3"
 
-# Functions added after the first release (node COMM_0), with their node.
-later="comm_check_version COMM_0.2
-comm_cuda_device_count COMM_0.2
-comm_failed_rank COMM_0.2
-comm_has_feature COMM_0.2
-comm_node_count COMM_0.2
-comm_node_id COMM_0.2
-comm_providers COMM_0.2
-comm_set_stream COMM_0.2
-comm_setting_count COMM_0.2
-comm_setting_info COMM_0.2
-comm_split_by_node COMM_0.2
-comm_stream COMM_0.2"
+# Each function of the map with its version node.
+nodes=$(awk '/^COMM_[0-9.]* *\{/ {node = $1} /^ *comm_[a-z0-9_]*; *$/ {sub(/;.*/, "", $1); print $1, node}' "$map")
+[ -n "$nodes" ] || { echo "found no function in $map"; exit 1; }
 
 declared=$(sed -n 's/^COMM_API[^(]*[ *]\(comm_[a-z0-9_]*\)(.*/\1/p' "$header" | sort)
 exported=$(nm -D --defined-only "$lib" | awk '$2 != "A" {print $3}' | sort)
@@ -26,8 +16,8 @@ exported=$(nm -D --defined-only "$lib" | awk '$2 != "A" {print $3}' | sort)
 
 status=0
 for f in $declared; do
-  node=$(echo "$later" | awk -v f="$f" '$1 == f {print $2}')
-  node=${node:-COMM_0}
+  node=$(echo "$nodes" | awk -v f="$f" '$1 == f {print $2}')
+  [ -n "$node" ] || { echo "$f is declared in comm.h but not in $map"; status=1; continue; }
   echo "$exported" | grep -qx "$f@@$node" || { echo "$f is not exported as $f@@$node"; status=1; }
 done
 for symbol in $exported; do

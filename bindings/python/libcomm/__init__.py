@@ -17,7 +17,12 @@ import os as _os
 # (src/transport/ofi/crash_signals.h).
 _os.environ.setdefault("IPATH_NO_BACKTRACE", "1")
 
-from . import _comm_swig as _c  # noqa: E402
+from . import _library_version  # noqa: E402
+
+try:
+    from . import _comm_swig as _c
+except ImportError as _error:
+    raise _library_version.explain(_error) from _error
 from .arrays import bfloat16, from_dlpack
 from .comm_func import *  # noqa: F401,F403
 from .comm_func import __all__ as _comm_func_all

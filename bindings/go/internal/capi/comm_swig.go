@@ -263,7 +263,7 @@ func Comm_go_cuda_unavailable_reason() (_swig_ret string) {
 }
 
 const COMM_VERSION_MAJOR int = 0
-const COMM_VERSION_MINOR int = 2
+const COMM_VERSION_MINOR int = 3
 const COMM_VERSION_PATCH int = 0
 func _swig_getCOMM_VERSION_NUMBER() (_swig_ret int) {
 	var swig_r int

@@ -468,7 +468,7 @@ intgo _wrap_COMM_VERSION_NUMBER_capi_c70da48e512180f8() {
   intgo _swig_go_result;
   
   
-  result = (int)((0*10000+2*100+0));
+  result = (int)((0*10000+3*100+0));
   _swig_go_result = result; 
   return _swig_go_result;
 }

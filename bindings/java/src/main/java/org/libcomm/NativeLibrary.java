@@ -44,6 +44,8 @@ final class NativeLibrary {
     saveSignalHandlers();
     try {
       loadNamed(folder, NAME);
+    } catch (UnsatisfiedLinkError e) {
+      throw LibraryVersion.explain(e);
     } finally {
       restoreSignalHandlers();
     }
