@@ -55,9 +55,7 @@ COMM_API comm_status_t comm_init(comm_t** out, const comm_config_t* config) {
     }
     comm::Settings settings = comm::Settings::load(values);
     auto world = comm::core::World::create(settings, comm::algo::parseAlgorithmOverrides(settings.get("algo")));
-    auto* c = new comm_communicator{comm::core::worldCommunicator(world)};
-    comm::api::liveCommunicators().add(c);
-    *out = c;
+    *out = comm::api::makeCommunicatorObject(comm::core::worldCommunicator(world));
   });
 }
 
@@ -67,7 +65,7 @@ COMM_API comm_status_t comm_destroy(comm_t* comm) {
     if (!comm::api::liveCommunicators().remove(comm)) {
       fail(COMM_ERR_INVALID_USAGE, "communicator {} was destroyed before or never created", static_cast<void*>(comm));
     }
-    delete comm;
+    comm::api::destroyCommunicatorObject(comm);
   });
 }
 

@@ -10,17 +10,8 @@
 using comm::fail;
 using comm::api::guard;
 using comm::api::guardOut;
+using comm::api::makeCommunicatorObject;
 using comm::api::require;
-
-namespace {
-
-comm_communicator* wrap(std::shared_ptr<comm::core::Communicator> made) {
-  auto* child = new comm_communicator{std::move(made)};
-  comm::api::liveCommunicators().add(child);
-  return child;
-}
-
-}  // namespace
 
 extern "C" {
 
@@ -40,7 +31,7 @@ COMM_API comm_status_t comm_group_create(comm_t** out, comm_t* parent, int nrank
       fail(COMM_ERR_INVALID_USAGE, "rank {} of '{}' is not in ranks; only members call comm_group_create", p.rank(),
            p.name());
     }
-    *out = wrap(comm::core::createGroup(p, std::vector<int>(ranks, ranks + nranks), name));
+    *out = makeCommunicatorObject(comm::core::createGroup(p, std::vector<int>(ranks, ranks + nranks), name));
   });
 }
 
@@ -51,7 +42,7 @@ COMM_API comm_status_t comm_split(comm_t** out, comm_t* parent, int color, int k
     if (color < 0 && color != COMM_UNDEFINED)
       fail(COMM_ERR_INVALID_ARGUMENT, "color {} is negative (COMM_UNDEFINED is -1)", color);
     std::shared_ptr<comm::core::Communicator> child = comm::core::split(p, color, key, name);
-    if (child) *out = wrap(std::move(child));  // else *out stays NULL (guardOut)
+    if (child) *out = makeCommunicatorObject(std::move(child));  // else *out stays NULL (guardOut)
   });
 }
 
@@ -59,7 +50,7 @@ COMM_API comm_status_t comm_split_by_node(comm_t** out, comm_t* parent, const ch
   return guardOut("comm_split_by_node", out, [&] {
     require(out, "out");
     comm::core::Communicator& p = comm::api::communicator(parent);
-    *out = wrap(comm::core::split(p, p.nodes().nodeOf[p.rank()], p.rank(), name));
+    *out = makeCommunicatorObject(comm::core::split(p, p.nodes().nodeOf[p.rank()], p.rank(), name));
   });
 }
 

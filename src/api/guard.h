@@ -7,6 +7,7 @@
 #include <string>
 #include <utility>
 
+#include "api/call_scope.h"
 #include "comm.h"
 #include "common/error.h"
 
@@ -16,6 +17,7 @@ void setLastError(const char* call, comm_status_t status, const std::string& mes
 
 template <typename Body>
 comm_status_t guard(const char* call, Body&& body) noexcept {
+  CallScope scope;
   try {
     body();
     return COMM_OK;

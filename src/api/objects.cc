@@ -1,5 +1,13 @@
 #include "api/objects.h"
 
+#include <chrono>
+#include <mutex>
+#include <thread>
+#include <vector>
+
+#include "api/call_scope.h"
+#include "common/deadline.h"
+
 namespace comm::api {
 
 LiveSet<comm_communicator>& liveCommunicators() {
@@ -25,8 +33,72 @@ LiveSet<comm_tensor>& liveTensors() {
 
 core::Communicator& communicator(const comm_communicator* c) {
   liveCommunicators().check(c, "communicator", "comm");
-  return *c->impl;
+  // Pinned before destroyed is read: a comm_destroy that sets destroyed
+  // after this read sees the pin and waits for this call.
+  auto* object = const_cast<comm_communicator*>(c);
+  CallScope::pin(object);
+  if (object->destroyed.load()) {
+    fail(COMM_ERR_INVALID_USAGE, "comm ({}) was destroyed on another thread as this call began",
+         static_cast<const void*>(c));
+  }
+  return *object->impl;
 }
+
+namespace {
+
+// comm_communicator objects comm_destroy gave back, for the next ones.
+struct CommunicatorPool {
+  std::mutex mutex;
+  std::vector<comm_communicator*> free;
+};
+
+CommunicatorPool& pool() {
+  static auto* pool = new CommunicatorPool();  // never destroyed: objects may outlive static destruction
+  return *pool;
+}
+
+}  // namespace
+
+comm_communicator* makeCommunicatorObject(std::shared_ptr<core::Communicator> impl) {
+  comm_communicator* c = nullptr;
+  {
+    std::lock_guard lock(pool().mutex);
+    if (!pool().free.empty()) {
+      c = pool().free.back();
+      pool().free.pop_back();
+    }
+  }
+  if (c == nullptr) c = new comm_communicator();
+  c->impl = std::move(impl);
+  c->destroyed.store(false);
+  liveCommunicators().add(c);
+  return c;
+}
+
+void destroyCommunicatorObject(comm_communicator* c) {
+  std::shared_ptr<core::Communicator> impl = c->impl;
+  c->destroyed.store(true);
+  impl->markDestroyed();
+  // The calls stopped by markDestroyed return within moments; the deadline
+  // is for a call that never looks (a bug), which then keeps it allocated
+  // rather than freed under it.
+  const Deadline deadline = impl->deadline();
+  while (c->calls.load() != 0) {
+    if (deadline.expired()) {
+      fail(COMM_ERR_TIMEOUT,
+           "communicator '{}': {} call(s) on other threads did not return within {} ms of the destroy; it stays "
+           "allocated",
+           impl->name(), c->calls.load(), impl->timeout().count());
+    }
+    std::this_thread::sleep_for(std::chrono::milliseconds(1));
+  }
+  c->impl.reset();
+  impl.reset();  // the communicator goes here, unless a handle still holds it
+  std::lock_guard lock(pool().mutex);
+  pool().free.push_back(c);
+}
+
+void unpin(comm_communicator* c) { c->calls.fetch_sub(1); }
 
 const comm_tensor& tensor(const comm_tensor* t, const char* name) {
   liveTensors().check(t, "tensor", name);

@@ -2,6 +2,7 @@
 // the checks that turn a C pointer into the engine object behind it.
 #pragma once
 
+#include <atomic>
 #include <memory>
 #include <vector>
 
@@ -11,8 +12,14 @@
 #include "core/operation.h"
 #include "core/tensor.h"
 
+// Never freed: comm_destroy puts it back in a pool for the next
+// communicator (makeCommunicatorObject), so a call on another thread that
+// found it alive just before the destroy still reads a comm_communicator
+// (api/call_scope.h).
 struct comm_communicator {
   std::shared_ptr<comm::core::Communicator> impl;
+  std::atomic<int> calls{0};  // the C calls using it now (CallScope pins)
+  std::atomic<bool> destroyed{false};
 };
 
 struct comm_handle {
@@ -37,8 +44,17 @@ LiveSet<comm_batch>& liveBatches();
 LiveSet<comm_config>& liveConfigs();
 LiveSet<comm_tensor>& liveTensors();
 
-// The communicator behind `c`; throws when it is NULL or destroyed.
+// The communicator behind `c`, pinned until the C call returns; throws
+// when it is NULL or destroyed.
 core::Communicator& communicator(const comm_communicator* c);
+// A comm_communicator for `impl`, alive (liveCommunicators) and from the pool.
+comm_communicator* makeCommunicatorObject(std::shared_ptr<core::Communicator> impl);
+// comm_destroy: makes the calls in progress on `c` on other threads fail,
+// waits until they have returned (up to the communicator's timeout), then
+// frees the communicator and puts `c` back in the pool.
+void destroyCommunicatorObject(comm_communicator* c);
+// Releases one pin of CallScope::pin.
+void unpin(comm_communicator* c);
 // Checks a tensor descriptor (NULL, destroyed) and returns it; `name` names
 // the argument.
 const comm_tensor& tensor(const comm_tensor* t, const char* name);

@@ -95,6 +95,13 @@ Communicator::~Communicator() {
   if (id_ != 0) world_->releaseCommunicatorId(id_, size());
 }
 
+const char* Communicator::abortReason() const {
+  if (destroyed_.load(std::memory_order_relaxed)) {
+    return "the communicator was destroyed (comm_destroy on another thread) while this call ran";
+  }
+  return "the communicator was aborted";
+}
+
 std::vector<int> NodeLayout::leaders(int root) const {
   std::vector<int> chosen;
   for (int n = 0; n < count(); ++n) chosen.push_back(root >= 0 && nodeOf[root] == n ? root : members[n][0]);
@@ -203,7 +210,7 @@ bool Communicator::progressUntil(std::span<const Pending> pending, Deadline dead
                                  const std::function<std::string()>& what, const std::function<void()>* check,
                                  uint64_t flight) {
   transport::Transport& transport = world_->transport();
-  if (aborted()) failAwaited(pending, COMM_ERR_ABORTED, "the communicator was aborted", what, flight, -1);
+  if (aborted()) failAwaited(pending, COMM_ERR_ABORTED, abortReason(), what, flight, -1);
   Backoff backoff;
   auto nextCheck = Clock::now() + kHealthCheckInterval;
   size_t firstOpen = 0;
@@ -228,7 +235,7 @@ bool Communicator::progressUntil(std::span<const Pending> pending, Deadline dead
       backoff.reset();
       continue;
     }
-    if (aborted()) failAwaited(pending, COMM_ERR_ABORTED, "the communicator was aborted", what, flight, -1);
+    if (aborted()) failAwaited(pending, COMM_ERR_ABORTED, abortReason(), what, flight, -1);
     auto now = Clock::now();
     if (now >= nextCheck) {
       nextCheck = now + kHealthCheckInterval;

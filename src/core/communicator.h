@@ -93,7 +93,15 @@ class Communicator : public std::enable_shared_from_this<Communicator> {
   Deadline deadline() const { return Deadline(timeout()); }
 
   void abort() { aborted_.store(true); }
-  bool aborted() const { return aborted_.load(std::memory_order_relaxed) || world_->aborted(); }
+  // comm_destroy on one thread while another is in a call on it: the call
+  // fails at its next look (aborted()), naming the destroy.
+  void markDestroyed() { destroyed_.store(true); }
+  bool aborted() const {
+    return aborted_.load(std::memory_order_relaxed) || destroyed_.load(std::memory_order_relaxed) ||
+           world_->aborted();
+  }
+  // Why aborted() is true, for the error of the call it stops.
+  const char* abortReason() const;
 
   // Post on the transport with peers given as ranks of this communicator.
   void send(int peer, uint64_t tag, const void* data, size_t size, transport::Request& request);
@@ -199,6 +207,7 @@ class Communicator : public std::enable_shared_from_this<Communicator> {
   NodeLayout nodes_;
   std::atomic<int64_t> timeoutMs_;
   std::atomic<bool> aborted_{false};
+  std::atomic<bool> destroyed_{false};
   [[noreturn]] void failConcurrentIssue() const;
 
   std::mutex issueMutex_;  // orders collective issue (sequence numbers, inline vs queued)
