@@ -6,6 +6,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cstdint>
 #include <cstring>
@@ -152,7 +153,7 @@ uint64_t randomShmNonce() {
   return uint64_t{device()} << 32 | device();
 }
 
-void sweepAbandonedSegments() {
+void sweepAbandonedSegments(std::span<const pid_t> creators) {
   DIR* directory = opendir("/dev/shm");
   if (directory == nullptr) return;
   const std::string mine = fmt::format("{}{}.", kPrefix, pidNamespace());
@@ -165,7 +166,9 @@ void sweepAbandonedSegments() {
     for (; digits < rest.size() && rest[digits] >= '0' && rest[digits] <= '9'; ++digits) {
       pid = pid * 10 + (rest[digits] - '0');
     }
-    if (digits == 0 || digits == rest.size() || rest[digits] != '.' || !processExited(pid)) continue;
+    if (digits == 0 || digits == rest.size() || rest[digits] != '.') continue;
+    if (!creators.empty() && std::find(creators.begin(), creators.end(), pid) == creators.end()) continue;
+    if (!processExited(pid)) continue;
     if (shm_unlink(fmt::format("/{}", name).c_str()) == 0) {
       log::info("shm: removed {} left behind by pid {}, which exited before unlinking it", name, pid);
     }

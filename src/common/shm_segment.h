@@ -9,6 +9,7 @@
 
 #include <chrono>
 #include <cstddef>
+#include <span>
 #include <string>
 
 namespace comm {
@@ -79,7 +80,10 @@ void touchForWrite(void* begin, size_t bytes);
 uint64_t randomShmNonce();
 
 // Unlinks the segments of this pid namespace whose creator has exited (a
-// job killed while starting up). Never fails; what it cannot remove it leaves.
-void sweepAbandonedSegments();
+// job killed while starting up): all of them, or with `creators` only
+// those that one of these processes made (commrun, once its ranks have
+// exited: a rank killed before it unlinked its names leaves nothing behind
+// its job). Never fails; what it cannot remove it leaves.
+void sweepAbandonedSegments(std::span<const pid_t> creators = {});
 
 }  // namespace comm

@@ -17,6 +17,7 @@
 #include "common/error.h"
 #include "common/host_name.h"
 #include "common/log.h"
+#include "common/shm_segment.h"
 #include "transport/crash_signals.h"
 #include "transport/hybrid_transport.h"
 #include "transport/options.h"
@@ -369,6 +370,11 @@ std::optional<World::Failure> World::firstFailure() const {
 }
 
 void World::noteFailure(int worldRank, const std::string& what) {
+  // A peer on this node that died between creating a shared-memory segment
+  // and unlinking it leaves the name: it goes now, whatever launched the
+  // job (commrun also sweeps once the job is over).
+  const PeerRecord& peer = peers_[worldRank];
+  if (peer.sameNode && peer.pid > 0) sweepAbandonedSegments(std::span(&peer.pid, 1));
   if (firstFailure()) return;
   // commrun writes "rank N (pid P on HOST) what happened" (tools/commrun/supervisor.cc).
   auto recorded = [&]() -> std::optional<Failure> {

@@ -15,17 +15,26 @@
 //   hold <port> <n> <file>  (not a rank, no secret) opens n connections to
 //                        the store on <port> (retrying until it listens),
 //                        creates <file>, and holds them, silent, until killed
+//   kill-on-segment <rank> <seconds> <VAR=value>  (not a rank) watches
+//                        /dev/shm and kills, by SIGKILL, the process of
+//                        COMM_RANK <rank> whose environment has VAR=value
+//                        (its job's, not another test's) that creates a comm
+//                        segment there, at once; prints its pid, or nothing
+//                        after <seconds>
 #include <netinet/in.h>
 #include <poll.h>
 #include <sched.h>
+#include <sys/inotify.h>
 #include <signal.h>
 #include <sys/resource.h>
 #include <sys/socket.h>
 #include <unistd.h>
 
 #include <algorithm>
+#include <cerrno>
 #include <cstdio>
 #include <cstdlib>
+#include <cstring>
 #include <fstream>
 #include <set>
 #include <string>
@@ -199,6 +208,47 @@ int hold(uint16_t port, int count, const std::string& readyFile) {
   for (;;) pause();
 }
 
+// COMM_RANK in the environment of process `pid` when that environment
+// also holds `mark`, else -1.
+int rankOfMarkedProcess(pid_t pid, const std::string& mark) {
+  std::ifstream in(fmt::format("/proc/{}/environ", pid), std::ios::binary);
+  std::string variable;
+  int rank = -1;
+  bool marked = false;
+  while (std::getline(in, variable, '\0')) {
+    if (variable.starts_with("COMM_RANK=")) rank = std::atoi(variable.c_str() + 10);
+    marked = marked || variable == mark;
+  }
+  return marked ? rank : -1;
+}
+
+int killOnSegment(int rank, int seconds, const std::string& mark) {
+  int watch = inotify_init1(IN_CLOEXEC);
+  if (watch < 0 || inotify_add_watch(watch, "/dev/shm", IN_CREATE) < 0) {
+    fmt::print(stderr, "kill-on-segment: inotify on /dev/shm: {}\n", std::strerror(errno));
+    return 1;
+  }
+  Deadline deadline(std::chrono::seconds{seconds});
+  alignas(inotify_event) char events[16 * 1024];
+  while (!deadline.expired()) {
+    pollfd ready{.fd = watch, .events = POLLIN, .revents = 0};
+    if (poll(&ready, 1, 100) <= 0) continue;
+    ssize_t length = read(watch, events, sizeof(events));
+    for (ssize_t at = 0; at < length;) {
+      const auto* event = reinterpret_cast<const inotify_event*>(events + at);
+      at += static_cast<ssize_t>(sizeof(inotify_event) + event->len);
+      // comm.<pid namespace>.<pid>.<nonce>
+      unsigned long long space = 0;
+      int pid = 0;
+      if (event->len == 0 || std::sscanf(event->name, "comm.%llu.%d.", &space, &pid) != 2) continue;
+      if (rankOfMarkedProcess(pid, mark) != rank || kill(pid, SIGKILL) != 0) continue;
+      fmt::print("{}\n", pid);
+      return 0;
+    }
+  }
+  return 0;
+}
+
 int printFreePort() {
   int fd = socket(AF_INET, SOCK_STREAM, 0);
   sockaddr_in address{};
@@ -227,6 +277,7 @@ int main(int argc, char** argv) {
     if (mode == "guard") return guard();
     if (mode == "stranger" && argc > 2) return stranger(static_cast<uint16_t>(std::atoi(argv[2])));
     if (mode == "release" && argc > 2) return release(static_cast<uint16_t>(std::atoi(argv[2])));
+    if (mode == "kill-on-segment" && argc > 4) return killOnSegment(std::atoi(argv[2]), std::atoi(argv[3]), argv[4]);
     if (mode == "hold" && argc > 4) return hold(static_cast<uint16_t>(std::atoi(argv[2])), std::atoi(argv[3]), argv[4]);
   } catch (const comm::Error& error) {
     fmt::print(stderr, "commrun_probe {}: {}\n", mode, error.what());
@@ -235,6 +286,6 @@ int main(int argc, char** argv) {
   fmt::print(
       stderr,
       "usage: commrun_probe env | rendezvous | await-failure <rank> | cores | free-port | guard | stranger <port> "
-      "| release <port> | hold <port> <n> <file>\n");
+      "| release <port> | hold <port> <n> <file> | kill-on-segment <rank> <seconds> <VAR=value>\n");
   return 2;
 }

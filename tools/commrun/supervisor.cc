@@ -16,6 +16,7 @@
 #include "bootstrap/store.h"
 #include "common/error.h"
 #include "common/host_name.h"
+#include "common/shm_segment.h"
 #include "exit_status.h"
 
 namespace commrun {
@@ -67,6 +68,9 @@ int Supervisor::run(std::vector<RankLaunch> launches) {
     }
     fireTimers();
   }
+  // A rank killed between creating a shared-memory segment and unlinking
+  // it leaves the name; its job is over now, so is the name.
+  comm::sweepAbandonedSegments(startedPids_);
 
   if (!outcome_) return 0;
   std::string message = outcome_->message;
@@ -95,6 +99,7 @@ void Supervisor::start(std::vector<RankLaunch>& launches) {
       }
       Child child = spawnChild(launch.spec);
       rank.pid = child.pid;
+      startedPids_.push_back(child.pid);
       rank.streams.push_back({std::move(child.stdoutPipe), LineRelay(prefix, STDOUT_FILENO, rank.log.get())});
       rank.streams.push_back({std::move(child.stderrPipe), LineRelay(prefix, STDERR_FILENO, rank.log.get())});
       ranks_.push_back(std::move(rank));

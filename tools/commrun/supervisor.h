@@ -91,6 +91,7 @@ class Supervisor {
   SupervisorConfig config_;
   int signalFd_;
   std::vector<Rank> ranks_;
+  std::vector<pid_t> startedPids_;  // every child's, reaped or not
   std::optional<Outcome> outcome_;
   int interruptions_ = 0;
   Timer timeoutAt_;
