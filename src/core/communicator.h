@@ -97,8 +97,7 @@ class Communicator : public std::enable_shared_from_this<Communicator> {
   // fails at its next look (aborted()), naming the destroy.
   void markDestroyed() { destroyed_.store(true); }
   bool aborted() const {
-    return aborted_.load(std::memory_order_relaxed) || destroyed_.load(std::memory_order_relaxed) ||
-           world_->aborted();
+    return aborted_.load(std::memory_order_relaxed) || destroyed_.load(std::memory_order_relaxed) || world_->aborted();
   }
   // Why aborted() is true, for the error of the call it stops.
   const char* abortReason() const;

@@ -24,8 +24,8 @@
 #include <netinet/in.h>
 #include <poll.h>
 #include <sched.h>
-#include <sys/inotify.h>
 #include <signal.h>
+#include <sys/inotify.h>
 #include <sys/resource.h>
 #include <sys/socket.h>
 #include <unistd.h>
