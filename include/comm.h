@@ -372,7 +372,12 @@ COMM_API comm_status_t comm_init(comm_t **out, const comm_config_t *config);
  * Release a communicator: waits (up to its timeout) for its pending
  * operations, then frees it. Destroying the world communicator closes the
  * fabric; groups made from it must be destroyed first. Not collective.
- * NULL is a no-op. Errors: COMM_ERR_INVALID_USAGE (destroyed before).
+ * NULL is a no-op. Callable from any thread: a call another thread is
+ * making on `comm` meanwhile fails with COMM_ERR_ABORTED saying the
+ * communicator was destroyed, and comm_destroy frees it only once that call
+ * has returned. Errors: COMM_ERR_INVALID_USAGE (destroyed before),
+ * COMM_ERR_TIMEOUT (a call on another thread did not return within the
+ * timeout; the communicator then stays allocated).
  */
 COMM_API comm_status_t comm_destroy(comm_t *comm);
 
