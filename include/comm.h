@@ -109,7 +109,8 @@ typedef enum comm_status COMM_ENUM_INT {
     COMM_ERR_ABORTED = -8,    /**< comm_abort was called on this communicator */
     COMM_ERR_TRANSPORT = -9,  /**< the fabric failed */
     COMM_ERR_BOOTSTRAP = -10, /**< rendezvous or launcher environment failed */
-    COMM_ERR_INTERNAL = -11   /**< a bug in comm; please report the message */
+    COMM_ERR_INTERNAL = -11,  /**< a bug in comm; please report the message */
+    COMM_ERR_REVOKED = -12    /**< the communicator was revoked; the message names by which rank */
 } comm_status_t;
 
 /** A short constant description of a status; never NULL (unknown codes too). Cannot fail. */
@@ -390,6 +391,21 @@ COMM_API comm_status_t comm_destroy(comm_t *comm);
  * destroyed communicator).
  */
 COMM_API comm_status_t comm_abort(comm_t *comm);
+
+/**
+ * Revoke: every pending and future operation on `comm` fails with
+ * COMM_ERR_REVOKED, on this rank and on every other live member, whose
+ * message names the rank that revoked it and the first failure it knew of.
+ * comm carries the news itself: each member that learns of it passes it on,
+ * so it reaches every live member even when the revoking rank dies right
+ * after. Operations that completed before a member learned of it stay
+ * completed. Use it when one rank sees a failure the others may be blocked
+ * behind; then destroy the communicator and go on with the survivors.
+ * Callable from any thread; revoking twice is a no-op. Not collective (only
+ * one rank need call it). Errors: COMM_ERR_INVALID_ARGUMENT (comm NULL),
+ * COMM_ERR_INVALID_USAGE (a destroyed communicator).
+ */
+COMM_API comm_status_t comm_revoke(comm_t *comm);
 
 /*
  * The queries below read one property of a communicator; none is collective.

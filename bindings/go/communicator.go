@@ -278,7 +278,20 @@ func (c *Communicator) Group(ranks []int, name string) (*Communicator, error) {
 // every group too, for the world). It may be called from any goroutine, also
 // while another waits on c; c must still be closed.
 func (c *Communicator) Abort() error {
-	const call = "comm.Abort"
+	return c.stop("comm.Abort", capi.Comm_abort)
+}
+
+// Revoke makes every pending and future operation on c fail with ErrRevoked,
+// on this rank and on every other live member (the C library passes the
+// news on; one rank calling it is enough). It may be called from any
+// goroutine; c must still be closed.
+func (c *Communicator) Revoke() error {
+	return c.stop("comm.Revoke", capi.Comm_revoke)
+}
+
+// stop runs Abort's or Revoke's C call on c, which may come from any
+// goroutine while others wait on c, but not once c is closed.
+func (c *Communicator) stop(call string, cCall func(uintptr) capi.Enum_SS_comm_status) error {
 	if c == nil {
 		return usageError(call, "the communicator is nil")
 	}
@@ -287,7 +300,7 @@ func (c *Communicator) Abort() error {
 	if c.ptr == 0 {
 		return c.closedError(call)
 	}
-	return locked(func() error { return check(capi.Comm_abort(c.ptr)) })
+	return locked(func() error { return check(cCall(c.ptr)) })
 }
 
 // Close leaves c: it closes the groups made from c, then c's handles (each

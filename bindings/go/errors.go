@@ -23,6 +23,7 @@ const (
 	StatusTransport       Status = -9  // the fabric failed
 	StatusBootstrap       Status = -10 // rendezvous or the launcher's environment failed
 	StatusInternal        Status = -11 // a bug in comm; please report the message
+	StatusRevoked         Status = -12 // the communicator was revoked; the message names the rank
 )
 
 // String is the C library's short description of the status.
@@ -65,6 +66,7 @@ var (
 	ErrTransport       = &Error{Status: StatusTransport}
 	ErrBootstrap       = &Error{Status: StatusBootstrap}
 	ErrInternal        = &Error{Status: StatusInternal}
+	ErrRevoked         = &Error{Status: StatusRevoked}
 )
 
 // argumentError is a mistake caught in Go, reported like the C library's.

@@ -3,6 +3,7 @@ package comm_test
 import (
 	"context"
 	"errors"
+	"fmt"
 	"os"
 	"strings"
 	"sync"
@@ -170,6 +171,24 @@ func TestAbortFromAnotherGoroutine(t *testing.T) {
 	expectStatus(t, "aborted recv", comm.Recv(group, make([]int8, 1), right, 22), comm.ErrAborted)
 	expectStatus(t, "barrier after abort", group.Barrier(), comm.ErrAborted)
 	wg.Wait()
+	must(t, group.Close())
+	must(t, world.Barrier())
+}
+
+func TestRevokeReachesEveryRank(t *testing.T) {
+	group, err := world.Split(0, rank, "")
+	must(t, err)
+	expected := fmt.Sprintf("revoked by rank %d", size-1)
+	if rank == size-1 {
+		must(t, group.Revoke())
+		expected = "revoked on this rank"
+	}
+	err = group.Barrier()
+	expectStatus(t, "barrier of a revoked group", err, comm.ErrRevoked)
+	if err != nil && !strings.Contains(err.Error(), expected) {
+		t.Errorf("barrier of a revoked group: %q does not say %q", err, expected)
+	}
+	expectStatus(t, "a later barrier", group.Barrier(), comm.ErrRevoked)
 	must(t, group.Close())
 	must(t, world.Barrier())
 }

@@ -17,6 +17,7 @@ func TestConstantsMatchTheCLibrary(t *testing.T) {
 		"invalid argument": {int(comm.StatusInvalidArgument), int(capi.COMM_ERR_INVALID_ARGUMENT)},
 		"timeout":          {int(comm.StatusTimeout), int(capi.COMM_ERR_TIMEOUT)},
 		"internal":         {int(comm.StatusInternal), int(capi.COMM_ERR_INTERNAL)},
+		"revoked":          {int(comm.StatusRevoked), int(capi.COMM_ERR_REVOKED)},
 	}
 	for what, p := range pairs {
 		if p[0] != p[1] {

@@ -1,5 +1,8 @@
 // comm_config_*, comm_init, comm_destroy, comm_abort and the queries.
 #include <memory>
+#include <string>
+
+#include <fmt/format.h>
 
 #include "algo/selection/overrides.h"
 #include "api/guard.h"
@@ -74,6 +77,14 @@ COMM_API comm_status_t comm_abort(comm_t* comm) {
     comm::core::Communicator& c = comm::api::communicator(comm);
     c.abort();
     if (c.id() == 0) c.world().abort();
+  });
+}
+
+COMM_API comm_status_t comm_revoke(comm_t* comm) {
+  return guard("comm_revoke", [&] {
+    comm::core::Communicator& c = comm::api::communicator(comm);
+    const auto failure = c.world().firstFailure();
+    c.revoke(failure ? fmt::format("comm_revoke, after {}", failure->what) : std::string("comm_revoke"));
   });
 }
 

@@ -41,6 +41,7 @@ COMM_API const char* comm_status_string(comm_status_t status) {
     case COMM_ERR_TRANSPORT: return "transport failure";
     case COMM_ERR_BOOTSTRAP: return "bootstrap failure";
     case COMM_ERR_INTERNAL: return "internal error";
+    case COMM_ERR_REVOKED: return "revoked";
   }
   return "unknown status";
 }

@@ -96,7 +96,7 @@ void BoardSession::waitOnBoard(Ready ready, const int* blocker, const char* forW
     // earlier large message (queued while the ring was full): that peer's
     // send, and so its start of this collective, waits on our progress.
     if (transport.progress()) return true;
-    if (comm_.aborted()) fail(COMM_ERR_ABORTED, "{}: {}", what(), comm_.abortReason());
+    if (comm_.aborted()) fail(comm_.abortStatus(), "{}: {}", what(), comm_.abortReason());
     return false;
   };
   auto stall = [&](comm_status_t status, const std::string& why) {

@@ -27,7 +27,7 @@ CollectiveContext::CollectiveContext(Communicator& comm, uint32_t sequence, cons
       notices_(comm, comm.collectiveBuffers(), sequence, signature_, rank_, size_) {
   // Checked up front: a collective that needs no wait (one rank, or peers
   // that already published on the board) would otherwise never look.
-  if (comm_.aborted()) fail(COMM_ERR_ABORTED, "{}: {}", what(), comm_.abortReason());
+  if (comm_.aborted()) fail(comm_.abortStatus(), "{}: {}", what(), comm_.abortReason());
   flight_ = comm_.flight().startCollective(sequence_, signature_);
   if (size_ == 1) return;
   if (board_.active()) {  // announced before the first message or wait

@@ -17,9 +17,15 @@ namespace comm::core {
 namespace {
 // How long abandon() waits for a completion before it leaves the rest.
 constexpr auto kAbandonQuiet = std::chrono::milliseconds(20);
+
+bool allDone(std::span<const Pending> pending) {
+  return std::all_of(pending.begin(), pending.end(),
+                     [](const Pending& p) { return p.request->done.load(std::memory_order_acquire); });
+}
 }  // namespace
 
-Communicator::Communicator(std::shared_ptr<World> world, uint16_t id, std::vector<int> worldRanks, std::string name)
+Communicator::Communicator(std::shared_ptr<World> world, uint16_t id, uint64_t identity, std::vector<int> worldRanks,
+                           std::string name)
     : world_(std::move(world)),
       id_(id),
       worldRanks_(std::move(worldRanks)),
@@ -38,6 +44,7 @@ Communicator::Communicator(std::shared_ptr<World> world, uint16_t id, std::vecto
   chunkedMessages_ = chunkedMessagesAmong(all);
   layOutNodes();
   board_ = NodeBoard::join(*world_, id_, worldRanks_, rank_);
+  revocation_ = std::make_unique<Revocation>(*this, identity, rank_, size());
 }
 
 bool Communicator::chunkedMessagesAmong(std::span<const int> ranks) const {
@@ -92,13 +99,20 @@ void Communicator::layOutNodes() {
 
 Communicator::~Communicator() {
   executor_.drain();
+  revocation_->close();
   if (id_ != 0) world_->releaseCommunicatorId(id_, size());
 }
 
-const char* Communicator::abortReason() const {
+comm_status_t Communicator::abortStatus() const {
+  const bool stoppedHere = destroyed_.load(std::memory_order_relaxed) || aborted_.load(std::memory_order_relaxed);
+  return !stoppedHere && revocation_->revoked() ? COMM_ERR_REVOKED : COMM_ERR_ABORTED;
+}
+
+std::string Communicator::abortReason() const {
   if (destroyed_.load(std::memory_order_relaxed)) {
     return "the communicator was destroyed (comm_destroy on another thread) while this call ran";
   }
+  if (abortStatus() == COMM_ERR_REVOKED) return revocation_->reason();
   return "the communicator was aborted";
 }
 
@@ -127,12 +141,7 @@ void Communicator::cancel(std::span<const Pending> pending) {
   }
 }
 
-void Communicator::abandon(std::deque<transport::Request>&& requests, std::span<const Pending> pending) {
-  cancel(pending);
-  auto allDone = [&] {
-    return std::all_of(pending.begin(), pending.end(),
-                       [](const Pending& p) { return p.request->done.load(std::memory_order_acquire); });
-  };
+void Communicator::progressWhileMoving(std::span<const Pending> pending) {
   // Sends still moving (a tcp stream mid-message, a copy under way) get to
   // finish while requests keep completing. The rest wait on a peer that died,
   // hangs or withdrew its receive and will never finish: they are left once
@@ -142,7 +151,7 @@ void Communicator::abandon(std::deque<transport::Request>&& requests, std::span<
   const Deadline cap(timeout());
   auto quietUntil = Clock::now() + kAbandonQuiet;
   Backoff backoff;
-  while (!allDone() && Clock::now() < quietUntil && !cap.expired()) {
+  while (!allDone(pending) && Clock::now() < quietUntil && !cap.expired()) {
     if (transport.progress()) {
       quietUntil = Clock::now() + kAbandonQuiet;
       backoff.reset();
@@ -150,12 +159,18 @@ void Communicator::abandon(std::deque<transport::Request>&& requests, std::span<
       transport::pauseOn(backoff, transport);
     }
   }
+}
+
+void Communicator::abandon(std::deque<transport::Request>&& requests, std::span<const Pending> pending) {
+  cancel(pending);
+  progressWhileMoving(pending);
+  transport::Transport& transport = world_->transport();
   // The caller's buffers go back to it on return: sends that did not finish
   // are withdrawn too, so that no transport reads them afterwards.
   for (const Pending& p : pending) {
     if (!p.isRecv && !p.request->done.load(std::memory_order_acquire)) transport.cancel(*p.request);
   }
-  if (!allDone()) {
+  if (!allDone(pending)) {
     static std::mutex graveyardMutex;
     static auto* graveyard = new std::vector<std::deque<transport::Request>>();
     std::lock_guard lock(graveyardMutex);
@@ -210,7 +225,7 @@ bool Communicator::progressUntil(std::span<const Pending> pending, Deadline dead
                                  const std::function<std::string()>& what, const std::function<void()>* check,
                                  uint64_t flight) {
   transport::Transport& transport = world_->transport();
-  if (aborted()) failAwaited(pending, COMM_ERR_ABORTED, abortReason(), what, flight, -1);
+  if (aborted()) failAwaited(pending, abortStatus(), abortReason(), what, flight, -1);
   Backoff backoff;
   auto nextCheck = Clock::now() + kHealthCheckInterval;
   size_t firstOpen = 0;
@@ -218,6 +233,9 @@ bool Communicator::progressUntil(std::span<const Pending> pending, Deadline dead
     while (firstOpen < pending.size() && pending[firstOpen].request->done.load(std::memory_order_acquire)) {
       const transport::Request& r = *pending[firstOpen].request;
       if (r.status != COMM_OK) {
+        // A peer that revoked the communicator and then left: the revoke,
+        // which came first on the same link, is the cause.
+        if (aborted()) failAwaited(pending, abortStatus(), abortReason(), what, flight, -1);
         if (r.status == COMM_ERR_REMOTE) {
           const int worldRank = worldRanks_[pending[firstOpen].peer];
           world_->noteFailure(worldRank, fmt::format("{} failed: {}", world_->describePeer(worldRank), r.error));
@@ -235,7 +253,7 @@ bool Communicator::progressUntil(std::span<const Pending> pending, Deadline dead
       backoff.reset();
       continue;
     }
-    if (aborted()) failAwaited(pending, COMM_ERR_ABORTED, abortReason(), what, flight, -1);
+    if (aborted()) failAwaited(pending, abortStatus(), abortReason(), what, flight, -1);
     auto now = Clock::now();
     if (now >= nextCheck) {
       nextCheck = now + kHealthCheckInterval;

@@ -21,6 +21,7 @@
 #include "core/flight_recorder.h"
 #include "core/node_board.h"
 #include "core/pending.h"
+#include "core/revocation.h"
 #include "core/world.h"
 #include "cuda/ipc_workspace.h"
 #include "cuda/stream_gate.h"
@@ -63,7 +64,10 @@ struct NodeLayout {
 
 class Communicator : public std::enable_shared_from_this<Communicator> {
  public:
-  Communicator(std::shared_ptr<World> world, uint16_t id, std::vector<int> worldRanks, std::string name);
+  // `identity` tells this communicator from earlier ones that had its id
+  // (every member is given the same; core/revocation.h).
+  Communicator(std::shared_ptr<World> world, uint16_t id, uint64_t identity, std::vector<int> worldRanks,
+               std::string name);
   ~Communicator();
 
   int rank() const { return rank_; }
@@ -96,11 +100,16 @@ class Communicator : public std::enable_shared_from_this<Communicator> {
   // comm_destroy on one thread while another is in a call on it: the call
   // fails at its next look (aborted()), naming the destroy.
   void markDestroyed() { destroyed_.store(true); }
+  // comm_revoke: every pending and future operation on this communicator
+  // fails, on every live member (core/revocation.h).
+  void revoke(const std::string& why) { revocation_->revoke(why); }
   bool aborted() const {
-    return aborted_.load(std::memory_order_relaxed) || destroyed_.load(std::memory_order_relaxed) || world_->aborted();
+    return aborted_.load(std::memory_order_relaxed) || destroyed_.load(std::memory_order_relaxed) ||
+           world_->aborted() || revocation_->revoked();
   }
-  // Why aborted() is true, for the error of the call it stops.
-  const char* abortReason() const;
+  // The status and the reason of the error of a call aborted() stops.
+  comm_status_t abortStatus() const;
+  std::string abortReason() const;
 
   // Post on the transport with peers given as ranks of this communicator.
   void send(int peer, uint64_t tag, const void* data, size_t size, transport::Request& request);
@@ -122,6 +131,10 @@ class Communicator : public std::enable_shared_from_this<Communicator> {
                const std::function<void()>* check = nullptr, uint64_t flight = FlightRecorder::kNone);
   // Withdraw every unfinished receive.
   void cancel(std::span<const Pending> pending);
+  // Moves the transport while `pending` messages still complete: returns
+  // once all are done, nothing completed for a short while (a peer that
+  // died or withdrew its receive) or the timeout passed.
+  void progressWhileMoving(std::span<const Pending> pending);
   // Give up on messages whose owner is going away: withdraw the receives and
   // let the sends finish while they still move; requests the transport may
   // still touch after that are kept alive (leaked) rather than freed under it.
@@ -207,6 +220,7 @@ class Communicator : public std::enable_shared_from_this<Communicator> {
   std::atomic<int64_t> timeoutMs_;
   std::atomic<bool> aborted_{false};
   std::atomic<bool> destroyed_{false};
+  std::unique_ptr<Revocation> revocation_;  // closed by the destructor, before the id goes back
   [[noreturn]] void failConcurrentIssue() const;
 
   std::mutex issueMutex_;  // orders collective issue (sequence numbers, inline vs queued)

@@ -128,6 +128,10 @@ void FailureNotices::read(uint64_t flight) {
     }
     if (leavesWaiting(notice, rank_)) continue;
     settled_ = true;  // every rank heard it from the rank that gave up
+    // A peer stopped by a revoke passed the revoke on before it gave up,
+    // on the same link: it is here already, and it is the cause.
+    if (comm_.aborted())
+      fail(comm_.abortStatus(), "{}: {}", describeCall(signature_, sequence_, comm_.name()), comm_.abortReason());
     const std::string why = describeNotice(notice, describeCall(signature_, sequence_, comm_.name()), signature_);
     if (notice.status == COMM_ERR_MISMATCH) fail(COMM_ERR_MISMATCH, "{}", why);
     World& world = comm_.world();

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cstdio>
+#include <random>
 #include <string>
 #include <string_view>
 
@@ -27,17 +28,26 @@ std::shared_ptr<Communicator> makeChild(Communicator& parent, const std::vector<
   std::string storeKey = fmt::format("child/{}/{}/{}", parent.id(), key, index);
   World& world = parent.world();
   uint16_t id;
+  // Tells this communicator from earlier ones that had its id (revocation
+  // notices still on their way to a rank that had left them).
+  uint64_t identity = 0;
+  auto drawIdentity = [] {
+    std::random_device device;
+    return uint64_t{device()} << 32 | device();
+  };
   if (world.size() == 1) {
     id = world.allocateCommunicatorId();
+    identity = drawIdentity();
   } else if (members[0] == parent.rank()) {
     try {
       id = world.allocateCommunicatorId();
+      identity = drawIdentity();
     } catch (const Error& error) {
       // The other members wait for the id: they learn why there is none.
       world.storeSet(storeKey, fmt::format("{}{} {}", kNoId, static_cast<int>(error.status()), error.what()));
       throw;
     }
-    world.storeSet(storeKey, std::to_string(id));
+    world.storeSet(storeKey, fmt::format("{} {}", id, identity));
   } else {
     std::string published = world.storeGet(storeKey);
     if (published.starts_with(kNoId)) {
@@ -47,12 +57,19 @@ std::shared_ptr<Communicator> makeChild(Communicator& parent, const std::vector<
       fail(static_cast<comm_status_t>(status), "rank {} of '{}', which draws the new communicator's id, found none: {}",
            members[0], parent.name(), published.substr(kNoId.size() + consumed));
     }
-    id = static_cast<uint16_t>(std::stoi(published));
+    unsigned publishedId = 0;
+    unsigned long long publishedIdentity = 0;
+    if (std::sscanf(published.c_str(), "%u %llu", &publishedId, &publishedIdentity) != 2) {
+      fail(COMM_ERR_BOOTSTRAP, "rank {} of '{}' published a malformed communicator id '{}'", members[0], parent.name(),
+           published);
+    }
+    id = static_cast<uint16_t>(publishedId);
+    identity = publishedIdentity;
   }
   std::vector<int> worldRanks;
   for (int m : members) worldRanks.push_back(parent.worldRankOf(m));
   std::string childName = name != nullptr ? name : fmt::format("group-{}", id);
-  return std::make_shared<Communicator>(parent.worldPtr(), id, std::move(worldRanks), std::move(childName));
+  return std::make_shared<Communicator>(parent.worldPtr(), id, identity, std::move(worldRanks), std::move(childName));
 }
 
 }  // namespace
@@ -60,7 +77,8 @@ std::shared_ptr<Communicator> makeChild(Communicator& parent, const std::vector<
 std::shared_ptr<Communicator> worldCommunicator(const std::shared_ptr<World>& world) {
   std::vector<int> ranks(world->size());
   for (int r = 0; r < world->size(); ++r) ranks[r] = r;
-  return std::make_shared<Communicator>(world, 0, std::move(ranks), "world");
+  // Id 0 is the world's alone: no earlier communicator had it.
+  return std::make_shared<Communicator>(world, 0, 0, std::move(ranks), "world");
 }
 
 std::shared_ptr<Communicator> createGroup(Communicator& parent, const std::vector<int>& members, const char* name) {

@@ -18,6 +18,7 @@ CASE(node_id_null, "comm_node_id", COMM_ERR_INVALID_ARGUMENT, "out", comm_node_i
 CASE(node_id_null_comm, "comm_node_id", COMM_ERR_INVALID_ARGUMENT, "comm", comm_node_id(&(int){0}, NULL))
 CASE(name_null, "comm_name", COMM_ERR_INVALID_ARGUMENT, "out", comm_name(NULL, world))
 CASE(abort_null, "comm_abort", COMM_ERR_INVALID_ARGUMENT, "comm", comm_abort(NULL))
+CASE(revoke_null, "comm_revoke", COMM_ERR_INVALID_ARGUMENT, "comm", comm_revoke(NULL))
 CASE(timeout_zero, "comm_set_timeout", COMM_ERR_INVALID_ARGUMENT, "positive", comm_set_timeout(world, 0))
 CASE(timeout_null, "comm_timeout", COMM_ERR_INVALID_ARGUMENT, "out_ms", comm_timeout(NULL, world))
 CASE(set_stream_null_comm, "comm_set_stream", COMM_ERR_INVALID_ARGUMENT, "comm", comm_set_stream(NULL, NULL))

@@ -24,6 +24,7 @@ __all__ = [
     "CommTransportError",
     "CommBootstrapError",
     "CommInternalError",
+    "CommRevokedError",
 ]
 
 
@@ -79,6 +80,10 @@ class CommInternalError(CommError):
     """COMM_ERR_INTERNAL: a bug in comm; please report the message."""
 
 
+class CommRevokedError(CommError):
+    """COMM_ERR_REVOKED: the group was revoked (revoke()); the message names the rank."""
+
+
 ERROR_CLASSES = {
     _c.COMM_ERR_INVALID_ARGUMENT: CommInvalidArgumentError,
     _c.COMM_ERR_INVALID_USAGE: CommInvalidUsageError,
@@ -91,6 +96,7 @@ ERROR_CLASSES = {
     _c.COMM_ERR_TRANSPORT: CommTransportError,
     _c.COMM_ERR_BOOTSTRAP: CommBootstrapError,
     _c.COMM_ERR_INTERNAL: CommInternalError,
+    _c.COMM_ERR_REVOKED: CommRevokedError,
 }
 
 for _status, _cls in ERROR_CLASSES.items():

@@ -16,6 +16,7 @@ __all__ = [
     "init",
     "release",
     "abort",
+    "revoke",
     "get_rank",
     "get_local_rank",
     "get_group_size",
@@ -129,6 +130,14 @@ def abort(group: str | None = WORLD_COMM_GROUP) -> None:
     another waits; the group must still be destroyed (release() for the
     world)."""
     _c.comm_abort(group_of(group, "abort").comm)
+
+
+def revoke(group: str | None = WORLD_COMM_GROUP) -> None:
+    """Make every pending and future operation on ``group`` fail with
+    CommRevokedError, on this rank and on every other live member (comm
+    passes the news on; only one rank need call it). Callable from any
+    thread; the group must still be destroyed."""
+    _c.comm_revoke(group_of(group, "revoke").comm)
 
 
 def get_rank(group: str | None = WORLD_COMM_GROUP) -> int:

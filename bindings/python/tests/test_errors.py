@@ -106,6 +106,7 @@ def test_every_status_has_its_class():
         C.COMM_ERR_TRANSPORT: comm.CommTransportError,
         C.COMM_ERR_BOOTSTRAP: comm.CommBootstrapError,
         C.COMM_ERR_INTERNAL: comm.CommInternalError,
+        C.COMM_ERR_REVOKED: comm.CommRevokedError,
     }
     assert comm.errors.ERROR_CLASSES == expected
     for cls in expected.values():
@@ -144,6 +145,25 @@ def test_aborted_group(rank, size):
         comm.abort(name)
         with pytest.raises(comm.CommAbortedError):
             comm.barrier(name)
+    finally:
+        comm.destroy_group(name)
+    out, _ = comm.all_reduce(np.ones(1))  # the world is unaffected
+    np.testing.assert_array_equal(out, [size])
+
+
+def test_revoked_group(rank, size):
+    name = "revoked"
+    comm.create_group(name, list(range(size)))
+    try:
+        if rank == size - 1:
+            comm.revoke(name)
+            with pytest.raises(comm.CommRevokedError, match="revoked on this rank"):
+                comm.barrier(name)
+        else:
+            with pytest.raises(comm.CommRevokedError, match=f"revoked by rank {size - 1}"):
+                comm.barrier(name)
+        with pytest.raises(comm.CommRevokedError):  # and every later call
+            comm.all_reduce(np.ones(1), group=name)
     finally:
         comm.destroy_group(name)
     out, _ = comm.all_reduce(np.ones(1))  # the world is unaffected

@@ -89,6 +89,7 @@ extern swig_intgo _wrap_COMM_ERR_ABORTED_capi_c70da48e512180f8(void);
 extern swig_intgo _wrap_COMM_ERR_TRANSPORT_capi_c70da48e512180f8(void);
 extern swig_intgo _wrap_COMM_ERR_BOOTSTRAP_capi_c70da48e512180f8(void);
 extern swig_intgo _wrap_COMM_ERR_INTERNAL_capi_c70da48e512180f8(void);
+extern swig_intgo _wrap_COMM_ERR_REVOKED_capi_c70da48e512180f8(void);
 extern swig_type_4 _wrap_comm_status_string_capi_c70da48e512180f8(swig_intgo arg1);
 extern swig_type_5 _wrap_comm_last_error_capi_c70da48e512180f8(void);
 extern swig_intgo _wrap_comm_check_version_capi_c70da48e512180f8(swig_intgo arg1, swig_intgo arg2);
@@ -129,6 +130,7 @@ extern swig_intgo _wrap_comm_config_set_capi_c70da48e512180f8(uintptr_t arg1, sw
 extern swig_intgo _wrap_comm_init_capi_c70da48e512180f8(swig_voidp arg1, uintptr_t arg2);
 extern swig_intgo _wrap_comm_destroy_capi_c70da48e512180f8(uintptr_t arg1);
 extern swig_intgo _wrap_comm_abort_capi_c70da48e512180f8(uintptr_t arg1);
+extern swig_intgo _wrap_comm_revoke_capi_c70da48e512180f8(uintptr_t arg1);
 extern swig_intgo _wrap_comm_rank_capi_c70da48e512180f8(swig_voidp arg1, uintptr_t arg2);
 extern swig_intgo _wrap_comm_size_capi_c70da48e512180f8(swig_voidp arg1, uintptr_t arg2);
 extern swig_intgo _wrap_comm_local_rank_capi_c70da48e512180f8(swig_voidp arg1, uintptr_t arg2);
@@ -379,6 +381,13 @@ func _swig_getCOMM_ERR_INTERNAL() (_swig_ret Enum_SS_comm_status) {
 }
 
 var COMM_ERR_INTERNAL Enum_SS_comm_status = _swig_getCOMM_ERR_INTERNAL()
+func _swig_getCOMM_ERR_REVOKED() (_swig_ret Enum_SS_comm_status) {
+	var swig_r Enum_SS_comm_status
+	swig_r = (Enum_SS_comm_status)(C._wrap_COMM_ERR_REVOKED_capi_c70da48e512180f8())
+	return swig_r
+}
+
+var COMM_ERR_REVOKED Enum_SS_comm_status = _swig_getCOMM_ERR_REVOKED()
 func Comm_status_string(arg1 Enum_SS_comm_status) (_swig_ret string) {
 	var swig_r string
 	_swig_i_0 := arg1
@@ -689,6 +698,13 @@ func Comm_abort(arg1 uintptr) (_swig_ret Enum_SS_comm_status) {
 	var swig_r Enum_SS_comm_status
 	_swig_i_0 := arg1
 	swig_r = (Enum_SS_comm_status)(C._wrap_comm_abort_capi_c70da48e512180f8(C.uintptr_t(_swig_i_0)))
+	return swig_r
+}
+
+func Comm_revoke(arg1 uintptr) (_swig_ret Enum_SS_comm_status) {
+	var swig_r Enum_SS_comm_status
+	_swig_i_0 := arg1
+	swig_r = (Enum_SS_comm_status)(C._wrap_comm_revoke_capi_c70da48e512180f8(C.uintptr_t(_swig_i_0)))
 	return swig_r
 }
 

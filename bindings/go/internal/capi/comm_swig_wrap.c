@@ -652,6 +652,18 @@ intgo _wrap_COMM_ERR_INTERNAL_capi_c70da48e512180f8() {
 }
 
 
+intgo _wrap_COMM_ERR_REVOKED_capi_c70da48e512180f8() {
+  enum comm_status result;
+  intgo _swig_go_result;
+  
+  
+  result = COMM_ERR_REVOKED;
+  
+  _swig_go_result = (intgo)result; 
+  return _swig_go_result;
+}
+
+
 _gostring_ _wrap_comm_status_string_capi_c70da48e512180f8(intgo _swig_go_0) {
   comm_status_t arg1 ;
   char *result = 0 ;
@@ -1173,6 +1185,19 @@ intgo _wrap_comm_abort_capi_c70da48e512180f8(comm_t *_swig_go_0) {
   arg1 = (comm_t *)_swig_go_0; 
   
   result = (comm_status_t)comm_abort(arg1);
+  _swig_go_result = (intgo)result; 
+  return _swig_go_result;
+}
+
+
+intgo _wrap_comm_revoke_capi_c70da48e512180f8(comm_t *_swig_go_0) {
+  comm_t *arg1 = (comm_t *) 0 ;
+  comm_status_t result;
+  intgo _swig_go_result;
+  
+  arg1 = (comm_t *)_swig_go_0; 
+  
+  result = (comm_status_t)comm_revoke(arg1);
   _swig_go_result = (intgo)result; 
   return _swig_go_result;
 }

@@ -6,7 +6,8 @@ import java.nio.charset.StandardCharsets;
  * A call failed in the C library. The message is the C library's: it names
  * the call, the object and the cause. Failures with their own remedy have
  * subclasses: {@link CommTimeoutException}, {@link CommRemoteException},
- * {@link CommMismatchException} and {@link CommAbortedException}. Misuse is
+ * {@link CommMismatchException}, {@link CommAbortedException} and
+ * {@link CommRevokedException}. Misuse is
  * not a CommException but what Java programs catch for it, with the same
  * {@code status()}: a bad argument is an {@link IllegalArgumentException}
  * ({@link CommInvalidArgumentException} when the C library refused it), a
@@ -48,6 +49,8 @@ public class CommException extends RuntimeException {
         return new CommMismatchException(text);
       case ABORTED:
         return new CommAbortedException(text);
+      case REVOKED:
+        return new CommRevokedException(text);
       default:
         return new CommException(status, text);
     }

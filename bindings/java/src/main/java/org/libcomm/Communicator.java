@@ -156,6 +156,20 @@ public final class Communicator implements AutoCloseable {
     }
   }
 
+  /**
+   * Make every pending and future operation on this communicator fail with
+   * {@link CommRevokedException}, on this rank and on every other live
+   * member (the C library passes the news on; one rank calling it is
+   * enough). Callable from any thread; the communicator must still be
+   * closed.
+   */
+  public void revoke() {
+    synchronized (abortGuard) {
+      ensureOpen("Communicator.revoke");
+      CommNative.comm_revoke(comm);
+    }
+  }
+
   public boolean isClosed() {
     return closed;
   }

@@ -22,7 +22,9 @@ public enum Status {
   /** Rendezvous or the launcher's environment failed. */
   BOOTSTRAP(comm_status_t.COMM_ERR_BOOTSTRAP),
   /** A bug in comm; please report the message. Also stands for codes this binding does not know. */
-  INTERNAL(comm_status_t.COMM_ERR_INTERNAL);
+  INTERNAL(comm_status_t.COMM_ERR_INTERNAL),
+  /** The communicator was revoked, on this rank or another; the message names the rank. */
+  REVOKED(comm_status_t.COMM_ERR_REVOKED);
 
   private final int code;
 

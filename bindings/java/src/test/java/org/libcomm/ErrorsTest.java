@@ -240,6 +240,21 @@ class ErrorsTest {
   }
 
   @Test
+  void revokeOnOneRankReachesEveryRank() {
+    try (Communicator group = world.split(0, rank).orElseThrow()) {
+      String expected = rank == size - 1 ? "revoked on this rank" : "revoked by rank " + (size - 1);
+      if (rank == size - 1) {
+        group.revoke();
+      }
+      CommRevokedException revoked = assertThrows(CommRevokedException.class, group::barrier);
+      assertEquals(Status.REVOKED, revoked.status());
+      assertTrue(revoked.getMessage().contains(expected), revoked.getMessage());
+      assertThrows(CommRevokedException.class, group::barrier);  // and every later call
+    }
+    world.barrier();
+  }
+
+  @Test
   void ranksThatDisagreeGetAMismatch() {
     Tensor in = Data.filled(DType.FLOAT32, rank, 0, 4);
     Tensor out = Tensor.allocate(DType.FLOAT32, 4);
