@@ -69,6 +69,7 @@ std::string remoteCommandLine(const Options& options, int node, bool secretOnStd
     words.insert(words.end(), {"--timeout", fmt::format("{}", *options.timeoutSeconds)});
   }
   if (options.bindCore) words.emplace_back("--bind-core");
+  if (options.keepGoing) words.emplace_back("--keep-going");
   if (options.logDir) words.insert(words.end(), {"--log-dir", std::filesystem::absolute(*options.logDir).string()});
   words.emplace_back("--");
   words.insert(words.end(), options.command.begin(), options.command.end());
@@ -120,6 +121,7 @@ int runAcrossHosts(const Options& options, int signalFd, const sigset_t& signalM
   if (options.timeoutSeconds) timeout = std::chrono::duration<double>(*options.timeoutSeconds + kHostTimeoutSlack);
   Supervisor supervisor(SupervisorConfig{.timeout = timeout,
                                          .grace = std::chrono::duration<double>(options.graceSeconds),
+                                         .keepGoing = options.keepGoing,
                                          .logDir = std::nullopt,
                                          .storeHost = {},
                                          .storePort = 0,

@@ -204,6 +204,7 @@ int run(const Options& options) {
                                       ? std::optional<std::chrono::duration<double>>(*options.timeoutSeconds)
                                       : std::nullopt,
                        .grace = std::chrono::duration<double>(options.graceSeconds),
+                       .keepGoing = options.keepGoing,
                        .logDir = options.logDir,
                        .storeHost = options.masterAddr,
                        .storePort = storePort,

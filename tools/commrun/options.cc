@@ -72,6 +72,9 @@ Options parseOptions(int argc, char** argv) {
   app.add_flag("--bind-core", options.bindCore, "bind each rank to one core, round robin over this node's cores");
   app.add_option("--timeout", options.timeoutSeconds, "stop every rank after S seconds and exit 124")
       ->check(CLI::PositiveNumber);
+  app.add_flag("--keep-going", options.keepGoing,
+               "when a rank fails, leave the others running (a job that revokes, shrinks and goes on); the last "
+               "line still names every failure");
   app.add_option("--grace", options.graceSeconds,
                  "after a rank fails, seconds the others get to exit by themselves before SIGTERM")
       ->check(CLI::NonNegativeNumber)

@@ -81,6 +81,7 @@ int Supervisor::run(std::vector<RankLaunch> launches) {
     std::optional<std::string> first = firstFailureInJob();
     if (first && *first != message) message = fmt::format("{}, the job's first failure; here {}", *first, message);
   }
+  for (const std::string& later : laterFailures_) message += fmt::format("; then {}", later);
   writeAll(STDERR_FILENO, fmt::format("commrun: {}\n", message));
   return outcome_->exitCode;
 }
@@ -144,17 +145,24 @@ void Supervisor::rankExited(Rank& rank, int waitStatus) {
   if (exitedCleanly(waitStatus)) return;
   if (!config_.agentHosts.empty()) {
     // Told once its output is drained: the agent's last line may still be in the pipe.
-    if (settle({exitCodeOf(waitStatus), {}, AgentExit{&rank - ranks_.data(), pid, waitStatus}})) {
-      graceEndsAt_ = Clock::now() + std::chrono::duration_cast<Clock::duration>(config_.grace);
-    }
+    const bool first = settle({exitCodeOf(waitStatus), {}, AgentExit{&rank - ranks_.data(), pid, waitStatus}});
+    afterFailure(first, describeAgentExit(rank, pid, waitStatus));
     return;
   }
   const std::string description =
       fmt::format("rank {} (pid {} on {}) {}", rank.rank, pid, hostName_, describeExit(waitStatus));
-  if (settle({exitCodeOf(waitStatus), description})) {
-    recordFailure(description);
-    graceEndsAt_ = Clock::now() + std::chrono::duration_cast<Clock::duration>(config_.grace);
+  const bool first = settle({exitCodeOf(waitStatus), description});
+  if (first) recordFailure(description);
+  afterFailure(first, description);
+}
+
+void Supervisor::afterFailure(bool first, const std::string& description) {
+  if (!config_.keepGoing) {
+    if (first) graceEndsAt_ = Clock::now() + std::chrono::duration_cast<Clock::duration>(config_.grace);
+    return;
   }
+  if (!first) laterFailures_.push_back(description);
+  if (anyRunning()) writeAll(STDERR_FILENO, fmt::format("commrun: {}; the others go on (--keep-going)\n", description));
 }
 
 void Supervisor::interrupted(int signal) {

@@ -23,6 +23,9 @@ struct RankLaunch {
 struct SupervisorConfig {
   std::optional<std::chrono::duration<double>> timeout;
   std::chrono::duration<double> grace;
+  // --keep-going: a rank's failure is told at once and recorded, but the
+  // others keep running; the last line names every failure.
+  bool keepGoing = false;
   std::optional<std::filesystem::path> logDir;
   std::string storeHost;  // where the first failure is recorded
   uint16_t storePort;
@@ -82,6 +85,9 @@ class Supervisor {
   void terminateRanks();
   void signalRanks(int signal);
   bool settle(Outcome outcome);
+  // After a rank's (or an agent's) failure: the others get the grace period,
+  // or with --keep-going go on.
+  void afterFailure(bool first, const std::string& description);
   void recordFailure(const std::string& description);
   std::optional<std::string> firstFailureInJob();
   std::string describeAgentExit(const Rank& agent, pid_t pid, int waitStatus) const;
@@ -93,6 +99,7 @@ class Supervisor {
   std::vector<Rank> ranks_;
   std::vector<pid_t> startedPids_;  // every child's, reaped or not
   std::optional<Outcome> outcome_;
+  std::vector<std::string> laterFailures_;  // --keep-going: those after the first, in order
   int interruptions_ = 0;
   Timer timeoutAt_;
   Timer graceEndsAt_;
