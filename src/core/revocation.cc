@@ -91,6 +91,9 @@ void Revocation::adopt(int origin, const std::string& why) {
   std::memcpy(outgoing_.why, why.data(), std::min(why.size(), sizeof(outgoing_.why) - 1));
   for (int peer = 0; peer < size_; ++peer) {
     if (peer == rank_ || peer == origin) continue;
+    // A peer known dead needs no notice, and over tcp;ofi_rxm a send to it
+    // holds up the messages to the live ones behind it.
+    if (comm_.world().peerFailure(comm_.worldRankOf(peer))) continue;
     transport::Request& request = sends_.emplace_back();
     try {
       comm_.send(peer, tag(), &outgoing_, sizeof(outgoing_), request);

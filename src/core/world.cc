@@ -11,6 +11,7 @@
 #include <sstream>
 #include <thread>
 
+#include "bootstrap/commrun_keys.h"
 #include "bootstrap/job_secret.h"
 #include "bootstrap/launch_environment.h"
 #include "common/backoff.h"
@@ -31,7 +32,6 @@ constexpr auto kFailureCheckInterval = std::chrono::milliseconds(500);
 constexpr auto kLauncherRecordWait = std::chrono::milliseconds(500);
 constexpr auto kLauncherRecordPoll = std::chrono::milliseconds(20);
 // commrun writes the first failing rank's fate under this key.
-constexpr const char* kLauncherFailureKey = "commrun/failed";
 // How many ranks are done joining the world (joined or failed), counted in
 // the store.
 constexpr const char* kJoinedKey = "joined";
@@ -344,8 +344,27 @@ std::optional<std::string> World::reportedPeerFailure(int worldRank) {
     return what;
   }
   std::optional<std::string> reported = launcherFailure(false);
-  if (reported) noteFailure(worldRank, *reported);
+  if (!reported) return std::nullopt;
+  // commrun ends every rank after the first failure, so any peer awaited is
+  // as good as gone; with --keep-going the failure is only the rank it names.
+  int named = -1;
+  if (launcherKeepsGoing() && (std::sscanf(reported->c_str(), "rank %d ", &named) != 1 || named != worldRank)) {
+    return std::nullopt;
+  }
+  noteFailure(worldRank, *reported);
   return reported;
+}
+
+bool World::launcherKeepsGoing() {
+  if (keepGoing_.load() < 0) {
+    std::lock_guard lock(storeMutex_);
+    try {
+      keepGoing_.store(store_->check(bootstrap::commrun_keys::kKeepGoing, Deadline(std::chrono::seconds(2))) ? 1 : 0);
+    } catch (const Error&) {
+      return false;  // the store is gone with commrun: as without --keep-going
+    }
+  }
+  return keepGoing_.load() == 1;
 }
 
 std::optional<std::string> World::launcherFailure(bool now) {
@@ -356,7 +375,7 @@ std::optional<std::string> World::launcherFailure(bool now) {
   if (!reportedFailure_ && (now || time - lastFailureCheck_ >= kFailureCheckInterval)) {
     lastFailureCheck_ = time;
     try {
-      reportedFailure_ = store_->check(kLauncherFailureKey, Deadline(std::chrono::seconds(2)));
+      reportedFailure_ = store_->check(bootstrap::commrun_keys::kFailed, Deadline(std::chrono::seconds(2)));
     } catch (const Error&) {
       // The store is gone with commrun: nothing more to learn from it.
     }

@@ -136,6 +136,8 @@ class World {
   // at most every kFailureCheckInterval unless `now`; nullopt under other
   // launchers, or while another thread uses the store.
   std::optional<std::string> launcherFailure(bool now);
+  // Whether commrun runs with --keep-going (a failure is that rank's alone).
+  bool launcherKeepsGoing();
 
   Settings settings_;
   bool cudaIpc_ = true;
@@ -167,6 +169,7 @@ class World {
   std::optional<std::string> reportedFailure_;
   mutable std::mutex failureMutex_;
   std::optional<Failure> firstFailure_;  // guarded by failureMutex_
+  std::atomic<int> keepGoing_{-1};       // launcherKeepsGoing once asked: 0 or 1; -1 before
 };
 
 }  // namespace comm::core

@@ -9,6 +9,7 @@
 #include <time.h>
 
 #include "comm.h"
+#include "join.h"
 
 enum { kCount = 4096 };
 
@@ -41,12 +42,8 @@ static void *all_reduce_loop(void *arg) {
 int main(int argc, char **argv) {
   int destroy = argc > 1 && strcmp(argv[1], "destroy") == 0;
   struct Loop loop = {0};
-  if (comm_init(&loop.comm, NULL) != COMM_OK) {
-    fprintf(stderr, "comm_init: %s\n", comm_last_error());
-    return 1;
-  }
-  int rank = 0;
-  comm_rank(&rank, loop.comm);
+  int rank = 0, size = 0;
+  loop.comm = join_world(&rank, &size);
   pthread_t thread;
   pthread_create(&thread, NULL, all_reduce_loop, &loop);
   struct timespec nap = {0, 200 * 1000 * 1000};

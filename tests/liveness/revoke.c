@@ -16,6 +16,7 @@
 #include <unistd.h>
 
 #include "comm.h"
+#include "join.h"
 
 static void nap(long ms) {
   struct timespec t = {ms / 1000, (ms % 1000) * 1000000L};
@@ -24,14 +25,8 @@ static void nap(long ms) {
 
 int main(int argc, char **argv) {
   const char *mode = argc > 1 ? argv[1] : "blocked";
-  comm_t *world = NULL;
-  if (comm_init(&world, NULL) != COMM_OK) {
-    fprintf(stderr, "comm_init: %s\n", comm_last_error());
-    return 1;
-  }
   int rank = 0, size = 0;
-  comm_rank(&rank, world);
-  comm_size(&size, world);
+  comm_t *world = join_world(&rank, &size);
   const int revoker = size - 1;
   if (comm_barrier(world, NULL) != COMM_OK) {
     fprintf(stderr, "rank %d: barrier: %s\n", rank, comm_last_error());

@@ -22,7 +22,7 @@ struct Options {
   bool bindCore = false;
   std::optional<double> timeoutSeconds;
   double graceSeconds = 3;
-  bool keepGoing = false;  // a failed rank leaves the others running
+  bool keepGoing = false;            // a failed rank leaves the others running
   std::vector<std::string> command;  // program and its arguments
   // --hosts / --hostfile: start one commrun per host, through the agent.
   std::vector<std::string> hosts;

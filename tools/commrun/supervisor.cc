@@ -13,6 +13,7 @@
 
 #include <fmt/format.h>
 
+#include "bootstrap/commrun_keys.h"
 #include "bootstrap/store.h"
 #include "common/error.h"
 #include "common/host_name.h"
@@ -20,6 +21,8 @@
 #include "exit_status.h"
 
 namespace commrun {
+
+namespace keys = comm::bootstrap::commrun_keys;
 namespace {
 
 // From SIGTERM to SIGKILL, for ranks that ignore or linger on SIGTERM.
@@ -29,8 +32,6 @@ constexpr std::chrono::seconds kKillDelay{2};
 constexpr std::chrono::seconds kDrainLimit{1};
 constexpr size_t kReadChunk = 64 * 1024;
 constexpr std::chrono::seconds kStoreTimeout{2};
-constexpr const char* kFailure = "commrun/failed";
-constexpr const char* kFailureCount = "commrun/failures";
 
 }  // namespace
 
@@ -41,6 +42,7 @@ int Supervisor::run(std::vector<RankLaunch> launches) {
   if (config_.timeout) {
     timeoutAt_ = Clock::now() + std::chrono::duration_cast<Clock::duration>(*config_.timeout);
   }
+  if (config_.keepGoing) recordKeepGoing();
   start(launches);
 
   std::vector<pollfd> fds;
@@ -233,9 +235,19 @@ void Supervisor::recordFailure(const std::string& description) {
   try {
     const comm::Deadline deadline(kStoreTimeout);
     comm::bootstrap::StoreClient store(config_.storeHost, config_.storePort, config_.secret, deadline);
-    if (store.add(kFailureCount, 1, deadline) == 1) store.set(kFailure, description, deadline);
+    if (store.add(keys::kFailures, 1, deadline) == 1) store.set(keys::kFailed, description, deadline);
   } catch (const comm::Error& error) {
     writeAll(STDERR_FILENO, fmt::format("commrun: could not record the failure in the store: {}\n", error.what()));
+  }
+}
+
+void Supervisor::recordKeepGoing() {
+  try {
+    const comm::Deadline deadline(kStoreTimeout);
+    comm::bootstrap::StoreClient store(config_.storeHost, config_.storePort, config_.secret, deadline);
+    store.set(keys::kKeepGoing, "1", deadline);
+  } catch (const comm::Error& error) {
+    writeAll(STDERR_FILENO, fmt::format("commrun: could not record --keep-going in the store: {}\n", error.what()));
   }
 }
 
@@ -244,8 +256,8 @@ std::optional<std::string> Supervisor::firstFailureInJob() {
     const comm::Deadline deadline(kStoreTimeout);
     comm::bootstrap::StoreClient store(config_.storeHost, config_.storePort, config_.secret, deadline);
     // The first failure's node counts it before it writes it.
-    if (!store.check(kFailureCount, deadline)) return std::nullopt;
-    return store.get(kFailure, deadline);
+    if (!store.check(keys::kFailures, deadline)) return std::nullopt;
+    return store.get(keys::kFailed, deadline);
   } catch (const comm::Error&) {
     // The store went with node 0's commrun: this node's own failure is all there is to tell.
     return std::nullopt;

@@ -89,6 +89,8 @@ class Supervisor {
   // or with --keep-going go on.
   void afterFailure(bool first, const std::string& description);
   void recordFailure(const std::string& description);
+  // Tells the ranks that a failure is the failed rank's alone (--keep-going).
+  void recordKeepGoing();
   std::optional<std::string> firstFailureInJob();
   std::string describeAgentExit(const Rank& agent, pid_t pid, int waitStatus) const;
   bool anyRunning() const;
