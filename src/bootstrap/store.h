@@ -80,6 +80,10 @@ class StoreClient {
   std::string get(const std::string& key, Deadline deadline);
   // Wait until every key exists.
   void wait(const std::vector<std::string>& keys, Deadline deadline);
+  // Sets `key` to `value` only when `key` does not exist, atomically;
+  // returns the key's value after it: `value`, or the one set before. Of
+  // several clients racing, every one gets the first one's value.
+  std::string setIfAbsent(const std::string& key, const std::string& value, Deadline deadline);
   // Atomically add `delta` to the integer at `key` (missing = 0); returns the new value.
   int64_t add(const std::string& key, int64_t delta, Deadline deadline);
   // The value of `key` if it exists now, without waiting.

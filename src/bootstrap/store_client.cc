@@ -207,6 +207,13 @@ void StoreClient::set(const std::string& key, const std::string& value, Deadline
   impl_->exchange(fmt::format("set('{}')", key), impl_->request(StoreOp::kSet).bytes(key).bytes(value), deadline);
 }
 
+std::string StoreClient::setIfAbsent(const std::string& key, const std::string& value, Deadline deadline) {
+  std::lock_guard lock(impl_->mutex);
+  auto [status, result] = impl_->exchange(fmt::format("setIfAbsent('{}')", key),
+                                          impl_->request(StoreOp::kSetIfAbsent).bytes(key).bytes(value), deadline);
+  return FrameReader(result).bytes();
+}
+
 std::string StoreClient::get(const std::string& key, Deadline deadline) {
   std::lock_guard lock(impl_->mutex);
   auto [status, result] =

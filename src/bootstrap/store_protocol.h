@@ -9,8 +9,11 @@
 //     kSet   key value          kGet key          kCheck key
 //     kWait  count:u32 key*     kAdd key delta:i64
 //     kErasePrefix prefix (erases every key that starts with it)
+//     kSetIfAbsent key value (sets it only when the key does not exist)
 //   response = id:u64 status:u8 result
-//     kOk    -> value (kGet, kCheck), new value:i64 (kAdd), nothing (kSet, kWait, kErasePrefix)
+//     kOk    -> value (kGet, kCheck; kSetIfAbsent: the key's value after it, the
+//               one given or the one there before), new value:i64 (kAdd),
+//               nothing (kSet, kWait, kErasePrefix)
 //     kMissing (kCheck only)    kError -> message
 //
 // The id lets a client drop a late answer to a call that already gave up on
@@ -27,7 +30,7 @@
 
 namespace comm::bootstrap {
 
-enum class StoreOp : uint8_t { kSet = 1, kGet = 2, kWait = 3, kAdd = 4, kCheck = 5, kErasePrefix = 6 };
+enum class StoreOp : uint8_t { kSet = 1, kGet = 2, kWait = 3, kAdd = 4, kCheck = 5, kErasePrefix = 6, kSetIfAbsent = 7 };
 enum class StoreStatus : uint8_t { kOk = 0, kMissing = 1, kError = 2 };
 
 // What a store connection's proof of the secret is bound to: no other
@@ -127,7 +130,7 @@ struct StoreRequest {
   StoreOp op{};
   uint64_t id = 0;
   std::vector<std::string> keys;  // kWait: every key named; kErasePrefix: the prefix; the others: their one key
-  std::string value;              // kSet
+  std::string value;              // kSet, kSetIfAbsent
   int64_t delta = 0;              // kAdd
 };
 
@@ -149,11 +152,12 @@ inline StoreRequest decodeRequest(std::string_view body, size_t maxKeyBytes, siz
   const char* name = nullptr;
   switch (static_cast<StoreOp>(op)) {
     case StoreOp::kSet:
-      name = "set";
+    case StoreOp::kSetIfAbsent:
+      name = static_cast<StoreOp>(op) == StoreOp::kSet ? "set" : "setIfAbsent";
       key();
       request.value = reader.bytes();
       if (request.value.size() > maxValueBytes) {
-        fail(COMM_ERR_BOOTSTRAP, "set('{}'): a value of {} bytes, over the limit of {} bytes", request.keys[0],
+        fail(COMM_ERR_BOOTSTRAP, "{}('{}'): a value of {} bytes, over the limit of {} bytes", name, request.keys[0],
              request.value.size(), maxValueBytes);
       }
       break;

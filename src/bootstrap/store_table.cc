@@ -28,6 +28,17 @@ void StoreTable::handle(int client, StoreRequest request) {
       if (created) keyCreated(key);
       return;
     }
+    case StoreOp::kSetIfAbsent: {
+      std::string& key = request.keys[0];
+      if (auto found = data_.find(key); found != data_.end()) {
+        replies_.reply(client, valueFrame(id, found->second));
+        return;
+      }
+      if (!hold(client, id, key, request.value.size())) return;
+      replies_.reply(client, valueFrame(id, data_.emplace(key, std::move(request.value)).first->second));
+      keyCreated(key);
+      return;
+    }
     case StoreOp::kGet: {
       std::string& key = request.keys[0];
       if (auto found = data_.find(key); found != data_.end()) {

@@ -210,6 +210,31 @@ void addBlocksAGetWaitingOnItsKey(void**) {
   assert_string_equal(value.get().c_str(), "7");
 }
 
+// Racing clients each propose a value; every one of them gets the first
+// one's, the store keeps it, a later proposal changes nothing, and a get
+// parked on the key is answered with it.
+void setIfAbsentGivesEveryClientTheFirstValue(void**) {
+  constexpr int kThreads = 8;
+  StoreServer server(kHost, 0, kSecret);
+  StoreClient reader(kHost, server.port(), kSecret, soon());
+  auto parked = std::async(std::launch::async, [&] { return reader.get("decision", soon()); });
+  std::vector<std::string> got(kThreads);
+  std::vector<std::thread> threads;
+  for (int t = 0; t < kThreads; ++t) {
+    threads.emplace_back([&, t] {
+      StoreClient client(kHost, server.port(), kSecret, soon());
+      got[t] = client.setIfAbsent("decision", "proposal " + std::to_string(t), soon());
+    });
+  }
+  for (std::thread& thread : threads) thread.join();
+  assert_true(got[0].starts_with("proposal "));
+  for (const std::string& value : got) assert_string_equal(value.c_str(), got[0].c_str());
+  assert_string_equal(parked.get().c_str(), got[0].c_str());
+  StoreClient client(kHost, server.port(), kSecret, soon());
+  assert_string_equal(client.setIfAbsent("decision", "late", soon()).c_str(), got[0].c_str());
+  assert_string_equal(client.get("decision", soon()).c_str(), got[0].c_str());
+}
+
 void checkDoesNotWait(void**) {
   StoreServer server(kHost, 0, kSecret);
   StoreClient client(kHost, server.port(), kSecret, soon());
@@ -537,6 +562,7 @@ int main() {
       cmocka_unit_test(addIsAtomicAcrossClients),
       cmocka_unit_test(addRejectsANonIntegerValue),
       cmocka_unit_test(addBlocksAGetWaitingOnItsKey),
+      cmocka_unit_test(setIfAbsentGivesEveryClientTheFirstValue),
       cmocka_unit_test(checkDoesNotWait),
       cmocka_unit_test(getTimeoutNamesKeyAndServerThenRecovers),
       cmocka_unit_test(waitTimeoutNamesTheKeys),
