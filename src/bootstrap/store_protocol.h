@@ -30,7 +30,15 @@
 
 namespace comm::bootstrap {
 
-enum class StoreOp : uint8_t { kSet = 1, kGet = 2, kWait = 3, kAdd = 4, kCheck = 5, kErasePrefix = 6, kSetIfAbsent = 7 };
+enum class StoreOp : uint8_t {
+  kSet = 1,
+  kGet = 2,
+  kWait = 3,
+  kAdd = 4,
+  kCheck = 5,
+  kErasePrefix = 6,
+  kSetIfAbsent = 7
+};
 enum class StoreStatus : uint8_t { kOk = 0, kMissing = 1, kError = 2 };
 
 // What a store connection's proof of the secret is bound to: no other
