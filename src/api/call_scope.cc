@@ -1,41 +1,29 @@
 #include "api/call_scope.h"
 
-#include <array>
-#include <cstddef>
-
 #include "api/objects.h"
 #include "common/error.h"
 
 namespace comm::api {
-namespace {
 
-// A call looks up one communicator (comm_split and comm_group_create their
-// parent); a few slots leave room.
-constexpr size_t kMaxPins = 4;
+CallPins& CallScope::threadPins() noexcept {
+  thread_local CallPins pins;
+  return pins;
+}
 
-struct ThreadCalls {
-  int depth = 0;
-  size_t pinned = 0;
-  std::array<comm_communicator*, kMaxPins> pins{};
-};
-
-thread_local ThreadCalls calls;
-
-}  // namespace
-
-CallScope::CallScope() noexcept { ++calls.depth; }
-
-CallScope::~CallScope() {
-  if (--calls.depth != 0) return;
-  for (size_t i = 0; i < calls.pinned; ++i) unpin(calls.pins[i]);
-  calls.pinned = 0;
+void CallScope::release(CallPins& pins) {
+  for (size_t i = 0; i < pins.pinned; ++i) unpin(pins.pins[i]);
+  pins.pinned = 0;
 }
 
 void CallScope::pin(comm_communicator* c) {
-  if (calls.depth == 0) fail(COMM_ERR_INTERNAL, "a communicator was looked up outside a C call's guard");
-  if (calls.pinned == kMaxPins) fail(COMM_ERR_INTERNAL, "a call looked up more than {} communicators", kMaxPins);
+  CallPins& pins = threadPins();
+  if (pins.depth == 0) fail(COMM_ERR_INTERNAL, "a communicator was looked up outside a C call's guard");
+  if (pins.pinned == CallPins::kMax)
+    fail(COMM_ERR_INTERNAL, "a call looked up more than {} communicators", CallPins::kMax);
+  // Before the caller reads `destroyed` (sequentially consistent): a
+  // comm_destroy that sets it afterwards sees this pin and waits.
   c->calls.fetch_add(1);
-  calls.pins[calls.pinned++] = c;
+  pins.pins[pins.pinned++] = c;
 }
 
 }  // namespace comm::api

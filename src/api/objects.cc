@@ -98,7 +98,7 @@ void destroyCommunicatorObject(comm_communicator* c) {
   pool().free.push_back(c);
 }
 
-void unpin(comm_communicator* c) { c->calls.fetch_sub(1); }
+void unpin(comm_communicator* c) { c->calls.fetch_sub(1, std::memory_order_release); }
 
 const comm_tensor& tensor(const comm_tensor* t, const char* name) {
   liveTensors().check(t, "tensor", name);
