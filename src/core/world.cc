@@ -31,7 +31,6 @@ constexpr auto kFailureCheckInterval = std::chrono::milliseconds(500);
 // job's first failure, and how often it looks.
 constexpr auto kLauncherRecordWait = std::chrono::milliseconds(500);
 constexpr auto kLauncherRecordPoll = std::chrono::milliseconds(20);
-// commrun writes the first failing rank's fate under this key.
 // How many ranks are done joining the world (joined or failed), counted in
 // the store.
 constexpr const char* kJoinedKey = "joined";
