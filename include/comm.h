@@ -18,10 +18,10 @@
  *    communication call returns them; an asynchronous one returns COMM_OK
  *    once started and comm_handle_wait/test return them.
  *  - On failure, a pointer out-parameter (the `**out` of a create call,
- *    comm_init, comm_split, comm_name, comm_tensor_data, comm_providers and comm_stream,
- *    the strings of comm_setting_info, and the `**handle` of a communication
- *    call) is set to NULL when it is not NULL itself; a scalar
- *    out-parameter (an int, size or enum) is left unchanged.
+ *    comm_init, comm_split, comm_shrink, comm_name, comm_tensor_data, comm_providers and
+ * comm_stream, the strings of comm_setting_info, and the `**handle` of a communication call) is set
+ * to NULL when it is not NULL itself; a scalar out-parameter (an int, size or enum) is left
+ * unchanged.
  *  - Out-parameters come first. The one exception is the optional trailing
  *    `comm_handle_t **handle` of every communication call: NULL means "block
  *    until done"; non-NULL means "return at once and hand me a handle" that
@@ -446,6 +446,61 @@ COMM_API comm_status_t comm_timeout(int64_t *out_ms, const comm_t *comm);
  * COMM_ERR_INVALID_USAGE (a destroyed communicator).
  */
 COMM_API comm_status_t comm_failed_rank(int *out, const comm_t *comm);
+
+/**
+ * The ranks of `comm` this rank knows to have failed, ascending: those it
+ * saw end, and those commrun or another rank reported. Writes at most
+ * `capacity` of them to `out_ranks` (which may be NULL when capacity is 0)
+ * and their number to `*out_count`, which may exceed `capacity`. What one
+ * rank knows, not an agreement: comm_agree and comm_shrink give every live
+ * rank the same set. Not collective; thread-safe.
+ * Errors: COMM_ERR_INVALID_ARGUMENT (out_count or comm NULL, a negative
+ * capacity, out_ranks NULL with capacity > 0), COMM_ERR_INVALID_USAGE (a
+ * destroyed communicator).
+ */
+COMM_API comm_status_t comm_failed_ranks(int *out_count, int *out_ranks, int capacity,
+                                         const comm_t *comm);
+
+/**
+ * Fault-tolerant agreement (ULFM's MPIX_Comm_agree): every live rank of
+ * `comm` calls it with its `*flags`, and each returns with `*flags` set to
+ * the bitwise AND of the flags of the ranks that took part, and with the
+ * same set of failed ranks: every rank that did not take part, which the
+ * others proved dead. It needs nothing from a dead rank and holds when
+ * ranks die during the call: all live ranks still return the same values.
+ * Use it to decide together whether a step committed. The failed ranks go
+ * to `out_failed_ranks` (at most `capacity`; may be NULL when capacity is 0)
+ * and their number to `*out_failed_count` (may be NULL). Collective over
+ * the live ranks, through the rendezvous store (commrun's outlives every
+ * rank; without commrun, rank 0 hosts it and must live).
+ * Errors: COMM_ERR_INVALID_ARGUMENT (flags or comm NULL, a negative
+ * capacity, out_failed_ranks NULL with capacity > 0),
+ * COMM_ERR_INVALID_USAGE (a destroyed communicator), COMM_ERR_REVOKED (a
+ * revoked communicator: shrink it, then agree on the new one),
+ * COMM_ERR_ABORTED, COMM_ERR_TIMEOUT (naming the ranks that neither took
+ * part nor are known to have failed by the deadline), COMM_ERR_REMOTE
+ * (the others found this rank failed and agreed without it),
+ * COMM_ERR_BOOTSTRAP (the store is gone).
+ */
+COMM_API comm_status_t comm_agree(uint32_t *flags, int *out_failed_count, int *out_failed_ranks,
+                                  int capacity, comm_t *comm);
+
+/**
+ * Shrink: the live ranks of `comm` agree on which ranks failed (as
+ * comm_agree) and make a communicator of the others, renumbered in their
+ * order in `comm`. Every live rank calls it; it needs nothing from a dead
+ * rank, tolerates ranks dying while it runs and returns within the
+ * deadline. `comm` may be revoked (the usual way: revoke, then shrink),
+ * and is left as it was: destroy it after. With no failure the result is
+ * a copy of `comm`. A rank that dies after the others agreed is in the new
+ * communicator, whose next operation names it: shrink again. `name`
+ * (copied) may be NULL for "<comm's name>-shrunk". Groups and splits of
+ * the result work as usual.
+ * Errors: COMM_ERR_INVALID_ARGUMENT (out or comm NULL),
+ * COMM_ERR_INVALID_USAGE (a destroyed communicator), COMM_ERR_ABORTED, and
+ * those of comm_agree but COMM_ERR_REVOKED.
+ */
+COMM_API comm_status_t comm_shrink(comm_t **out, comm_t *comm, const char *name);
 
 /**
  * Deadline for every wait on `comm`, in milliseconds (> 0). Default: the

@@ -2,8 +2,6 @@
 #include <memory>
 #include <string>
 
-#include <fmt/format.h>
-
 #include "algo/selection/overrides.h"
 #include "api/guard.h"
 #include "api/objects.h"
@@ -77,14 +75,6 @@ COMM_API comm_status_t comm_abort(comm_t* comm) {
     comm::core::Communicator& c = comm::api::communicator(comm);
     c.abort();
     if (c.id() == 0) c.world().abort();
-  });
-}
-
-COMM_API comm_status_t comm_revoke(comm_t* comm) {
-  return guard("comm_revoke", [&] {
-    comm::core::Communicator& c = comm::api::communicator(comm);
-    const auto failure = c.world().firstFailure();
-    c.revoke(failure ? fmt::format("comm_revoke, after {}", failure->what) : std::string("comm_revoke"));
   });
 }
 

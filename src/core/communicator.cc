@@ -28,6 +28,7 @@ Communicator::Communicator(std::shared_ptr<World> world, uint16_t id, uint64_t i
                            std::string name)
     : world_(std::move(world)),
       id_(id),
+      identity_(identity),
       worldRanks_(std::move(worldRanks)),
       name_(std::move(name)),
       timeoutMs_(world_->timeout().count()) {
@@ -339,7 +340,7 @@ void Communicator::failConcurrentIssue() const {
 }
 
 int Communicator::nextChildIndex(const std::string& key) {
-  std::lock_guard lock(issueMutex_);
+  std::lock_guard lock(childMutex_);
   return childCounts_[key]++;
 }
 

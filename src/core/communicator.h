@@ -75,6 +75,8 @@ class Communicator : public std::enable_shared_from_this<Communicator> {
   int localRank() const { return localRank_; }
   int localSize() const { return localSize_; }
   uint16_t id() const { return id_; }
+  // Tells it from earlier communicators that had its id (core/revocation.h).
+  uint64_t identity() const { return identity_; }
   const std::string& name() const { return name_; }
   int worldRankOf(int rank) const { return worldRanks_[rank]; }
   int rankOfWorld(int worldRank) const;  // -1 when not a member
@@ -196,6 +198,10 @@ class Communicator : public std::enable_shared_from_this<Communicator> {
   // before; equal on every member when they call in the same order, which
   // names the child's rendezvous without a message.
   int nextChildIndex(const std::string& key);
+  // How many members shrinks of this communicator found failed and so
+  // released its id for (core/groups.cc, shrink).
+  int failedMembersReleased() const { return failedMembersReleased_.load(); }
+  void setFailedMembersReleased(int count) { failedMembersReleased_.store(count); }
 
  private:
   // Hands `body` to the executor (behind earlier asynchronous collectives);
@@ -210,6 +216,7 @@ class Communicator : public std::enable_shared_from_this<Communicator> {
 
   std::shared_ptr<World> world_;
   uint16_t id_;
+  uint64_t identity_;
   std::vector<int> worldRanks_;
   std::string name_;
   int rank_ = -1;
@@ -225,8 +232,11 @@ class Communicator : public std::enable_shared_from_this<Communicator> {
 
   std::mutex issueMutex_;  // orders collective issue (sequence numbers, inline vs queued)
   uint32_t nextSequence_ = 0;
-  std::map<std::string, int> childCounts_;  // guarded by issueMutex_
-  CollectiveBuffers collectiveBuffers_;     // used by the collective that runs
+  // Not under issueMutex_: a shrink must not wait behind a call stuck on a dead peer.
+  std::mutex childMutex_;
+  std::map<std::string, int> childCounts_;  // guarded by childMutex_
+  std::atomic<int> failedMembersReleased_{0};
+  CollectiveBuffers collectiveBuffers_;  // used by the collective that runs
   std::unique_ptr<NodeBoard> board_;
   std::atomic<void*> stream_{nullptr};
   std::atomic<int> streamDevice_{-1};

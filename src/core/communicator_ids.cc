@@ -22,9 +22,12 @@ uint16_t CommunicatorIds::allocate() {
   fail(COMM_ERR_NO_MEMORY, "all {} communicator ids are held by live communicators; destroy some first", ids_);
 }
 
-void CommunicatorIds::release(uint16_t id, int members) {
+void CommunicatorIds::release(uint16_t id, int members, int count) {
   const std::string released = fmt::format("comm/released/{}/", id);
-  if (store_.add(released + "count", 1) < members) return;
+  // Only the release that reaches the count frees it: one more (a member
+  // a shrink counted as dead that was not) must not free it again.
+  const int64_t total = store_.add(released + "count", count);
+  if (total < members || total - count >= members) return;
   for (const std::string& prefix : keyPrefixes(id)) store_.erasePrefix(prefix);
   store_.erasePrefix(released);
   store_.add(fmt::format("comm/live/{}", id), -1);

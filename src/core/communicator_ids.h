@@ -34,9 +34,9 @@ class CommunicatorIds {
   // An id no live communicator of the job holds, now held. Throws
   // comm::Error (COMM_ERR_NO_MEMORY) when every id is held.
   uint16_t allocate();
-  // One of the `members` members of communicator `id` is done with it; the
-  // last one frees it.
-  void release(uint16_t id, int members);
+  // `count` of the `members` members of communicator `id` are done with
+  // it; the last one frees it.
+  void release(uint16_t id, int members, int count = 1);
 
   // The prefixes of the store keys that belong to communicator `id`: its
   // node board's, and those of the splits and groups made from it.

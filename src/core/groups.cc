@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cstdio>
+#include <optional>
 #include <random>
 #include <string>
 #include <string_view>
@@ -9,6 +10,7 @@
 #include <fmt/format.h>
 
 #include "common/error.h"
+#include "core/agreement.h"
 #include "core/world.h"
 
 namespace comm::core {
@@ -16,6 +18,20 @@ namespace {
 
 // What the drawing member publishes instead of an id when it got none.
 constexpr std::string_view kNoId = "no id: ";
+
+// Tells a communicator from earlier ones that had its id (revocation
+// notices still on their way to a rank that had left them).
+uint64_t drawIdentity() {
+  std::random_device device;
+  return uint64_t{device()} << 32 | device();
+}
+
+std::shared_ptr<Communicator> communicatorOf(Communicator& parent, const std::vector<int>& members, uint16_t id,
+                                             uint64_t identity, std::string name) {
+  std::vector<int> worldRanks;
+  for (int m : members) worldRanks.push_back(parent.worldRankOf(m));
+  return std::make_shared<Communicator>(parent.worldPtr(), id, identity, std::move(worldRanks), std::move(name));
+}
 
 // The first member draws a fresh id and publishes it under a key every
 // member derives alike, so the members agree without messages.
@@ -28,13 +44,7 @@ std::shared_ptr<Communicator> makeChild(Communicator& parent, const std::vector<
   std::string storeKey = fmt::format("child/{}/{}/{}", parent.id(), key, index);
   World& world = parent.world();
   uint16_t id;
-  // Tells this communicator from earlier ones that had its id (revocation
-  // notices still on their way to a rank that had left them).
   uint64_t identity = 0;
-  auto drawIdentity = [] {
-    std::random_device device;
-    return uint64_t{device()} << 32 | device();
-  };
   if (world.size() == 1) {
     id = world.allocateCommunicatorId();
     identity = drawIdentity();
@@ -49,7 +59,7 @@ std::shared_ptr<Communicator> makeChild(Communicator& parent, const std::vector<
     }
     world.storeSet(storeKey, fmt::format("{} {}", id, identity));
   } else {
-    std::string published = world.storeGet(storeKey);
+    std::string published = world.storeGetFrom(storeKey, parent.worldRankOf(members[0]), "the new communicator's id");
     if (published.starts_with(kNoId)) {
       int status = COMM_ERR_INTERNAL;
       int consumed = 0;
@@ -66,10 +76,7 @@ std::shared_ptr<Communicator> makeChild(Communicator& parent, const std::vector<
     id = static_cast<uint16_t>(publishedId);
     identity = publishedIdentity;
   }
-  std::vector<int> worldRanks;
-  for (int m : members) worldRanks.push_back(parent.worldRankOf(m));
-  std::string childName = name != nullptr ? name : fmt::format("group-{}", id);
-  return std::make_shared<Communicator>(parent.worldPtr(), id, identity, std::move(worldRanks), std::move(childName));
+  return communicatorOf(parent, members, id, identity, name != nullptr ? name : fmt::format("group-{}", id));
 }
 
 }  // namespace
@@ -95,7 +102,8 @@ std::shared_ptr<Communicator> split(Communicator& parent, int color, int key, co
     std::string prefix = fmt::format("split/{}/{}/", parent.id(), index);
     parent.world().storeSet(prefix + std::to_string(parent.rank()), fmt::format("{} {}", color, key));
     for (int r = 0; r < parent.size(); ++r) {
-      std::string value = parent.world().storeGet(prefix + std::to_string(r));
+      std::string value = parent.world().storeGetFrom(prefix + std::to_string(r), parent.worldRankOf(r),
+                                                      fmt::format("rank {}'s split choice", r));
       if (std::sscanf(value.c_str(), "%d %d", &choices[r].first, &choices[r].second) != 2) {
         fail(COMM_ERR_BOOTSTRAP, "rank {} published a malformed split choice '{}'", r, value);
       }
@@ -108,6 +116,58 @@ std::shared_ptr<Communicator> split(Communicator& parent, int color, int key, co
   }
   std::stable_sort(members.begin(), members.end(), [&](int a, int b) { return choices[a].second < choices[b].second; });
   return makeChild(parent, members, name, fmt::format("split{}", index));
+}
+
+std::shared_ptr<Communicator> shrink(Communicator& parent, const char* name) {
+  World& world = parent.world();
+  auto makeExtra = [&] { return fmt::format("{} {}", world.allocateCommunicatorId(), drawIdentity()); };
+  auto dropExtra = [&](const std::string& extra) {
+    world.releaseCommunicatorId(static_cast<uint16_t>(std::atoi(extra.c_str())), 1);
+  };
+  for (;;) {
+    const Agreement survivors = agree(parent, "comm_shrink", "shrink", ~0u, false, makeExtra, dropExtra);
+    unsigned id = 0;
+    unsigned long long identity = 0;
+    if (std::sscanf(survivors.extra.c_str(), "%u %llu", &id, &identity) != 2) {
+      fail(COMM_ERR_INTERNAL, "malformed communicator id '{}' in comm_shrink's agreement", survivors.extra);
+    }
+    // The dead members will never release the parent's id: the rank whose
+    // proposal was decided does it for those newly found dead.
+    const int failed = static_cast<int>(survivors.failed.size());
+    const int newlyFailed = failed - parent.failedMembersReleased();
+    if (survivors.proposedHere && parent.id() != 0 && newlyFailed > 0) {
+      world.releaseCommunicatorId(parent.id(), parent.size(), newlyFailed);
+    }
+    parent.setFailedMembersReleased(std::max(failed, parent.failedMembersReleased()));
+
+    // Making it may fail on some members and not on others (one that dies
+    // now leaves the others' node board unfinished), so the members agree
+    // again on whether every one of them made it, and whether any died.
+    std::shared_ptr<Communicator> child;
+    std::optional<Error> failure;
+    try {
+      child = communicatorOf(parent, survivors.members, static_cast<uint16_t>(id), identity,
+                             name != nullptr ? name : fmt::format("{}-shrunk", parent.name()));
+    } catch (const Error& error) {
+      failure = error;
+    }
+    const Agreement made = agree(
+        parent, "comm_shrink", "shrink-made", child ? 1 : 0, false, [] { return std::string(); },
+        [](const std::string&) {});
+    if (made.flags == 1 && made.failed.size() == survivors.failed.size()) return child;
+    // Once more without the members that died: each member gives the id
+    // back once, the one whose decision stood also for the dead ones.
+    if (child) {
+      child.reset();
+    } else {
+      world.releaseCommunicatorId(static_cast<uint16_t>(id), static_cast<int>(survivors.members.size()));
+    }
+    const int died = static_cast<int>(made.failed.size() - survivors.failed.size());
+    if (made.proposedHere && died > 0) {
+      world.releaseCommunicatorId(static_cast<uint16_t>(id), static_cast<int>(survivors.members.size()), died);
+    }
+    if (failure && failure->status() != COMM_ERR_REMOTE) throw *failure;
+  }
 }
 
 }  // namespace comm::core

@@ -26,4 +26,9 @@ std::shared_ptr<Communicator> createGroup(Communicator& parent, const std::vecto
 // A negative colour (COMM_UNDEFINED) takes part and gets null.
 std::shared_ptr<Communicator> split(Communicator& parent, int color, int key, const char* name);
 
+// comm_shrink: called by every live rank of `parent`; they agree on which
+// members failed (core/agreement.h) and make a communicator of the others,
+// in parent rank order. `name` may be null (then "<parent>-shrunk").
+std::shared_ptr<Communicator> shrink(Communicator& parent, const char* name);
+
 }  // namespace comm::core

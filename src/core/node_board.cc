@@ -59,9 +59,10 @@ std::unique_ptr<NodeBoard> NodeBoard::join(World& world, uint16_t id, const std:
     segment = ShmSegment::create(shmSegmentName(getpid(), randomShmNonce()), bytes);
     world.storeSet(key, segment.name());
   } else {
-    segment = ShmSegment::open(world.storeGet(key), bytes, world.peer(worldRanks[0]).pid,
-                               fmt::format("rank 0 of communicator {} (world rank {})", id, worldRanks[0]),
-                               "store key " + key, world.timeout());
+    segment = ShmSegment::open(
+        world.storeGetFrom(key, worldRanks[0], fmt::format("the node board of communicator {}", id)), bytes,
+        world.peer(worldRanks[0]).pid, fmt::format("rank 0 of communicator {} (world rank {})", id, worldRanks[0]),
+        "store key " + key, world.timeout());
   }
   auto* header = static_cast<BoardHeader*>(segment.data());
   if (header->mapped.fetch_add(1, std::memory_order_acq_rel) + 1 == members) segment.unlink();

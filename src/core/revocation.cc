@@ -73,21 +73,27 @@ bool Revocation::take(int peer) {
   request.restart();
   if (revoked_.load(std::memory_order_relaxed) || status != COMM_OK) return false;
   const int origin = notice.origin >= 0 && notice.origin < size_ ? notice.origin : peer;
-  adopt(origin, std::string(notice.why, strnlen(notice.why, sizeof(notice.why))));
+  World& world = comm_.world();
+  if (notice.failedRank >= 0 && notice.failedRank < world.size()) {
+    world.noteFailure(notice.failedRank, fmt::format("{} failed, as rank {} of '{}' knew when it revoked it",
+                                                     world.describePeer(notice.failedRank), origin, comm_.name()));
+  }
+  adopt(origin, std::string(notice.why, strnlen(notice.why, sizeof(notice.why))), notice.failedRank);
   return true;
 }
 
 void Revocation::revoke(const std::string& why) {
   std::lock_guard lock(mutex_);
   if (revoked_.load(std::memory_order_relaxed) || closed_) return;
-  adopt(rank_, why);
+  const auto failure = comm_.world().firstFailure();
+  adopt(rank_, why, failure ? failure->worldRank : -1);
 }
 
-void Revocation::adopt(int origin, const std::string& why) {
+void Revocation::adopt(int origin, const std::string& why, int failedRank) {
   origin_ = origin;
   why_ = why;
   revoked_.store(true, std::memory_order_release);
-  outgoing_ = RevokeNotice{.identity = identity_, .origin = origin};
+  outgoing_ = RevokeNotice{.identity = identity_, .origin = origin, .failedRank = failedRank};
   std::memcpy(outgoing_.why, why.data(), std::min(why.size(), sizeof(outgoing_.why) - 1));
   for (int peer = 0; peer < size_; ++peer) {
     if (peer == rank_ || peer == origin) continue;

@@ -26,7 +26,10 @@ class Communicator;
 struct RevokeNotice {
   uint64_t identity = 0;  // the communicator's (a notice for an earlier one with its id is ignored)
   int32_t origin = -1;    // the rank of the communicator that revoked it
-  char why[116] = {};     // NUL-terminated
+  // The world rank of the first failure the revoking rank knew of, or -1:
+  // the ranks it reaches know of it too (comm_failed_ranks).
+  int32_t failedRank = -1;
+  char why[112] = {};  // NUL-terminated
 };
 
 class Revocation {
@@ -56,8 +59,8 @@ class Revocation {
   bool take(int peer);
   void postReceive(int peer);
   // Marks the communicator revoked by `origin` and sends the notice on to
-  // every member but this rank and `origin`. Under mutex_.
-  void adopt(int origin, const std::string& why);
+  // every member but this rank and `origin`, with `failedRank`. Under mutex_.
+  void adopt(int origin, const std::string& why, int failedRank);
   uint64_t tag() const;
 
   Communicator& comm_;

@@ -16,6 +16,7 @@
 #include "bootstrap/launch_environment.h"
 #include "common/backoff.h"
 #include "common/error.h"
+#include "common/growing_nap.h"
 #include "common/host_name.h"
 #include "common/log.h"
 #include "common/shm_segment.h"
@@ -231,6 +232,37 @@ std::string World::storeGet(const std::string& key) {
   return store_->get(keyPrefix_ + key, storeDeadline());
 }
 
+std::string World::storeGetFrom(const std::string& key, int writer, std::string_view what) {
+  const Deadline deadline = storeDeadline();
+  GrowingNap nap;
+  for (;;) {
+    if (std::optional<std::string> value = storeCheck(key)) return *value;
+    if (std::optional<std::string> failure = failureEvidence(writer)) {
+      fail(COMM_ERR_REMOTE, "{} never came: {}", what, *failure);
+    }
+    if (deadline.expired()) {
+      fail(COMM_ERR_TIMEOUT, "{} did not come from {} within {} ms (store key {})", what, describePeer(writer),
+           timeout_.count(), key);
+    }
+    nap.take();
+  }
+}
+
+std::optional<std::string> World::storeCheck(const std::string& key) {
+  std::lock_guard lock(storeMutex_);
+  return store_->check(keyPrefix_ + key, storeDeadline());
+}
+
+std::string World::storeSetIfAbsent(const std::string& key, const std::string& value) {
+  std::lock_guard lock(storeMutex_);
+  return store_->setIfAbsent(keyPrefix_ + key, value, storeDeadline());
+}
+
+void World::storeErasePrefix(const std::string& prefix) {
+  std::lock_guard lock(storeMutex_);
+  store_->erasePrefix(keyPrefix_ + prefix, storeDeadline());
+}
+
 void World::meetPeers() {
   peers_.assign(size_, {});
   PeerRecord self{nodeIdentity(), hostName(), getpid(), placement(), true};
@@ -346,12 +378,46 @@ std::optional<std::string> World::reportedPeerFailure(int worldRank) {
   if (!reported) return std::nullopt;
   // commrun ends every rank after the first failure, so any peer awaited is
   // as good as gone; with --keep-going the failure is only the rank it names.
-  int named = -1;
-  if (launcherKeepsGoing() && (std::sscanf(reported->c_str(), "rank %d ", &named) != 1 || named != worldRank)) {
-    return std::nullopt;
+  if (launcherKeepsGoing()) {
+    reported = launcherRankFailure(worldRank, false);
+    if (!reported) return std::nullopt;
   }
   noteFailure(worldRank, *reported);
   return reported;
+}
+
+std::optional<std::string> World::failureEvidence(int worldRank) {
+  {
+    std::lock_guard lock(failureMutex_);
+    auto known = failures_.find(worldRank);
+    if (known != failures_.end()) return known->second;
+  }
+  const PeerRecord& peer = peers_[worldRank];
+  if (peer.sameNode && peer.pid > 0 && kill(peer.pid, 0) != 0 && errno == ESRCH) {
+    const std::string what = fmt::format("{} has exited", describePeer(worldRank));
+    noteFailure(worldRank, what);
+    return what;
+  }
+  if (launcher_ != "commrun" || !store_) return std::nullopt;
+  std::optional<std::string> reported =
+      launcherKeepsGoing() ? launcherRankFailure(worldRank, true) : launcherFailure(true);
+  if (reported) noteFailure(worldRank, *reported);
+  return reported;
+}
+
+std::optional<std::string> World::launcherRankFailure(int worldRank, bool now) {
+  std::unique_lock lock(storeMutex_, std::try_to_lock);
+  if (!lock.owns_lock() && !now) return std::nullopt;
+  if (!lock.owns_lock()) lock.lock();
+  if (lastRankFailureCheck_.empty()) lastRankFailureCheck_.assign(size_, Clock::time_point{});
+  const auto time = Clock::now();
+  if (!now && time - lastRankFailureCheck_[worldRank] < kFailureCheckInterval) return std::nullopt;
+  lastRankFailureCheck_[worldRank] = time;
+  try {
+    return store_->check(bootstrap::commrun_keys::rankFailed(worldRank), Deadline(std::chrono::seconds(2)));
+  } catch (const Error&) {
+    return std::nullopt;  // the store is gone with commrun: nothing more to learn from it
+  }
 }
 
 bool World::launcherKeepsGoing() {
@@ -393,6 +459,10 @@ void World::noteFailure(int worldRank, const std::string& what) {
   // job (commrun also sweeps once the job is over).
   const PeerRecord& peer = peers_[worldRank];
   if (peer.sameNode && peer.pid > 0) sweepAbandonedSegments(std::span(&peer.pid, 1));
+  {
+    std::lock_guard lock(failureMutex_);
+    failures_.emplace(worldRank, what);
+  }
   if (firstFailure()) return;
   // commrun writes "rank N (pid P on HOST) what happened" (tools/commrun/supervisor.cc).
   auto recorded = [&]() -> std::optional<Failure> {
@@ -409,6 +479,11 @@ void World::noteFailure(int worldRank, const std::string& what) {
   }
   std::lock_guard lock(failureMutex_);
   if (!firstFailure_) firstFailure_ = failure ? *failure : Failure{worldRank, what};
+}
+
+std::map<int, std::string> World::knownFailures() const {
+  std::lock_guard lock(failureMutex_);
+  return failures_;
 }
 
 std::string World::describePeer(int worldRank) const {
@@ -429,10 +504,10 @@ uint16_t World::allocateCommunicatorId() {
   return ids_->allocate();
 }
 
-void World::releaseCommunicatorId(uint16_t id, int members) noexcept {
+void World::releaseCommunicatorId(uint16_t id, int members, int count) noexcept {
   try {
     std::lock_guard lock(storeMutex_);
-    ids_->release(id, members);
+    ids_->release(id, members, count);
   } catch (const std::exception& error) {
     log::warn("communicator {} was destroyed, but its id stays taken: {}", id, error.what());
   }

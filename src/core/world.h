@@ -13,6 +13,7 @@
 #include <mutex>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "bootstrap/store.h"
@@ -91,10 +92,19 @@ class World {
     std::string what;
   };
   std::optional<Failure> firstFailure() const;
-  // Notes that `worldRank` failed (`what`), unless a failure is known
-  // already. Under commrun, the failure commrun recorded for the job comes
-  // first: a rank seen gone here may only have followed it (it is waited
-  // for briefly, as commrun records a rank's end within milliseconds).
+  // Every failure this rank knows of, by world rank: each rank noteFailure
+  // was told of, in world rank order.
+  std::map<int, std::string> knownFailures() const;
+  // What proves `worldRank` gone, looking now rather than at the pace of
+  // peerFailure: a failure known here, its exit seen on this node, or
+  // commrun's record of its end. Used where ranks wait for each other
+  // through the store (core/agreement.h), so only a death counts: not a
+  // timeout, which a slow rank may cause.
+  std::optional<std::string> failureEvidence(int worldRank);
+  // Notes that `worldRank` failed (`what`), among knownFailures, and as
+  // the first failure unless one is known already. Under commrun, the
+  // failure commrun recorded for the job comes first there: a rank seen gone here may only have followed it (it is
+  // waited for briefly, as commrun records a rank's end within milliseconds).
   void noteFailure(int worldRank, const std::string& what);
   // "rank 2 (pid 4711 on node3)"
   std::string describePeer(int worldRank) const;
@@ -106,12 +116,22 @@ class World {
   uint16_t allocateCommunicatorId();
   // One of the `members` members of communicator `id` is done with it (its
   // destructor); never throws: a failure only keeps the id from coming back.
-  void releaseCommunicatorId(uint16_t id, int members) noexcept;
+  // `count` of them at once: a shrink counts the dead members, who never will.
+  void releaseCommunicatorId(uint16_t id, int members, int count = 1) noexcept;
 
   // Rendezvous through the store: publish this rank's value under `key` and
   // read every rank's in `ranks` (world ranks). Single-rank worlds need no store.
   void storeSet(const std::string& key, const std::string& value);
   std::string storeGet(const std::string& key);
+  // storeGet of a key that world rank `writer` sets: fails with
+  // COMM_ERR_REMOTE as soon as `writer` is known to be gone (`what` says
+  // what it would have written) instead of waiting out the timeout.
+  std::string storeGetFrom(const std::string& key, int writer, std::string_view what);
+  // The value of `key` if it is there now, without waiting.
+  std::optional<std::string> storeCheck(const std::string& key);
+  // Sets `key` to `value` unless it exists; returns the value it then has.
+  std::string storeSetIfAbsent(const std::string& key, const std::string& value);
+  void storeErasePrefix(const std::string& prefix);
 
  private:
   World() = default;
@@ -138,6 +158,9 @@ class World {
   std::optional<std::string> launcherFailure(bool now);
   // Whether commrun runs with --keep-going (a failure is that rank's alone).
   bool launcherKeepsGoing();
+  // What commrun recorded of `worldRank`'s end under --keep-going, read
+  // from the store at most every kFailureCheckInterval unless `now`.
+  std::optional<std::string> launcherRankFailure(int worldRank, bool now);
 
   Settings settings_;
   bool cudaIpc_ = true;
@@ -168,8 +191,10 @@ class World {
   Clock::time_point lastFailureCheck_{};
   std::optional<std::string> reportedFailure_;
   mutable std::mutex failureMutex_;
-  std::optional<Failure> firstFailure_;  // guarded by failureMutex_
-  std::atomic<int> keepGoing_{-1};       // launcherKeepsGoing once asked: 0 or 1; -1 before
+  std::optional<Failure> firstFailure_;                  // guarded by failureMutex_
+  std::map<int, std::string> failures_;                  // guarded by failureMutex_: every noted failure
+  std::vector<Clock::time_point> lastRankFailureCheck_;  // per world rank; under storeMutex_
+  std::atomic<int> keepGoing_{-1};                       // launcherKeepsGoing once asked: 0 or 1; -1 before
 };
 
 }  // namespace comm::core

@@ -154,7 +154,7 @@ void Supervisor::rankExited(Rank& rank, int waitStatus) {
   const std::string description =
       fmt::format("rank {} (pid {} on {}) {}", rank.rank, pid, hostName_, describeExit(waitStatus));
   const bool first = settle({exitCodeOf(waitStatus), description});
-  if (first) recordFailure(description);
+  if (first || config_.keepGoing) recordFailure(rank.rank, description, first);
   afterFailure(first, description);
 }
 
@@ -229,13 +229,15 @@ bool Supervisor::settle(Outcome outcome) {
 
 // Ranks on every node can read why the job is ending (key "commrun/failed")
 // instead of only seeing their peers vanish. Only the job's first failure
-// is recorded: ranks that exit because of it, on this node or another, must
-// not hide it.
-void Supervisor::recordFailure(const std::string& description) {
+// is recorded there: ranks that exit because of it, on this node or
+// another, must not hide it. Under --keep-going every failed rank's end is
+// recorded too, so that survivors on other nodes learn of each one.
+void Supervisor::recordFailure(int rank, const std::string& description, bool first) {
   try {
     const comm::Deadline deadline(kStoreTimeout);
     comm::bootstrap::StoreClient store(config_.storeHost, config_.storePort, config_.secret, deadline);
-    if (store.add(keys::kFailures, 1, deadline) == 1) store.set(keys::kFailed, description, deadline);
+    if (config_.keepGoing) store.set(keys::rankFailed(rank), description, deadline);
+    if (first && store.add(keys::kFailures, 1, deadline) == 1) store.set(keys::kFailed, description, deadline);
   } catch (const comm::Error& error) {
     writeAll(STDERR_FILENO, fmt::format("commrun: could not record the failure in the store: {}\n", error.what()));
   }

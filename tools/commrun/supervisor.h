@@ -88,7 +88,7 @@ class Supervisor {
   // After a rank's (or an agent's) failure: the others get the grace period,
   // or with --keep-going go on.
   void afterFailure(bool first, const std::string& description);
-  void recordFailure(const std::string& description);
+  void recordFailure(int rank, const std::string& description, bool first);
   // Tells the ranks that a failure is the failed rank's alone (--keep-going).
   void recordKeepGoing();
   std::optional<std::string> firstFailureInJob();
