@@ -1,0 +1,52 @@
+#!/bin/bash
+# Randomized recovery trials: each runs tests/liveness/recovery_trial under
+# commrun --keep-going with its own seed, on 2 to 8 ranks and over shm, tcp
+# and tcp;ofi_rxm in turn; ranks the seed picks die at random moments and
+# the survivors agree, shrink and go on, checking every result.
+# Counts the trials that passed, hung (commrun's timeout), computed a wrong
+# result, or failed otherwise; exits 1 unless every trial passed.
+# usage: recovery_trials.sh COMMRUN RECOVERY_TRIAL TRIALS [FIRST_SEED] [TRIAL_TIMEOUT_S]
+# e.g.:  bench/fault/recovery_trials.sh build/tools/commrun/commrun \
+#          build/tests/liveness/recovery_trial 1000
+set -u
+commrun="$1" program="$2" trials="$3" first="${4:-1}" limit="${5:-120}"
+paths=(shm tcp rxm)
+out=$(mktemp)
+trap 'rm -f "$out"' EXIT
+passed=0 hung=0 wrong=0 failed=0
+start=$(date +%s)
+for ((seed = first; seed < first + trials; ++seed)); do
+  ranks=$((2 + seed % 7))
+  path=${paths[$((seed / 7 % 3))]}
+  case $path in
+    shm) environment=(COMM_SHM=1) ;;
+    tcp) environment=(COMM_PROVIDER=tcp COMM_SHM=0) ;;
+    rxm) environment=(COMM_PROVIDER=tcp,ofi_rxm COMM_SHM=0) ;;
+  esac
+  env "${environment[@]}" COMM_TIMEOUT="${COMM_TIMEOUT:-30}" \
+    "$commrun" -n "$ranks" --keep-going --timeout "$limit" "$program" "$seed" >"$out" 2>&1
+  status=$?
+  survivors=$(sed -n 's/.*plan: .*survivors \([0-9]*\)$/\1/p' "$out" | head -1)
+  oks=$(grep -c ": ok$" "$out")
+  verdict=passed
+  if [ "$status" = 124 ] || grep -q "timed out after" "$out"; then
+    verdict=hung
+  elif grep -q "WRONG" "$out"; then
+    verdict=wrong
+  elif [ -z "$survivors" ] || [ "$oks" != "$survivors" ] || ! [ "$status" = 137 ] || grep -q "exited with status" "$out"; then
+    verdict=failed
+  fi
+  case $verdict in
+    passed) passed=$((passed + 1)) ;;
+    hung) hung=$((hung + 1)) ;;
+    wrong) wrong=$((wrong + 1)) ;;
+    failed) failed=$((failed + 1)) ;;
+  esac
+  summary=$(grep -m1 "plan:" "$out" | sed 's/^\[[0-9]*\] //')
+  echo "seed $seed, $ranks ranks over $path: $verdict (${summary:-no plan}; commrun exited $status)"
+  if [ "$verdict" != passed ]; then
+    sed 's/^/    /' "$out"
+  fi
+done
+echo "recovery trials: $trials in $(($(date +%s) - start)) s: $passed passed, $hung hung, $wrong wrong, $failed failed otherwise"
+[ "$passed" = "$trials" ]
