@@ -77,8 +77,7 @@ COMM_API comm_status_t comm_agree(uint32_t* flags, int* out_failed_count, int* o
     comm::core::Communicator& c = comm::api::communicator(comm);
     checkCapacity(out_failed_ranks, capacity, "out_failed_ranks");
     checkNotStopped(c, false);
-    const comm::core::Agreement agreement = comm::core::agree(
-        c, "comm_agree", "agree", *flags, true, [] { return std::string(); }, [](const std::string&) {});
+    const comm::core::Agreement agreement = comm::core::agree(c, "comm_agree", "agree", *flags, true);
     *flags = agreement.flags;
     reportRanks(agreement.failed, out_failed_count, out_failed_ranks, capacity);
   });

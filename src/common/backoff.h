@@ -106,8 +106,11 @@ class Backoff {
   long savedSlack_ = -1;  // the thread's timer slack before the first nap, -1 before it
 };
 
-// How often a waiter looks for dead peers and its deadline while idle.
-constexpr auto kHealthCheckInterval = std::chrono::milliseconds(200);
+// How often a waiter looks for dead peers and its deadline while idle:
+// often enough that survivors learn of a death within milliseconds (the
+// first step of a recovery, comm_shrink), and a look costs a signal probe
+// per awaited peer on this node (commrun's record is read more rarely).
+constexpr auto kHealthCheckInterval = std::chrono::milliseconds(10);
 
 // Waits until `ready()`: between looks `work()` moves what it can (true when
 // it did something, which resets the backoff), and every

@@ -21,25 +21,23 @@ std::string keyPrefix(const Communicator& comm, std::string_view purpose, int in
   return fmt::format("child/{}/ft/{}/{}{}/", comm.id(), comm.identity(), purpose, index);
 }
 
-// A decision reads "FLAGS RANK,RANK,... EXTRA", or kRevoked and why.
+// A decision reads "PROPOSER FLAGS RANK,RANK,...", or kRevoked and why. Two
+// ranks may propose the same set: the proposer tells whose was written.
 constexpr std::string_view kRevoked = "revoked: ";
 
-std::string formatDecision(uint32_t flags, const std::vector<int>& members, const std::string& extra) {
-  return fmt::format("{} {} {}", flags, fmt::join(members, ","), extra);
+std::string formatDecision(uint32_t flags, const std::vector<int>& members, int proposer) {
+  return fmt::format("{} {} {}", proposer, flags, fmt::join(members, ","));
 }
 
 Agreement parseDecision(const Communicator& comm, const std::string& text) {
   Agreement agreement;
   unsigned long flags = 0;
   int consumed = 0;
-  if (std::sscanf(text.c_str(), "%lu %n", &flags, &consumed) != 1) {
+  if (std::sscanf(text.c_str(), "%d %lu %n", &agreement.proposer, &flags, &consumed) != 2) {
     fail(COMM_ERR_INTERNAL, "malformed agreement '{}' in the store", text);
   }
   agreement.flags = static_cast<uint32_t>(flags);
-  size_t at = consumed;
-  const size_t end = text.find(' ', at);
-  std::string list = text.substr(at, end == std::string::npos ? std::string::npos : end - at);
-  agreement.extra = end == std::string::npos ? "" : text.substr(end + 1);
+  const std::string list = text.substr(consumed);
   std::vector<bool> member(comm.size(), false);
   for (size_t from = 0; from < list.size();) {
     size_t comma = list.find(',', from);
@@ -55,11 +53,10 @@ Agreement parseDecision(const Communicator& comm, const std::string& text) {
 
 }  // namespace
 
-Agreement agree(Communicator& comm, std::string_view call, std::string_view purpose, uint32_t flags, bool stopOnRevoke,
-                const std::function<std::string()>& makeExtra,
-                const std::function<void(const std::string&)>& dropExtra) {
+Agreement agree(Communicator& comm, std::string_view call, std::string_view purpose, uint32_t flags,
+                bool stopOnRevoke) {
   if (comm.size() == 1) {
-    return Agreement{.members = {0}, .flags = flags, .extra = makeExtra(), .proposedHere = true};
+    return Agreement{.members = {0}, .flags = flags, .proposer = 0, .proposedHere = true};
   }
   World& world = comm.world();
   const int index = comm.nextChildIndex(fmt::format("agreement:{}", purpose));
@@ -76,7 +73,6 @@ Agreement agree(Communicator& comm, std::string_view call, std::string_view purp
   const Deadline deadline = comm.deadline();
   GrowingNap nap;
   std::optional<Agreement> decided;
-  std::string proposal;
   for (;;) {
     std::optional<std::string> decision = world.storeCheck(decisionKey);
     // Takes in what peers sent: a revoke notice among it.
@@ -85,8 +81,7 @@ Agreement agree(Communicator& comm, std::string_view call, std::string_view purp
     if (!decision && stopOnRevoke && comm.aborted() && comm.abortStatus() == COMM_ERR_REVOKED) {
       // The ranks that saw the revoke and those that did not must still
       // decide alike: the revoke is proposed like any other outcome.
-      proposal = fmt::format("{}{}", kRevoked, comm.abortReason());
-      decision = world.storeSetIfAbsent(decisionKey, proposal);
+      decision = world.storeSetIfAbsent(decisionKey, fmt::format("{}{}", kRevoked, comm.abortReason()));
     }
     if (decision && decision->starts_with(kRevoked)) {
       fail(COMM_ERR_REVOKED, "{} on '{}': {}", call, comm.name(), decision->substr(kRevoked.size()));
@@ -112,15 +107,12 @@ Agreement agree(Communicator& comm, std::string_view call, std::string_view purp
           members.push_back(r);
           all &= values[r];
         }
-        const std::string extra = makeExtra();
-        proposal = formatDecision(all, members, extra);
-        decision = world.storeSetIfAbsent(decisionKey, proposal);
-        if (*decision != proposal) dropExtra(extra);
+        decision = world.storeSetIfAbsent(decisionKey, formatDecision(all, members, comm.rank()));
       }
     }
     if (decision) {
       decided = parseDecision(comm, *decision);
-      decided->proposedHere = *decision == proposal;
+      decided->proposedHere = decided->proposer == comm.rank();
       break;
     }
     // comm_abort or comm_destroy on another thread (a revoke does not stop a shrink).

@@ -15,7 +15,6 @@
 #pragma once
 
 #include <cstdint>
-#include <functional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -28,22 +27,17 @@ struct Agreement {
   std::vector<int> members;   // the ranks whose values were decided on, ascending; this rank among them
   std::vector<int> failed;    // the other ranks of the communicator: found failed
   uint32_t flags = 0;         // the bitwise AND of the members' flags
-  std::string extra;          // what the winning proposer added (see agree)
-  bool proposedHere = false;  // this rank's proposal was the one decided
+  int proposer = -1;           // the rank whose proposal was decided
+  bool proposedHere = false;  // that rank is this one
 };
 
 // The next agreement of kind `purpose` on `comm` (each member counts its
 // own calls; they make them in the same order), for `call`. `flags` is this
-// rank's value. A rank that proposes calls `makeExtra` for what goes with
-// the proposal (shrink: the new communicator's id), and `dropExtra` with it
-// when another proposal won. With `stopOnRevoke`, a revoke before the
-// decision makes it fail on every member (COMM_ERR_REVOKED), and a revoke
-// after it on none. Throws comm::Error: COMM_ERR_TIMEOUT naming
-// the members that neither took part nor are known to have failed by the
+// rank's value. With `stopOnRevoke`, a revoke before the decision makes it
+// fail on every member (COMM_ERR_REVOKED), and a revoke after it on none.
+// Throws comm::Error: COMM_ERR_TIMEOUT naming the members that neither took part nor are known to have failed by the
 // communicator's deadline, COMM_ERR_REMOTE when the others decided without
 // this rank, COMM_ERR_BOOTSTRAP when the store is gone.
-Agreement agree(Communicator& comm, std::string_view call, std::string_view purpose, uint32_t flags, bool stopOnRevoke,
-                const std::function<std::string()>& makeExtra,
-                const std::function<void(const std::string&)>& dropExtra);
+Agreement agree(Communicator& comm, std::string_view call, std::string_view purpose, uint32_t flags, bool stopOnRevoke);
 
 }  // namespace comm::core

@@ -10,8 +10,10 @@
 namespace comm::core {
 namespace {
 
-// A collective slower than this starts listening for failure notices.
-constexpr auto kNoticeDelay = std::chrono::milliseconds(100);
+// A collective slower than this starts listening for failure notices:
+// long enough that the small collectives never post the receives, short
+// enough that a rank waiting behind a failed one learns of it promptly.
+constexpr auto kNoticeDelay = std::chrono::milliseconds(20);
 // How long a rank whose transport failed listens for a notice its peer sent
 // before that failure: it is in the queue already, behind at most the
 // messages of this collective.

@@ -33,10 +33,15 @@ std::shared_ptr<Communicator> communicatorOf(Communicator& parent, const std::ve
   return std::make_shared<Communicator>(parent.worldPtr(), id, identity, std::move(worldRanks), std::move(name));
 }
 
-// The first member draws a fresh id and publishes it under a key every
-// member derives alike, so the members agree without messages.
-std::shared_ptr<Communicator> makeChild(Communicator& parent, const std::vector<int>& members, const char* name,
-                                        const std::string& purpose) {
+struct ChildId {
+  uint16_t id;
+  uint64_t identity;
+};
+
+// The id of a new communicator of `members` of `parent`: the first member
+// draws a fresh one and publishes it under a key every member derives
+// alike, so the members agree without messages.
+ChildId childId(Communicator& parent, const std::vector<int>& members, const std::string& purpose) {
   std::string list;
   for (int m : members) list += fmt::format("{},", m);
   std::string key = fmt::format("{}:{}", purpose, list);
@@ -76,6 +81,12 @@ std::shared_ptr<Communicator> makeChild(Communicator& parent, const std::vector<
     id = static_cast<uint16_t>(publishedId);
     identity = publishedIdentity;
   }
+  return {id, identity};
+}
+
+std::shared_ptr<Communicator> makeChild(Communicator& parent, const std::vector<int>& members, const char* name,
+                                        const std::string& purpose) {
+  const auto [id, identity] = childId(parent, members, purpose);
   return communicatorOf(parent, members, id, identity, name != nullptr ? name : fmt::format("group-{}", id));
 }
 
@@ -120,17 +131,8 @@ std::shared_ptr<Communicator> split(Communicator& parent, int color, int key, co
 
 std::shared_ptr<Communicator> shrink(Communicator& parent, const char* name) {
   World& world = parent.world();
-  auto makeExtra = [&] { return fmt::format("{} {}", world.allocateCommunicatorId(), drawIdentity()); };
-  auto dropExtra = [&](const std::string& extra) {
-    world.releaseCommunicatorId(static_cast<uint16_t>(std::atoi(extra.c_str())), 1);
-  };
   for (;;) {
-    const Agreement survivors = agree(parent, "comm_shrink", "shrink", ~0u, false, makeExtra, dropExtra);
-    unsigned id = 0;
-    unsigned long long identity = 0;
-    if (std::sscanf(survivors.extra.c_str(), "%u %llu", &id, &identity) != 2) {
-      fail(COMM_ERR_INTERNAL, "malformed communicator id '{}' in comm_shrink's agreement", survivors.extra);
-    }
+    const Agreement survivors = agree(parent, "comm_shrink", "shrink", ~0u, false);
     // The dead members will never release the parent's id: the rank whose
     // proposal was decided does it for those newly found dead.
     const int failed = static_cast<int>(survivors.failed.size());
@@ -143,29 +145,29 @@ std::shared_ptr<Communicator> shrink(Communicator& parent, const char* name) {
     // Making it may fail on some members and not on others (one that dies
     // now leaves the others' node board unfinished), so the members agree
     // again on whether every one of them made it, and whether any died.
+    std::optional<ChildId> id;
     std::shared_ptr<Communicator> child;
     std::optional<Error> failure;
     try {
-      child = communicatorOf(parent, survivors.members, static_cast<uint16_t>(id), identity,
+      id = childId(parent, survivors.members, "shrink");
+      child = communicatorOf(parent, survivors.members, id->id, id->identity,
                              name != nullptr ? name : fmt::format("{}-shrunk", parent.name()));
     } catch (const Error& error) {
       failure = error;
     }
-    const Agreement made = agree(
-        parent, "comm_shrink", "shrink-made", child ? 1 : 0, false, [] { return std::string(); },
-        [](const std::string&) {});
+    const Agreement made = agree(parent, "comm_shrink", "shrink-made", child ? 1 : 0, false);
     if (made.flags == 1 && made.failed.size() == survivors.failed.size()) return child;
-    // Once more without the members that died: each member gives the id
-    // back once, the one whose decision stood also for the dead ones.
+    // Once more without the members that died. Each member that knows the
+    // id gives it back once, the rank whose decision stood also for the
+    // dead; when the member that drew it died first, nobody knows it.
+    const int members = static_cast<int>(survivors.members.size());
     if (child) {
       child.reset();
-    } else {
-      world.releaseCommunicatorId(static_cast<uint16_t>(id), static_cast<int>(survivors.members.size()));
+    } else if (id) {
+      world.releaseCommunicatorId(id->id, members);
     }
     const int died = static_cast<int>(made.failed.size() - survivors.failed.size());
-    if (made.proposedHere && died > 0) {
-      world.releaseCommunicatorId(static_cast<uint16_t>(id), static_cast<int>(survivors.members.size()), died);
-    }
+    if (id && made.proposedHere && died > 0) world.releaseCommunicatorId(id->id, members, died);
     if (failure && failure->status() != COMM_ERR_REMOTE) throw *failure;
   }
 }
