@@ -91,8 +91,7 @@ static comm_tensor_t *tensor(int64_t *data, int64_t count) {
 
 /* Runs collective `kind` of iteration `iteration` on `comm` with `count`
  * elements; on success checks the result (sets *wrong and says what). */
-static comm_status_t run(comm_t *comm, int kind, int iteration, int64_t count, int64_t *in, int64_t *out,
-                         int *wrong) {
+static comm_status_t run(comm_t *comm, int kind, int iteration, int64_t count, int64_t *in, int64_t *out, int *wrong) {
   int rank = 0, size = 0;
   comm_rank(&rank, comm);
   comm_size(&size, comm);
@@ -106,15 +105,42 @@ static comm_status_t run(comm_t *comm, int kind, int iteration, int64_t count, i
   comm_status_t status = COMM_OK;
   const char *name = "";
   switch (kind) {
-    case 0: name = "all_reduce"; status = comm_all_reduce(comm, small_in, small_out, COMM_OP_SUM, NULL); break;
-    case 1: name = "all_gather"; status = comm_all_gather(comm, small_in, big_out, NULL); break;
-    case 2: name = "broadcast"; status = comm_broadcast(comm, small_in, small_out, root, NULL); break;
-    case 3: name = "reduce_scatter"; status = comm_reduce_scatter(comm, big_in, small_out, COMM_OP_SUM, NULL); break;
-    case 4: name = "all_to_all_single"; status = comm_all_to_all_single(comm, big_in, big_out, NULL, NULL, NULL); break;
-    case 5: name = "reduce"; status = comm_reduce(comm, small_in, small_out, COMM_OP_MAX, root, NULL); break;
-    case 6: name = "gather"; status = comm_gather(comm, small_in, rank == root ? big_out : NULL, root, NULL); break;
-    case 7: name = "scatter"; status = comm_scatter(comm, rank == root ? big_in : NULL, small_out, root, NULL); break;
-    default: name = "barrier"; status = comm_barrier(comm, NULL); break;
+    case 0:
+      name = "all_reduce";
+      status = comm_all_reduce(comm, small_in, small_out, COMM_OP_SUM, NULL);
+      break;
+    case 1:
+      name = "all_gather";
+      status = comm_all_gather(comm, small_in, big_out, NULL);
+      break;
+    case 2:
+      name = "broadcast";
+      status = comm_broadcast(comm, small_in, small_out, root, NULL);
+      break;
+    case 3:
+      name = "reduce_scatter";
+      status = comm_reduce_scatter(comm, big_in, small_out, COMM_OP_SUM, NULL);
+      break;
+    case 4:
+      name = "all_to_all_single";
+      status = comm_all_to_all_single(comm, big_in, big_out, NULL, NULL, NULL);
+      break;
+    case 5:
+      name = "reduce";
+      status = comm_reduce(comm, small_in, small_out, COMM_OP_MAX, root, NULL);
+      break;
+    case 6:
+      name = "gather";
+      status = comm_gather(comm, small_in, rank == root ? big_out : NULL, root, NULL);
+      break;
+    case 7:
+      name = "scatter";
+      status = comm_scatter(comm, rank == root ? big_in : NULL, small_out, root, NULL);
+      break;
+    default:
+      name = "barrier";
+      status = comm_barrier(comm, NULL);
+      break;
   }
   comm_tensor_destroy(small_in);
   comm_tensor_destroy(small_out);
@@ -132,10 +158,14 @@ static comm_status_t run(comm_t *comm, int kind, int iteration, int64_t count, i
           checked = 0;
           break;
         }
-        for (int r = 0; r < size; ++r) expected += value(world_of(comm, r), iteration, kind == 0 ? j : rank * count + j);
+        for (int r = 0; r < size; ++r)
+          expected += value(world_of(comm, r), iteration, kind == 0 ? j : rank * count + j);
         break;
       case 1: expected = value(world_of(comm, (int)block), iteration, k); break;
-      case 2: checked = j < count; expected = value(world_of(comm, root), iteration, j); break;
+      case 2:
+        checked = j < count;
+        expected = value(world_of(comm, root), iteration, j);
+        break;
       case 4: expected = value(world_of(comm, (int)block), iteration, rank * count + k); break;
       case 5: {
         checked = rank == root && j < count;
@@ -144,8 +174,14 @@ static comm_status_t run(comm_t *comm, int kind, int iteration, int64_t count, i
         expected = value(highest, iteration, j);
         break;
       }
-      case 6: checked = rank == root; expected = value(world_of(comm, (int)block), iteration, k); break;
-      case 7: checked = j < count; expected = value(world_of(comm, root), iteration, rank * count + j); break;
+      case 6:
+        checked = rank == root;
+        expected = value(world_of(comm, (int)block), iteration, k);
+        break;
+      case 7:
+        checked = j < count;
+        expected = value(world_of(comm, root), iteration, rank * count + j);
+        break;
       default: checked = 0; break;
     }
     if (checked && out[j] != expected) {
