@@ -289,6 +289,87 @@ func (c *Communicator) Revoke() error {
 	return c.stop("comm.Revoke", capi.Comm_revoke)
 }
 
+// FailedRank is the world rank of the first failed rank this rank knows of,
+// or -1: the rank whose end made an operation on c or another communicator
+// of its world fail with ErrRemote, as this rank saw it or as commrun or
+// another rank reported it. Not collective.
+func (c *Communicator) FailedRank() (int, error) {
+	out := int32(-1)
+	err := c.do("comm.FailedRank", func(ptr uintptr) error { return check(capi.Comm_failed_rank(&out, ptr)) })
+	return int(out), err
+}
+
+// FailedRanks are the ranks of c this rank knows to have failed, ascending.
+// What this rank knows, not an agreement: Agree and Shrink give every live
+// rank the same set. Not collective.
+func (c *Communicator) FailedRanks() ([]int, error) {
+	var count int32
+	ranks := make([]int32, c.Size()+1) // +1: never a zero-length array to point into
+	err := c.do("comm.FailedRanks", func(ptr uintptr) error {
+		return check(capi.Comm_failed_ranks(&count, &ranks[0], c.size, ptr))
+	})
+	if err != nil {
+		return nil, err
+	}
+	return someRanks(ranks, count, c.size), nil
+}
+
+// Agree is fault-tolerant agreement: every live rank of c calls it with its
+// flags, and each gets the same result: the bitwise AND of the flags of the
+// ranks that took part, and the ranks of c that did not, ascending (the
+// others proved them dead). It holds when ranks die during the call. Use it
+// to decide together whether a step committed. On a revoked c it fails with
+// ErrRevoked: Shrink c, then agree on the new communicator.
+func (c *Communicator) Agree(flags uint32) (uint32, []int, error) {
+	var count int32
+	failed := make([]int32, c.Size()+1) // +1: never a zero-length array to point into
+	err := c.do("comm.Agree", func(ptr uintptr) error {
+		return check(capi.Comm_agree(&flags, &count, &failed[0], c.size, ptr))
+	})
+	if err != nil {
+		return 0, nil, err
+	}
+	return flags, someRanks(failed, count, c.size), nil
+}
+
+// someRanks is the first count of ranks (at most capacity) as []int.
+func someRanks(ranks []int32, count int32, capacity int) []int {
+	n := int(count)
+	if n > capacity {
+		n = capacity
+	}
+	out := make([]int, n)
+	for i := range out {
+		out[i] = int(ranks[i])
+	}
+	return out
+}
+
+// Shrink makes a communicator of c's live ranks: they agree on which ranks
+// failed (as Agree) and the others form the new communicator, renumbered in
+// their order in c. Every live rank of c calls it; it needs nothing from a
+// dead rank. c may be revoked (the usual way: Revoke, then Shrink) and is
+// left as it was: close it after. With no failure the new communicator has
+// every rank of c. name may be "" for c's name + "-shrunk". The new
+// communicator belongs to the world, which must outlive it: closing the
+// world closes it, closing c does not.
+func (c *Communicator) Shrink(name string) (*Communicator, error) {
+	world := c
+	for world != nil && world.parent != nil {
+		world = world.parent
+	}
+	if world != c {
+		// Held before c's, as the world's Close takes them: the world
+		// cannot close between the shrink and the adoption.
+		world.mu.RLock()
+		defer world.mu.RUnlock()
+	}
+	return c.adoptInto(world, "comm.Shrink", name,
+		func(ptr uintptr, out *uintptr, cname string) capi.Enum_SS_comm_status {
+			return capi.Comm_shrink(out, ptr, cname)
+		})
+}
+
 // stop runs Abort's or Revoke's C call on c, which may come from any
 // goroutine while others wait on c, but not once c is closed.
 func (c *Communicator) stop(call string, cCall func(uintptr) capi.Enum_SS_comm_status) error {
@@ -403,6 +484,12 @@ func (c *Communicator) run(call string, async bool, views []view, f native) (*Ha
 // when f gave none).
 func (c *Communicator) adopt(call, name string,
 	f func(ptr uintptr, out *uintptr, cname string) capi.Enum_SS_comm_status) (*Communicator, error) {
+	return c.adoptInto(c, call, name, f)
+}
+
+// adoptInto is adopt with the new communicator a child of owner.
+func (c *Communicator) adoptInto(owner *Communicator, call, name string,
+	f func(ptr uintptr, out *uintptr, cname string) capi.Enum_SS_comm_status) (*Communicator, error) {
 	if strings.ContainsRune(name, 0) {
 		return nil, argumentError(call, "name %q holds a NUL character", name)
 	}
@@ -412,14 +499,14 @@ func (c *Communicator) adopt(call, name string,
 		if err := check(f(ptr, &out, name)); err != nil || out == 0 {
 			return err
 		}
-		made, err := wrap(out, c)
+		made, err := wrap(out, owner)
 		if err != nil {
 			return err
 		}
 		child = made
-		c.ownedMu.Lock()
-		c.children[child] = struct{}{}
-		c.ownedMu.Unlock()
+		owner.ownedMu.Lock()
+		owner.children[child] = struct{}{}
+		owner.ownedMu.Unlock()
 		return nil
 	})
 	return child, err

@@ -68,6 +68,12 @@ func TestNilObjectsGiveErrors(t *testing.T) {
 	if _, err := c.Split(0, 0, ""); !isUsage(err) {
 		t.Fatalf("nil Split: %v", err)
 	}
+	if _, err := c.Shrink(""); !isUsage(err) {
+		t.Fatalf("nil Shrink: %v", err)
+	}
+	if _, _, err := c.Agree(1); !isUsage(err) {
+		t.Fatalf("nil Agree: %v", err)
+	}
 }
 
 func TestFailuresTheCLibraryReports(t *testing.T) {
@@ -103,6 +109,9 @@ func TestClosedObjectsGiveErrors(t *testing.T) {
 		"abort":      group.Abort(),
 		"timeout":    func() error { _, err := group.Timeout(); return err }(),
 		"split":      func() error { _, err := group.Split(0, 0, ""); return err }(),
+		"failed":     func() error { _, err := group.FailedRanks(); return err }(),
+		"agree":      func() error { _, _, err := group.Agree(1); return err }(),
+		"shrink":     func() error { _, err := group.Shrink(""); return err }(),
 		"async":      func() error { _, err := comm.AllReduceAsync(group, data, data, comm.Sum); return err }(),
 		"handle":     unwaited.Wait(context.Background()), // closing the communicator closed it
 	} {
@@ -190,6 +199,34 @@ func TestRevokeReachesEveryRank(t *testing.T) {
 	}
 	expectStatus(t, "a later barrier", group.Barrier(), comm.ErrRevoked)
 	must(t, group.Close())
+	must(t, world.Barrier())
+}
+
+func TestAgreeOnARevokedGroupFailsAndShrinkStillWorks(t *testing.T) {
+	group, err := world.Split(0, rank, "to-revoke")
+	must(t, err)
+	must(t, group.Barrier()) // every rank has the group before any revokes it
+	must(t, group.Revoke())
+	flags, failed, err := group.Agree(1)
+	expectStatus(t, "agree on a revoked group", err, comm.ErrRevoked)
+	if !strings.Contains(err.Error(), "comm_agree") || flags != 0 || failed != nil {
+		t.Fatalf("agree on a revoked group: %d, %v, %q", flags, failed, err)
+	}
+	shrunk, err := group.Shrink("")
+	must(t, err)
+	if shrunk.Name() != "to-revoke-shrunk" || shrunk.Size() != size || shrunk.Rank() != rank {
+		t.Fatalf("shrunk: %v", shrunk)
+	}
+	must(t, group.Close()) // the shrunk communicator is the world's, not the revoked group's
+	sum := []int64{int64(rank + 1)}
+	must(t, comm.AllReduce(shrunk, sum, sum, comm.Sum))
+	if want := int64(size * (size + 1) / 2); sum[0] != want {
+		t.Fatalf("sum %d, want %d", sum[0], want)
+	}
+	if flags, _, err := shrunk.Agree(1); err != nil || flags != 1 {
+		t.Fatalf("agree on the shrunk communicator: %d, %v", flags, err)
+	}
+	must(t, shrunk.Close())
 	must(t, world.Barrier())
 }
 

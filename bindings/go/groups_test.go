@@ -31,6 +31,50 @@ func TestWorld(t *testing.T) {
 	}
 }
 
+func TestFailedRanksAgreeAndShrinkWithNoFailure(t *testing.T) {
+	if r, err := world.FailedRank(); err != nil || r != -1 {
+		t.Fatalf("FailedRank = %d, %v", r, err)
+	}
+	if failed, err := world.FailedRanks(); err != nil || len(failed) != 0 {
+		t.Fatalf("FailedRanks = %v, %v", failed, err)
+	}
+	want := uint32(0xFF)
+	for r := 0; r < size; r++ {
+		want &^= 1 << r
+	}
+	flags, failed, err := world.Agree(^(uint32(1) << rank) & 0xFF)
+	if err != nil || flags != want || len(failed) != 0 {
+		t.Fatalf("Agree = %#x, %v, %v; want %#x, []", flags, failed, err, want)
+	}
+	if flags, _, err := world.Agree(0xFFFFFFFF); err != nil || flags != 0xFFFFFFFF { // all 32 bits travel
+		t.Fatalf("Agree(0xFFFFFFFF) = %#x, %v", flags, err)
+	}
+	shrunk, err := world.Shrink("shrunk")
+	must(t, err)
+	defer shrunk.Close()
+	if shrunk.Size() != size || shrunk.Rank() != rank || shrunk.Name() != "shrunk" {
+		t.Fatalf("rank %d of %d in %q", shrunk.Rank(), shrunk.Size(), shrunk.Name())
+	}
+	for r := 0; r < size; r++ {
+		if w, err := shrunk.ToWorldRank(r); err != nil || w != r {
+			t.Fatalf("ToWorldRank(%d) = %d, %v", r, w, err)
+		}
+	}
+	sum := []int64{int64(rank + 1)}
+	must(t, comm.AllReduce(shrunk, sum, sum, comm.Sum))
+	if want := int64(size * (size + 1) / 2); sum[0] != want {
+		t.Fatalf("sum %d, want %d", sum[0], want)
+	}
+	if failed, err := shrunk.FailedRanks(); err != nil || len(failed) != 0 {
+		t.Fatalf("FailedRanks of the shrunk = %v, %v", failed, err)
+	}
+	if flags, failed, err := shrunk.Agree(^(uint32(1) << rank) & 0xFF); err != nil || flags != want || len(failed) != 0 {
+		t.Fatalf("Agree on the shrunk = %#x, %v, %v", flags, failed, err)
+	}
+	must(t, shrunk.Close())
+	must(t, world.Barrier())
+}
+
 func TestSplitByParity(t *testing.T) {
 	half, err := world.Split(rank%2, -rank, "parity") // key -rank: backwards
 	must(t, err)

@@ -96,6 +96,29 @@ static int64_t *jcomm_longs(JNIEnv *jenv, jlongArray array, jsize *length, int *
 %}
 %typemap(freearg) (int nranks, const int *ranks) %{ free(temp$argnum); %}
 
+/* int[] that receives failed ranks (comm_failed_ranks, comm_agree); its
+   length is the capacity. Entries past the count stay 0. */
+%typemap(jni) (int *out_ranks, int capacity) "jintArray"
+%typemap(jtype) (int *out_ranks, int capacity) "int[]"
+%typemap(jstype) (int *out_ranks, int capacity) "int[]"
+%typemap(javain) (int *out_ranks, int capacity) "$javainput"
+%typemap(in) (int *out_ranks, int capacity) (int *temp = NULL) %{
+  $2 = $input != NULL ? (int)(*jenv)->GetArrayLength(jenv, $input) : 0;
+  temp = (int *)calloc((size_t)($2 > 0 ? $2 : 1), sizeof(int));
+  if (temp == NULL) {
+    SWIG_JavaThrowException(jenv, SWIG_JavaOutOfMemoryError, "no memory for the ranks");
+    return $null;
+  }
+  $1 = temp;
+%}
+%typemap(argout) (int *out_ranks, int capacity) %{
+  if (result == COMM_OK && $input != NULL) {
+    (*jenv)->SetIntArrayRegion(jenv, $input, 0, $2, (const jint *)temp$argnum);
+  }
+%}
+%typemap(freearg) (int *out_ranks, int capacity) %{ free(temp$argnum); %}
+%apply (int *out_ranks, int capacity) { (int *out_failed_ranks, int capacity) };
+
 /* Names, keys and values as UTF-8 bytes, NUL-terminated here (the Java
    caller rejects strings holding a NUL); null is NULL. */
 %typemap(jni) const char *name, const char *key, const char *value "jbyteArray"

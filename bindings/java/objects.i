@@ -63,7 +63,38 @@ COMM_JAVA_OPAQUE(comm_config_t)
 %apply int *OUTPUT { int *out };
 %apply long long { int64_t };
 %apply long long *OUTPUT { int64_t *out_ms };
-%apply int *OUTPUT { int *out_count };
+%apply int *OUTPUT { int *out_count, int *out_failed_count };
+/* OUTPUT's own argouts write even after a failure, with the exception
+   pending (errors.i): these write only on success. */
+%typemap(argout) int *out, int *out_count, int *out_failed_count %{
+  if (result == COMM_OK) {
+    jint value = (jint)temp$argnum;
+    (*jenv)->SetIntArrayRegion(jenv, $input, 0, 1, &value);
+  }
+%}
+%typemap(argout) int64_t *out_ms %{
+  if (result == COMM_OK) {
+    jlong value = (jlong)temp$argnum;
+    (*jenv)->SetLongArrayRegion(jenv, $input, 0, 1, &value);
+  }
+%}
+
+/* comm_agree's flags: an int[1] holding the 32 bits in, the agreed ones out. */
+%typemap(jni) uint32_t *flags "jintArray"
+%typemap(jtype) uint32_t *flags "int[]"
+%typemap(jstype) uint32_t *flags "int[]"
+%typemap(javain) uint32_t *flags "$javainput"
+%typemap(in) uint32_t *flags (uint32_t temp = 0) %{
+  if ($input == NULL || (*jenv)->GetArrayLength(jenv, $input) < 1) {
+    SWIG_JavaThrowException(jenv, SWIG_JavaIllegalArgumentException, "flags need an int[1]");
+    return $null;
+  }
+  (*jenv)->GetIntArrayRegion(jenv, $input, 0, 1, (jint *)&temp);
+  $1 = &temp;
+%}
+%typemap(argout) uint32_t *flags %{
+  if (result == COMM_OK) (*jenv)->SetIntArrayRegion(jenv, $input, 0, 1, (const jint *)&temp$argnum);
+%}
 
 /* comm_name: the name as UTF-8 bytes in a byte[1][] (NewStringUTF wants modified UTF-8). */
 %typemap(jni) const char **out "jobjectArray"

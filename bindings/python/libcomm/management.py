@@ -17,6 +17,10 @@ __all__ = [
     "release",
     "abort",
     "revoke",
+    "failed_rank",
+    "failed_ranks",
+    "agree",
+    "shrink",
     "get_rank",
     "get_local_rank",
     "get_group_size",
@@ -138,6 +142,61 @@ def revoke(group: str | None = WORLD_COMM_GROUP) -> None:
     passes the news on; only one rank need call it). Callable from any
     thread; the group must still be destroyed."""
     _c.comm_revoke(group_of(group, "revoke").comm)
+
+
+def failed_rank(group: str | None = WORLD_COMM_GROUP) -> int:
+    """The world rank of the first failed rank this rank knows of, or -1:
+    the rank whose end made an operation on ``group`` or another group fail
+    with CommRemoteError, as this rank saw it or as commrun or another rank
+    reported it. Not collective."""
+    return _c.comm_failed_rank(group_of(group, "failed_rank").comm)
+
+
+def failed_ranks(group: str | None = WORLD_COMM_GROUP) -> list[int]:
+    """The world ranks of the members of ``group`` this rank knows to have
+    failed, ascending. What this rank knows, not an agreement: agree() and
+    shrink() give every live rank the same set. Not collective."""
+    target = group_of(group, "failed_ranks")
+    return _world_ranks(target, _c.comm_failed_ranks(target.size, target.comm))
+
+
+def agree(flags: int, group: str | None = WORLD_COMM_GROUP) -> tuple[int, list[int]]:
+    """Fault-tolerant agreement: every live rank of ``group`` calls it with
+    its ``flags`` (0 .. 2**32 - 1), and each gets the same
+    ``(flags, failed)``: the bitwise AND of the flags of the ranks that took
+    part, and the world ranks, ascending, of those that did not (the others
+    proved them dead). It holds when ranks die during the call. Use it to
+    decide together whether a step committed. A revoked group raises
+    CommRevokedError: shrink it, then agree on the new group."""
+    call = "agree"
+    if not isinstance(flags, numbers.Integral):
+        raise TypeError(f"For {call}, flags must be int, not {type(flags).__name__}")
+    if not 0 <= flags <= 0xFFFFFFFF:
+        raise ValueError(f"For {call}, flags {flags} is not a 32-bit unsigned int")
+    target = group_of(group, call)
+    value, failed = _c.comm_agree(int(flags), target.size, target.comm)
+    return value, _world_ranks(target, failed)
+
+
+def shrink(group: str | None, new_group_name: str) -> None:
+    """Make group ``new_group_name`` of the live ranks of ``group``: they
+    agree on which ranks failed (as agree()) and the others form the new
+    group, in their order in ``group``. Every live rank of ``group`` calls
+    it with the same name; it needs nothing from a dead rank. ``group`` may
+    be revoked (the usual way: revoke, then shrink) and is left as it was:
+    destroy it after (the world stays until release()). With no failure
+    the new group holds every rank of ``group``."""
+    call = "shrink"
+    _check_group_name(new_group_name, call)
+    source = group_of(group, call)
+    if new_group_name in _groups:
+        raise ValueError(f"For {call}, group '{new_group_name}' exists already")
+    _groups[new_group_name] = Group(new_group_name, _c.comm_shrink(source.comm, new_group_name))
+
+
+def _world_ranks(target: Group, ranks: list[int]) -> list[int]:
+    """The world ranks of ``target``'s group ranks ``ranks``, ascending."""
+    return sorted(_c.comm_rank_to_world(target.comm, r) for r in ranks)
 
 
 def get_rank(group: str | None = WORLD_COMM_GROUP) -> int:

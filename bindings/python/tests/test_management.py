@@ -103,3 +103,86 @@ def test_init_checks_backend_name():
     with pytest.raises(RuntimeError):
         comm.init("gloo")
     comm.init("hccl")
+
+
+def test_failed_ranks_agree_and_shrink_with_no_failure(rank, size):
+    assert comm.failed_rank() == -1
+    assert comm.failed_ranks() == []
+    expected = 0xFF
+    for r in range(size):
+        expected &= ~(1 << r)
+    assert comm.agree(~(1 << rank) & 0xFF) == (expected, [])
+    assert comm.agree(0xFFFFFFFF) == (0xFFFFFFFF, [])  # all 32 bits travel
+    comm.shrink(comm.WORLD_COMM_GROUP, "shrunk")
+    try:
+        assert comm.get_rank("shrunk") == rank
+        assert comm.get_group_size("shrunk") == size
+        for group_rank in range(size):
+            assert comm.get_world_rank_from_group_rank("shrunk", group_rank) == group_rank
+        out, _ = comm.all_reduce(np.array([rank + 1], np.int64), group="shrunk")
+        assert_same(out, np.array([size * (size + 1) // 2], np.int64))
+        assert comm.failed_ranks("shrunk") == []
+        assert comm.agree(~(1 << rank) & 0xFF, "shrunk") == (expected, [])
+    finally:
+        comm.destroy_group("shrunk")
+    comm.barrier()
+
+
+def test_agree_and_shrink_of_a_group_name_world_ranks(rank, size):
+    members = [size - 1, 0]  # group rank 0 is the last world rank
+    if rank in members:
+        comm.create_group("pair", members)
+        assert comm.agree(1 << rank, "pair") == (0, [])
+        assert comm.failed_ranks("pair") == []
+        comm.shrink("pair", "pair-shrunk")
+        assert comm.get_rank("pair-shrunk") == members.index(rank)
+        assert comm.get_world_rank_from_group_rank("pair-shrunk", 0) == size - 1
+        out, _ = comm.all_reduce(np.array([rank]), group="pair-shrunk")
+        assert_same(out, np.array([size - 1]))
+        comm.destroy_group("pair")  # the shrunk group does not need it
+        comm.barrier("pair-shrunk")
+        comm.destroy_group("pair-shrunk")
+    comm.barrier()
+
+
+def test_agree_on_a_revoked_group_raises_and_shrink_still_works(rank, size):
+    name = "to-revoke"
+    comm.shrink(comm.WORLD_COMM_GROUP, name)  # a copy of the world
+    try:
+        comm.barrier(name)  # every rank has the group before any revokes it
+        comm.revoke(name)
+        with pytest.raises(comm.CommRevokedError, match="comm_agree"):
+            comm.agree(1, name)
+        comm.shrink(name, "after-revoke")
+        try:
+            out, _ = comm.all_reduce(np.array([rank + 1], np.int64), group="after-revoke")
+            assert_same(out, np.array([size * (size + 1) // 2], np.int64))
+            assert comm.agree(3, "after-revoke") == (3, [])
+        finally:
+            comm.destroy_group("after-revoke")
+    finally:
+        comm.destroy_group(name)
+    comm.barrier()
+
+
+def test_failed_ranks_agree_and_shrink_checks(rank, size):
+    with pytest.raises(TypeError):
+        comm.agree("1")
+    with pytest.raises(ValueError):
+        comm.agree(-1)
+    with pytest.raises(ValueError):
+        comm.agree(1 << 32)
+    with pytest.raises(ValueError, match="no-such-group"):
+        comm.failed_ranks("no-such-group")
+    with pytest.raises(ValueError, match="no-such-group"):
+        comm.shrink("no-such-group", "new")
+    with pytest.raises(ValueError, match="exists already"):
+        comm.shrink(comm.WORLD_COMM_GROUP, comm.WORLD_COMM_GROUP)
+    with pytest.raises(TypeError):
+        comm.shrink(comm.WORLD_COMM_GROUP, 5)
+    C = comm._comm_swig
+    world = comm.management.group_of(comm.WORLD_COMM_GROUP, "test")
+    with pytest.raises(comm.CommInvalidArgumentError, match="capacity"):
+        C.comm_failed_ranks(-1, world.comm)
+    with pytest.raises(OverflowError):
+        C.comm_agree(1 << 32, size, world.comm)

@@ -41,8 +41,14 @@ COMM_GO_OPAQUE(comm_config_t)
 %typemap(in) const comm_tensor_t *const *ins, comm_tensor_t *const *outs %{ $1 = ($1_ltype)$input; %}
 
 /* C int is 32 bits: SWIG 4.1's default `*int` (64-bit Go int) would get half-written values. */
-%typemap(gotype) int *out, int *out_device, const int *ranks "*int32"
-%typemap(in) int *out, int *out_device, const int *ranks %{ $1 = ($1_ltype)$input; %}
+%typemap(gotype) int *out, int *out_device, const int *ranks, int *out_count, int *out_ranks,
+    int *out_failed_count, int *out_failed_ranks "*int32"
+%typemap(in) int *out, int *out_device, const int *ranks, int *out_count, int *out_ranks, int *out_failed_count,
+    int *out_failed_ranks %{ $1 = ($1_ltype)$input; %}
+
+/* comm_agree's flags, read and written by C: 32 bits. */
+%typemap(gotype) uint32_t *flags "*uint32"
+%typemap(in) uint32_t *flags %{ $1 = ($1_ltype)$input; %}
 
 /* Tensor data: Go memory (a slice's backing array) seen by cgo's pointer checks. */
 %typemap(gotype) void *data, void *in_data, void *out_data "unsafe.Pointer"

@@ -37,11 +37,11 @@ typedef _gostring_ swig_type_7;
 typedef _gostring_ swig_type_8;
 typedef _gostring_ swig_type_9;
 typedef _gostring_ swig_type_10;
-typedef long long swig_type_11;
-typedef _gostring_ swig_type_12;
+typedef _gostring_ swig_type_11;
+typedef long long swig_type_12;
 typedef _gostring_ swig_type_13;
 typedef _gostring_ swig_type_14;
-typedef long long swig_type_15;
+typedef _gostring_ swig_type_15;
 typedef long long swig_type_16;
 typedef long long swig_type_17;
 typedef long long swig_type_18;
@@ -68,125 +68,129 @@ typedef long long swig_type_38;
 typedef long long swig_type_39;
 typedef long long swig_type_40;
 typedef long long swig_type_41;
-extern void _wrap_Swig_free_capi_c70da48e512180f8(uintptr_t arg1);
-extern uintptr_t _wrap_Swig_malloc_capi_c70da48e512180f8(swig_intgo arg1);
-extern swig_type_1 _wrap_comm_go_name_capi_c70da48e512180f8(uintptr_t arg1);
-extern swig_intgo _wrap_comm_go_cuda_device_count_capi_c70da48e512180f8(void);
-extern swig_type_2 _wrap_comm_go_cuda_unavailable_reason_capi_c70da48e512180f8(void);
-extern swig_intgo _wrap_COMM_VERSION_NUMBER_capi_c70da48e512180f8(void);
-extern swig_intgo _wrap_comm_version_capi_c70da48e512180f8(void);
-extern swig_type_3 _wrap_comm_version_string_capi_c70da48e512180f8(void);
-extern swig_intgo _wrap_COMM_OK_capi_c70da48e512180f8(void);
-extern swig_intgo _wrap_COMM_IN_PROGRESS_capi_c70da48e512180f8(void);
-extern swig_intgo _wrap_COMM_ERR_INVALID_ARGUMENT_capi_c70da48e512180f8(void);
-extern swig_intgo _wrap_COMM_ERR_INVALID_USAGE_capi_c70da48e512180f8(void);
-extern swig_intgo _wrap_COMM_ERR_NOT_SUPPORTED_capi_c70da48e512180f8(void);
-extern swig_intgo _wrap_COMM_ERR_NO_MEMORY_capi_c70da48e512180f8(void);
-extern swig_intgo _wrap_COMM_ERR_TIMEOUT_capi_c70da48e512180f8(void);
-extern swig_intgo _wrap_COMM_ERR_REMOTE_capi_c70da48e512180f8(void);
-extern swig_intgo _wrap_COMM_ERR_MISMATCH_capi_c70da48e512180f8(void);
-extern swig_intgo _wrap_COMM_ERR_ABORTED_capi_c70da48e512180f8(void);
-extern swig_intgo _wrap_COMM_ERR_TRANSPORT_capi_c70da48e512180f8(void);
-extern swig_intgo _wrap_COMM_ERR_BOOTSTRAP_capi_c70da48e512180f8(void);
-extern swig_intgo _wrap_COMM_ERR_INTERNAL_capi_c70da48e512180f8(void);
-extern swig_intgo _wrap_COMM_ERR_REVOKED_capi_c70da48e512180f8(void);
-extern swig_type_4 _wrap_comm_status_string_capi_c70da48e512180f8(swig_intgo arg1);
-extern swig_type_5 _wrap_comm_last_error_capi_c70da48e512180f8(void);
-extern swig_intgo _wrap_comm_check_version_capi_c70da48e512180f8(swig_intgo arg1, swig_intgo arg2);
-extern swig_intgo _wrap_COMM_FEATURE_CUDA_capi_c70da48e512180f8(void);
-extern swig_intgo _wrap_comm_has_feature_capi_c70da48e512180f8(swig_voidp arg1, swig_intgo arg2);
-extern swig_intgo _wrap_COMM_INT8_capi_c70da48e512180f8(void);
-extern swig_intgo _wrap_COMM_UINT8_capi_c70da48e512180f8(void);
-extern swig_intgo _wrap_COMM_INT16_capi_c70da48e512180f8(void);
-extern swig_intgo _wrap_COMM_UINT16_capi_c70da48e512180f8(void);
-extern swig_intgo _wrap_COMM_INT32_capi_c70da48e512180f8(void);
-extern swig_intgo _wrap_COMM_UINT32_capi_c70da48e512180f8(void);
-extern swig_intgo _wrap_COMM_INT64_capi_c70da48e512180f8(void);
-extern swig_intgo _wrap_COMM_UINT64_capi_c70da48e512180f8(void);
-extern swig_intgo _wrap_COMM_FLOAT16_capi_c70da48e512180f8(void);
-extern swig_intgo _wrap_COMM_BFLOAT16_capi_c70da48e512180f8(void);
-extern swig_intgo _wrap_COMM_FLOAT32_capi_c70da48e512180f8(void);
-extern swig_intgo _wrap_COMM_FLOAT64_capi_c70da48e512180f8(void);
-extern swig_intgo _wrap_COMM_BOOL_capi_c70da48e512180f8(void);
-extern swig_type_6 _wrap_comm_dtype_size_capi_c70da48e512180f8(swig_intgo arg1);
-extern swig_type_7 _wrap_comm_dtype_name_capi_c70da48e512180f8(swig_intgo arg1);
-extern swig_intgo _wrap_COMM_OP_SUM_capi_c70da48e512180f8(void);
-extern swig_intgo _wrap_COMM_OP_PROD_capi_c70da48e512180f8(void);
-extern swig_intgo _wrap_COMM_OP_MIN_capi_c70da48e512180f8(void);
-extern swig_intgo _wrap_COMM_OP_MAX_capi_c70da48e512180f8(void);
-extern swig_intgo _wrap_COMM_OP_AVG_capi_c70da48e512180f8(void);
-extern swig_intgo _wrap_COMM_OP_BAND_capi_c70da48e512180f8(void);
-extern swig_intgo _wrap_COMM_OP_BOR_capi_c70da48e512180f8(void);
-extern swig_intgo _wrap_COMM_OP_BXOR_capi_c70da48e512180f8(void);
-extern swig_type_8 _wrap_comm_op_name_capi_c70da48e512180f8(swig_intgo arg1);
-extern swig_intgo _wrap_COMM_MEMORY_HOST_capi_c70da48e512180f8(void);
-extern swig_intgo _wrap_COMM_MEMORY_CUDA_capi_c70da48e512180f8(void);
-extern swig_intgo _wrap_comm_tensor_create_capi_c70da48e512180f8(swig_voidp arg1, swig_voidp arg2, swig_intgo arg3, swig_intgo arg4, swig_voidp arg5);
-extern swig_intgo _wrap_comm_tensor_destroy_capi_c70da48e512180f8(uintptr_t arg1);
-extern swig_intgo _wrap_comm_tensor_set_memory_capi_c70da48e512180f8(uintptr_t arg1, swig_intgo arg2, swig_intgo arg3);
-extern swig_intgo _wrap_comm_config_create_capi_c70da48e512180f8(swig_voidp arg1);
-extern swig_intgo _wrap_comm_config_destroy_capi_c70da48e512180f8(uintptr_t arg1);
-extern swig_intgo _wrap_comm_config_set_capi_c70da48e512180f8(uintptr_t arg1, swig_type_9 arg2, swig_type_10 arg3);
-extern swig_intgo _wrap_comm_init_capi_c70da48e512180f8(swig_voidp arg1, uintptr_t arg2);
-extern swig_intgo _wrap_comm_destroy_capi_c70da48e512180f8(uintptr_t arg1);
-extern swig_intgo _wrap_comm_abort_capi_c70da48e512180f8(uintptr_t arg1);
-extern swig_intgo _wrap_comm_revoke_capi_c70da48e512180f8(uintptr_t arg1);
-extern swig_intgo _wrap_comm_rank_capi_c70da48e512180f8(swig_voidp arg1, uintptr_t arg2);
-extern swig_intgo _wrap_comm_size_capi_c70da48e512180f8(swig_voidp arg1, uintptr_t arg2);
-extern swig_intgo _wrap_comm_local_rank_capi_c70da48e512180f8(swig_voidp arg1, uintptr_t arg2);
-extern swig_intgo _wrap_comm_local_size_capi_c70da48e512180f8(swig_voidp arg1, uintptr_t arg2);
-extern swig_intgo _wrap_comm_node_count_capi_c70da48e512180f8(swig_voidp arg1, uintptr_t arg2);
-extern swig_intgo _wrap_comm_node_id_capi_c70da48e512180f8(swig_voidp arg1, uintptr_t arg2);
-extern swig_intgo _wrap_comm_timeout_capi_c70da48e512180f8(swig_voidp arg1, uintptr_t arg2);
-extern swig_intgo _wrap_comm_failed_rank_capi_c70da48e512180f8(swig_voidp arg1, uintptr_t arg2);
-extern swig_intgo _wrap_comm_set_timeout_capi_c70da48e512180f8(uintptr_t arg1, swig_type_11 arg2);
-extern swig_intgo _wrap_comm_set_stream_capi_c70da48e512180f8(uintptr_t arg1, uintptr_t arg2);
-extern swig_intgo _wrap_comm_stream_capi_c70da48e512180f8(swig_voidp arg1, uintptr_t arg2);
-extern swig_intgo _wrap_COMM_UNDEFINED_capi_c70da48e512180f8(void);
-extern swig_intgo _wrap_comm_group_create_capi_c70da48e512180f8(swig_voidp arg1, uintptr_t arg2, swig_intgo arg3, swig_voidp arg4, swig_type_12 arg5);
-extern swig_intgo _wrap_comm_split_capi_c70da48e512180f8(swig_voidp arg1, uintptr_t arg2, swig_intgo arg3, swig_intgo arg4, swig_type_13 arg5);
-extern swig_intgo _wrap_comm_split_by_node_capi_c70da48e512180f8(swig_voidp arg1, uintptr_t arg2, swig_type_14 arg3);
-extern swig_intgo _wrap_comm_rank_to_world_capi_c70da48e512180f8(swig_voidp arg1, uintptr_t arg2, swig_intgo arg3);
-extern swig_intgo _wrap_comm_rank_from_world_capi_c70da48e512180f8(swig_voidp arg1, uintptr_t arg2, swig_intgo arg3);
-extern swig_intgo _wrap_COMM_TIMEOUT_DEFAULT_capi_c70da48e512180f8(void);
-extern swig_intgo _wrap_comm_handle_wait_capi_c70da48e512180f8(uintptr_t arg1, swig_type_15 arg2);
-extern swig_intgo _wrap_comm_handle_test_capi_c70da48e512180f8(uintptr_t arg1);
-extern swig_intgo _wrap_comm_handle_destroy_capi_c70da48e512180f8(uintptr_t arg1);
-extern swig_intgo _wrap_comm_send_capi_c70da48e512180f8(uintptr_t arg1, uintptr_t arg2, swig_intgo arg3, swig_intgo arg4, swig_voidp arg5);
-extern swig_intgo _wrap_comm_recv_capi_c70da48e512180f8(uintptr_t arg1, uintptr_t arg2, swig_intgo arg3, swig_intgo arg4, swig_voidp arg5);
-extern swig_intgo _wrap_comm_batch_create_capi_c70da48e512180f8(swig_voidp arg1);
-extern swig_intgo _wrap_comm_batch_destroy_capi_c70da48e512180f8(uintptr_t arg1);
-extern swig_intgo _wrap_comm_batch_add_send_capi_c70da48e512180f8(uintptr_t arg1, uintptr_t arg2, swig_intgo arg3, swig_intgo arg4);
-extern swig_intgo _wrap_comm_batch_add_recv_capi_c70da48e512180f8(uintptr_t arg1, uintptr_t arg2, swig_intgo arg3, swig_intgo arg4);
-extern swig_intgo _wrap_comm_batch_start_capi_c70da48e512180f8(uintptr_t arg1, uintptr_t arg2, swig_voidp arg3);
-extern swig_intgo _wrap_comm_barrier_capi_c70da48e512180f8(uintptr_t arg1, swig_voidp arg2);
-extern swig_intgo _wrap_comm_all_reduce_capi_c70da48e512180f8(uintptr_t arg1, uintptr_t arg2, uintptr_t arg3, swig_intgo arg4, swig_voidp arg5);
-extern swig_intgo _wrap_comm_reduce_capi_c70da48e512180f8(uintptr_t arg1, uintptr_t arg2, uintptr_t arg3, swig_intgo arg4, swig_intgo arg5, swig_voidp arg6);
-extern swig_intgo _wrap_comm_broadcast_capi_c70da48e512180f8(uintptr_t arg1, uintptr_t arg2, uintptr_t arg3, swig_intgo arg4, swig_voidp arg5);
-extern swig_intgo _wrap_comm_all_gather_capi_c70da48e512180f8(uintptr_t arg1, uintptr_t arg2, uintptr_t arg3, swig_voidp arg4);
-extern swig_intgo _wrap_comm_reduce_scatter_capi_c70da48e512180f8(uintptr_t arg1, uintptr_t arg2, uintptr_t arg3, swig_intgo arg4, swig_voidp arg5);
-extern swig_intgo _wrap_comm_gather_capi_c70da48e512180f8(uintptr_t arg1, uintptr_t arg2, uintptr_t arg3, swig_intgo arg4, swig_voidp arg5);
-extern swig_intgo _wrap_comm_scatter_capi_c70da48e512180f8(uintptr_t arg1, uintptr_t arg2, uintptr_t arg3, swig_intgo arg4, swig_voidp arg5);
-extern swig_intgo _wrap_comm_all_to_all_single_capi_c70da48e512180f8(uintptr_t arg1, uintptr_t arg2, uintptr_t arg3, swig_voidp arg4, swig_voidp arg5, swig_voidp arg6);
-extern swig_intgo _wrap_comm_all_to_all_capi_c70da48e512180f8(uintptr_t arg1, swig_intgo arg2, swig_voidp arg3, swig_intgo arg4, swig_voidp arg5, swig_voidp arg6);
-extern swig_intgo _wrap_comm_all_gather_v_capi_c70da48e512180f8(uintptr_t arg1, uintptr_t arg2, uintptr_t arg3, swig_voidp arg4, swig_voidp arg5);
-extern swig_intgo _wrap_comm_reduce_scatter_v_capi_c70da48e512180f8(uintptr_t arg1, uintptr_t arg2, uintptr_t arg3, swig_voidp arg4, swig_intgo arg5, swig_voidp arg6);
-extern swig_intgo _wrap_comm_gather_v_capi_c70da48e512180f8(uintptr_t arg1, uintptr_t arg2, uintptr_t arg3, swig_voidp arg4, swig_intgo arg5, swig_voidp arg6);
-extern swig_intgo _wrap_comm_scatter_v_capi_c70da48e512180f8(uintptr_t arg1, uintptr_t arg2, uintptr_t arg3, swig_voidp arg4, swig_intgo arg5, swig_voidp arg6);
-extern swig_intgo _wrap_comm_go_all_reduce_capi_c70da48e512180f8(uintptr_t arg1, swig_voidp arg2, swig_type_16 arg3, swig_intgo arg4, swig_voidp arg5, swig_type_17 arg6, swig_intgo arg7, swig_intgo arg8, swig_intgo arg9, swig_voidp arg10);
-extern swig_intgo _wrap_comm_go_reduce_capi_c70da48e512180f8(uintptr_t arg1, swig_voidp arg2, swig_type_18 arg3, swig_intgo arg4, swig_voidp arg5, swig_type_19 arg6, swig_intgo arg7, swig_intgo arg8, swig_intgo arg9, swig_intgo arg10, swig_voidp arg11);
-extern swig_intgo _wrap_comm_go_broadcast_capi_c70da48e512180f8(uintptr_t arg1, swig_voidp arg2, swig_type_20 arg3, swig_intgo arg4, swig_voidp arg5, swig_type_21 arg6, swig_intgo arg7, swig_intgo arg8, swig_intgo arg9, swig_voidp arg10);
-extern swig_intgo _wrap_comm_go_all_gather_capi_c70da48e512180f8(uintptr_t arg1, swig_voidp arg2, swig_type_22 arg3, swig_intgo arg4, swig_voidp arg5, swig_type_23 arg6, swig_intgo arg7, swig_intgo arg8, swig_voidp arg9);
-extern swig_intgo _wrap_comm_go_reduce_scatter_capi_c70da48e512180f8(uintptr_t arg1, swig_voidp arg2, swig_type_24 arg3, swig_intgo arg4, swig_voidp arg5, swig_type_25 arg6, swig_intgo arg7, swig_intgo arg8, swig_intgo arg9, swig_voidp arg10);
-extern swig_intgo _wrap_comm_go_gather_capi_c70da48e512180f8(uintptr_t arg1, swig_voidp arg2, swig_type_26 arg3, swig_intgo arg4, swig_voidp arg5, swig_type_27 arg6, swig_intgo arg7, swig_intgo arg8, swig_intgo arg9, swig_voidp arg10);
-extern swig_intgo _wrap_comm_go_scatter_capi_c70da48e512180f8(uintptr_t arg1, swig_voidp arg2, swig_type_28 arg3, swig_intgo arg4, swig_voidp arg5, swig_type_29 arg6, swig_intgo arg7, swig_intgo arg8, swig_intgo arg9, swig_voidp arg10);
-extern swig_intgo _wrap_comm_go_all_to_all_single_capi_c70da48e512180f8(uintptr_t arg1, swig_voidp arg2, swig_type_30 arg3, swig_intgo arg4, swig_voidp arg5, swig_type_31 arg6, swig_intgo arg7, swig_intgo arg8, swig_voidp arg9, swig_voidp arg10, swig_voidp arg11);
-extern swig_intgo _wrap_comm_go_all_gather_v_capi_c70da48e512180f8(uintptr_t arg1, swig_voidp arg2, swig_type_32 arg3, swig_intgo arg4, swig_voidp arg5, swig_type_33 arg6, swig_intgo arg7, swig_intgo arg8, swig_voidp arg9, swig_voidp arg10);
-extern swig_intgo _wrap_comm_go_reduce_scatter_v_capi_c70da48e512180f8(uintptr_t arg1, swig_voidp arg2, swig_type_34 arg3, swig_intgo arg4, swig_voidp arg5, swig_type_35 arg6, swig_intgo arg7, swig_intgo arg8, swig_voidp arg9, swig_intgo arg10, swig_voidp arg11);
-extern swig_intgo _wrap_comm_go_gather_v_capi_c70da48e512180f8(uintptr_t arg1, swig_voidp arg2, swig_type_36 arg3, swig_intgo arg4, swig_voidp arg5, swig_type_37 arg6, swig_intgo arg7, swig_intgo arg8, swig_voidp arg9, swig_intgo arg10, swig_voidp arg11);
-extern swig_intgo _wrap_comm_go_scatter_v_capi_c70da48e512180f8(uintptr_t arg1, swig_voidp arg2, swig_type_38 arg3, swig_intgo arg4, swig_voidp arg5, swig_type_39 arg6, swig_intgo arg7, swig_intgo arg8, swig_voidp arg9, swig_intgo arg10, swig_voidp arg11);
-extern swig_intgo _wrap_comm_go_send_capi_c70da48e512180f8(uintptr_t arg1, swig_voidp arg2, swig_type_40 arg3, swig_intgo arg4, swig_intgo arg5, swig_intgo arg6, swig_voidp arg7);
-extern swig_intgo _wrap_comm_go_recv_capi_c70da48e512180f8(uintptr_t arg1, swig_voidp arg2, swig_type_41 arg3, swig_intgo arg4, swig_intgo arg5, swig_intgo arg6, swig_voidp arg7);
+typedef long long swig_type_42;
+extern void _wrap_Swig_free_capi_0ed364253aba67eb(uintptr_t arg1);
+extern uintptr_t _wrap_Swig_malloc_capi_0ed364253aba67eb(swig_intgo arg1);
+extern swig_type_1 _wrap_comm_go_name_capi_0ed364253aba67eb(uintptr_t arg1);
+extern swig_intgo _wrap_comm_go_cuda_device_count_capi_0ed364253aba67eb(void);
+extern swig_type_2 _wrap_comm_go_cuda_unavailable_reason_capi_0ed364253aba67eb(void);
+extern swig_intgo _wrap_COMM_VERSION_NUMBER_capi_0ed364253aba67eb(void);
+extern swig_intgo _wrap_comm_version_capi_0ed364253aba67eb(void);
+extern swig_type_3 _wrap_comm_version_string_capi_0ed364253aba67eb(void);
+extern swig_intgo _wrap_COMM_OK_capi_0ed364253aba67eb(void);
+extern swig_intgo _wrap_COMM_IN_PROGRESS_capi_0ed364253aba67eb(void);
+extern swig_intgo _wrap_COMM_ERR_INVALID_ARGUMENT_capi_0ed364253aba67eb(void);
+extern swig_intgo _wrap_COMM_ERR_INVALID_USAGE_capi_0ed364253aba67eb(void);
+extern swig_intgo _wrap_COMM_ERR_NOT_SUPPORTED_capi_0ed364253aba67eb(void);
+extern swig_intgo _wrap_COMM_ERR_NO_MEMORY_capi_0ed364253aba67eb(void);
+extern swig_intgo _wrap_COMM_ERR_TIMEOUT_capi_0ed364253aba67eb(void);
+extern swig_intgo _wrap_COMM_ERR_REMOTE_capi_0ed364253aba67eb(void);
+extern swig_intgo _wrap_COMM_ERR_MISMATCH_capi_0ed364253aba67eb(void);
+extern swig_intgo _wrap_COMM_ERR_ABORTED_capi_0ed364253aba67eb(void);
+extern swig_intgo _wrap_COMM_ERR_TRANSPORT_capi_0ed364253aba67eb(void);
+extern swig_intgo _wrap_COMM_ERR_BOOTSTRAP_capi_0ed364253aba67eb(void);
+extern swig_intgo _wrap_COMM_ERR_INTERNAL_capi_0ed364253aba67eb(void);
+extern swig_intgo _wrap_COMM_ERR_REVOKED_capi_0ed364253aba67eb(void);
+extern swig_type_4 _wrap_comm_status_string_capi_0ed364253aba67eb(swig_intgo arg1);
+extern swig_type_5 _wrap_comm_last_error_capi_0ed364253aba67eb(void);
+extern swig_intgo _wrap_comm_check_version_capi_0ed364253aba67eb(swig_intgo arg1, swig_intgo arg2);
+extern swig_intgo _wrap_COMM_FEATURE_CUDA_capi_0ed364253aba67eb(void);
+extern swig_intgo _wrap_comm_has_feature_capi_0ed364253aba67eb(swig_voidp arg1, swig_intgo arg2);
+extern swig_intgo _wrap_COMM_INT8_capi_0ed364253aba67eb(void);
+extern swig_intgo _wrap_COMM_UINT8_capi_0ed364253aba67eb(void);
+extern swig_intgo _wrap_COMM_INT16_capi_0ed364253aba67eb(void);
+extern swig_intgo _wrap_COMM_UINT16_capi_0ed364253aba67eb(void);
+extern swig_intgo _wrap_COMM_INT32_capi_0ed364253aba67eb(void);
+extern swig_intgo _wrap_COMM_UINT32_capi_0ed364253aba67eb(void);
+extern swig_intgo _wrap_COMM_INT64_capi_0ed364253aba67eb(void);
+extern swig_intgo _wrap_COMM_UINT64_capi_0ed364253aba67eb(void);
+extern swig_intgo _wrap_COMM_FLOAT16_capi_0ed364253aba67eb(void);
+extern swig_intgo _wrap_COMM_BFLOAT16_capi_0ed364253aba67eb(void);
+extern swig_intgo _wrap_COMM_FLOAT32_capi_0ed364253aba67eb(void);
+extern swig_intgo _wrap_COMM_FLOAT64_capi_0ed364253aba67eb(void);
+extern swig_intgo _wrap_COMM_BOOL_capi_0ed364253aba67eb(void);
+extern swig_type_6 _wrap_comm_dtype_size_capi_0ed364253aba67eb(swig_intgo arg1);
+extern swig_type_7 _wrap_comm_dtype_name_capi_0ed364253aba67eb(swig_intgo arg1);
+extern swig_intgo _wrap_COMM_OP_SUM_capi_0ed364253aba67eb(void);
+extern swig_intgo _wrap_COMM_OP_PROD_capi_0ed364253aba67eb(void);
+extern swig_intgo _wrap_COMM_OP_MIN_capi_0ed364253aba67eb(void);
+extern swig_intgo _wrap_COMM_OP_MAX_capi_0ed364253aba67eb(void);
+extern swig_intgo _wrap_COMM_OP_AVG_capi_0ed364253aba67eb(void);
+extern swig_intgo _wrap_COMM_OP_BAND_capi_0ed364253aba67eb(void);
+extern swig_intgo _wrap_COMM_OP_BOR_capi_0ed364253aba67eb(void);
+extern swig_intgo _wrap_COMM_OP_BXOR_capi_0ed364253aba67eb(void);
+extern swig_type_8 _wrap_comm_op_name_capi_0ed364253aba67eb(swig_intgo arg1);
+extern swig_intgo _wrap_COMM_MEMORY_HOST_capi_0ed364253aba67eb(void);
+extern swig_intgo _wrap_COMM_MEMORY_CUDA_capi_0ed364253aba67eb(void);
+extern swig_intgo _wrap_comm_tensor_create_capi_0ed364253aba67eb(swig_voidp arg1, swig_voidp arg2, swig_intgo arg3, swig_intgo arg4, swig_voidp arg5);
+extern swig_intgo _wrap_comm_tensor_destroy_capi_0ed364253aba67eb(uintptr_t arg1);
+extern swig_intgo _wrap_comm_tensor_set_memory_capi_0ed364253aba67eb(uintptr_t arg1, swig_intgo arg2, swig_intgo arg3);
+extern swig_intgo _wrap_comm_config_create_capi_0ed364253aba67eb(swig_voidp arg1);
+extern swig_intgo _wrap_comm_config_destroy_capi_0ed364253aba67eb(uintptr_t arg1);
+extern swig_intgo _wrap_comm_config_set_capi_0ed364253aba67eb(uintptr_t arg1, swig_type_9 arg2, swig_type_10 arg3);
+extern swig_intgo _wrap_comm_init_capi_0ed364253aba67eb(swig_voidp arg1, uintptr_t arg2);
+extern swig_intgo _wrap_comm_destroy_capi_0ed364253aba67eb(uintptr_t arg1);
+extern swig_intgo _wrap_comm_abort_capi_0ed364253aba67eb(uintptr_t arg1);
+extern swig_intgo _wrap_comm_revoke_capi_0ed364253aba67eb(uintptr_t arg1);
+extern swig_intgo _wrap_comm_rank_capi_0ed364253aba67eb(swig_voidp arg1, uintptr_t arg2);
+extern swig_intgo _wrap_comm_size_capi_0ed364253aba67eb(swig_voidp arg1, uintptr_t arg2);
+extern swig_intgo _wrap_comm_local_rank_capi_0ed364253aba67eb(swig_voidp arg1, uintptr_t arg2);
+extern swig_intgo _wrap_comm_local_size_capi_0ed364253aba67eb(swig_voidp arg1, uintptr_t arg2);
+extern swig_intgo _wrap_comm_node_count_capi_0ed364253aba67eb(swig_voidp arg1, uintptr_t arg2);
+extern swig_intgo _wrap_comm_node_id_capi_0ed364253aba67eb(swig_voidp arg1, uintptr_t arg2);
+extern swig_intgo _wrap_comm_timeout_capi_0ed364253aba67eb(swig_voidp arg1, uintptr_t arg2);
+extern swig_intgo _wrap_comm_failed_rank_capi_0ed364253aba67eb(swig_voidp arg1, uintptr_t arg2);
+extern swig_intgo _wrap_comm_failed_ranks_capi_0ed364253aba67eb(swig_voidp arg1, swig_voidp arg2, swig_intgo arg3, uintptr_t arg4);
+extern swig_intgo _wrap_comm_agree_capi_0ed364253aba67eb(swig_voidp arg1, swig_voidp arg2, swig_voidp arg3, swig_intgo arg4, uintptr_t arg5);
+extern swig_intgo _wrap_comm_shrink_capi_0ed364253aba67eb(swig_voidp arg1, uintptr_t arg2, swig_type_11 arg3);
+extern swig_intgo _wrap_comm_set_timeout_capi_0ed364253aba67eb(uintptr_t arg1, swig_type_12 arg2);
+extern swig_intgo _wrap_comm_set_stream_capi_0ed364253aba67eb(uintptr_t arg1, uintptr_t arg2);
+extern swig_intgo _wrap_comm_stream_capi_0ed364253aba67eb(swig_voidp arg1, uintptr_t arg2);
+extern swig_intgo _wrap_COMM_UNDEFINED_capi_0ed364253aba67eb(void);
+extern swig_intgo _wrap_comm_group_create_capi_0ed364253aba67eb(swig_voidp arg1, uintptr_t arg2, swig_intgo arg3, swig_voidp arg4, swig_type_13 arg5);
+extern swig_intgo _wrap_comm_split_capi_0ed364253aba67eb(swig_voidp arg1, uintptr_t arg2, swig_intgo arg3, swig_intgo arg4, swig_type_14 arg5);
+extern swig_intgo _wrap_comm_split_by_node_capi_0ed364253aba67eb(swig_voidp arg1, uintptr_t arg2, swig_type_15 arg3);
+extern swig_intgo _wrap_comm_rank_to_world_capi_0ed364253aba67eb(swig_voidp arg1, uintptr_t arg2, swig_intgo arg3);
+extern swig_intgo _wrap_comm_rank_from_world_capi_0ed364253aba67eb(swig_voidp arg1, uintptr_t arg2, swig_intgo arg3);
+extern swig_intgo _wrap_COMM_TIMEOUT_DEFAULT_capi_0ed364253aba67eb(void);
+extern swig_intgo _wrap_comm_handle_wait_capi_0ed364253aba67eb(uintptr_t arg1, swig_type_16 arg2);
+extern swig_intgo _wrap_comm_handle_test_capi_0ed364253aba67eb(uintptr_t arg1);
+extern swig_intgo _wrap_comm_handle_destroy_capi_0ed364253aba67eb(uintptr_t arg1);
+extern swig_intgo _wrap_comm_send_capi_0ed364253aba67eb(uintptr_t arg1, uintptr_t arg2, swig_intgo arg3, swig_intgo arg4, swig_voidp arg5);
+extern swig_intgo _wrap_comm_recv_capi_0ed364253aba67eb(uintptr_t arg1, uintptr_t arg2, swig_intgo arg3, swig_intgo arg4, swig_voidp arg5);
+extern swig_intgo _wrap_comm_batch_create_capi_0ed364253aba67eb(swig_voidp arg1);
+extern swig_intgo _wrap_comm_batch_destroy_capi_0ed364253aba67eb(uintptr_t arg1);
+extern swig_intgo _wrap_comm_batch_add_send_capi_0ed364253aba67eb(uintptr_t arg1, uintptr_t arg2, swig_intgo arg3, swig_intgo arg4);
+extern swig_intgo _wrap_comm_batch_add_recv_capi_0ed364253aba67eb(uintptr_t arg1, uintptr_t arg2, swig_intgo arg3, swig_intgo arg4);
+extern swig_intgo _wrap_comm_batch_start_capi_0ed364253aba67eb(uintptr_t arg1, uintptr_t arg2, swig_voidp arg3);
+extern swig_intgo _wrap_comm_barrier_capi_0ed364253aba67eb(uintptr_t arg1, swig_voidp arg2);
+extern swig_intgo _wrap_comm_all_reduce_capi_0ed364253aba67eb(uintptr_t arg1, uintptr_t arg2, uintptr_t arg3, swig_intgo arg4, swig_voidp arg5);
+extern swig_intgo _wrap_comm_reduce_capi_0ed364253aba67eb(uintptr_t arg1, uintptr_t arg2, uintptr_t arg3, swig_intgo arg4, swig_intgo arg5, swig_voidp arg6);
+extern swig_intgo _wrap_comm_broadcast_capi_0ed364253aba67eb(uintptr_t arg1, uintptr_t arg2, uintptr_t arg3, swig_intgo arg4, swig_voidp arg5);
+extern swig_intgo _wrap_comm_all_gather_capi_0ed364253aba67eb(uintptr_t arg1, uintptr_t arg2, uintptr_t arg3, swig_voidp arg4);
+extern swig_intgo _wrap_comm_reduce_scatter_capi_0ed364253aba67eb(uintptr_t arg1, uintptr_t arg2, uintptr_t arg3, swig_intgo arg4, swig_voidp arg5);
+extern swig_intgo _wrap_comm_gather_capi_0ed364253aba67eb(uintptr_t arg1, uintptr_t arg2, uintptr_t arg3, swig_intgo arg4, swig_voidp arg5);
+extern swig_intgo _wrap_comm_scatter_capi_0ed364253aba67eb(uintptr_t arg1, uintptr_t arg2, uintptr_t arg3, swig_intgo arg4, swig_voidp arg5);
+extern swig_intgo _wrap_comm_all_to_all_single_capi_0ed364253aba67eb(uintptr_t arg1, uintptr_t arg2, uintptr_t arg3, swig_voidp arg4, swig_voidp arg5, swig_voidp arg6);
+extern swig_intgo _wrap_comm_all_to_all_capi_0ed364253aba67eb(uintptr_t arg1, swig_intgo arg2, swig_voidp arg3, swig_intgo arg4, swig_voidp arg5, swig_voidp arg6);
+extern swig_intgo _wrap_comm_all_gather_v_capi_0ed364253aba67eb(uintptr_t arg1, uintptr_t arg2, uintptr_t arg3, swig_voidp arg4, swig_voidp arg5);
+extern swig_intgo _wrap_comm_reduce_scatter_v_capi_0ed364253aba67eb(uintptr_t arg1, uintptr_t arg2, uintptr_t arg3, swig_voidp arg4, swig_intgo arg5, swig_voidp arg6);
+extern swig_intgo _wrap_comm_gather_v_capi_0ed364253aba67eb(uintptr_t arg1, uintptr_t arg2, uintptr_t arg3, swig_voidp arg4, swig_intgo arg5, swig_voidp arg6);
+extern swig_intgo _wrap_comm_scatter_v_capi_0ed364253aba67eb(uintptr_t arg1, uintptr_t arg2, uintptr_t arg3, swig_voidp arg4, swig_intgo arg5, swig_voidp arg6);
+extern swig_intgo _wrap_comm_go_all_reduce_capi_0ed364253aba67eb(uintptr_t arg1, swig_voidp arg2, swig_type_17 arg3, swig_intgo arg4, swig_voidp arg5, swig_type_18 arg6, swig_intgo arg7, swig_intgo arg8, swig_intgo arg9, swig_voidp arg10);
+extern swig_intgo _wrap_comm_go_reduce_capi_0ed364253aba67eb(uintptr_t arg1, swig_voidp arg2, swig_type_19 arg3, swig_intgo arg4, swig_voidp arg5, swig_type_20 arg6, swig_intgo arg7, swig_intgo arg8, swig_intgo arg9, swig_intgo arg10, swig_voidp arg11);
+extern swig_intgo _wrap_comm_go_broadcast_capi_0ed364253aba67eb(uintptr_t arg1, swig_voidp arg2, swig_type_21 arg3, swig_intgo arg4, swig_voidp arg5, swig_type_22 arg6, swig_intgo arg7, swig_intgo arg8, swig_intgo arg9, swig_voidp arg10);
+extern swig_intgo _wrap_comm_go_all_gather_capi_0ed364253aba67eb(uintptr_t arg1, swig_voidp arg2, swig_type_23 arg3, swig_intgo arg4, swig_voidp arg5, swig_type_24 arg6, swig_intgo arg7, swig_intgo arg8, swig_voidp arg9);
+extern swig_intgo _wrap_comm_go_reduce_scatter_capi_0ed364253aba67eb(uintptr_t arg1, swig_voidp arg2, swig_type_25 arg3, swig_intgo arg4, swig_voidp arg5, swig_type_26 arg6, swig_intgo arg7, swig_intgo arg8, swig_intgo arg9, swig_voidp arg10);
+extern swig_intgo _wrap_comm_go_gather_capi_0ed364253aba67eb(uintptr_t arg1, swig_voidp arg2, swig_type_27 arg3, swig_intgo arg4, swig_voidp arg5, swig_type_28 arg6, swig_intgo arg7, swig_intgo arg8, swig_intgo arg9, swig_voidp arg10);
+extern swig_intgo _wrap_comm_go_scatter_capi_0ed364253aba67eb(uintptr_t arg1, swig_voidp arg2, swig_type_29 arg3, swig_intgo arg4, swig_voidp arg5, swig_type_30 arg6, swig_intgo arg7, swig_intgo arg8, swig_intgo arg9, swig_voidp arg10);
+extern swig_intgo _wrap_comm_go_all_to_all_single_capi_0ed364253aba67eb(uintptr_t arg1, swig_voidp arg2, swig_type_31 arg3, swig_intgo arg4, swig_voidp arg5, swig_type_32 arg6, swig_intgo arg7, swig_intgo arg8, swig_voidp arg9, swig_voidp arg10, swig_voidp arg11);
+extern swig_intgo _wrap_comm_go_all_gather_v_capi_0ed364253aba67eb(uintptr_t arg1, swig_voidp arg2, swig_type_33 arg3, swig_intgo arg4, swig_voidp arg5, swig_type_34 arg6, swig_intgo arg7, swig_intgo arg8, swig_voidp arg9, swig_voidp arg10);
+extern swig_intgo _wrap_comm_go_reduce_scatter_v_capi_0ed364253aba67eb(uintptr_t arg1, swig_voidp arg2, swig_type_35 arg3, swig_intgo arg4, swig_voidp arg5, swig_type_36 arg6, swig_intgo arg7, swig_intgo arg8, swig_voidp arg9, swig_intgo arg10, swig_voidp arg11);
+extern swig_intgo _wrap_comm_go_gather_v_capi_0ed364253aba67eb(uintptr_t arg1, swig_voidp arg2, swig_type_37 arg3, swig_intgo arg4, swig_voidp arg5, swig_type_38 arg6, swig_intgo arg7, swig_intgo arg8, swig_voidp arg9, swig_intgo arg10, swig_voidp arg11);
+extern swig_intgo _wrap_comm_go_scatter_v_capi_0ed364253aba67eb(uintptr_t arg1, swig_voidp arg2, swig_type_39 arg3, swig_intgo arg4, swig_voidp arg5, swig_type_40 arg6, swig_intgo arg7, swig_intgo arg8, swig_voidp arg9, swig_intgo arg10, swig_voidp arg11);
+extern swig_intgo _wrap_comm_go_send_capi_0ed364253aba67eb(uintptr_t arg1, swig_voidp arg2, swig_type_41 arg3, swig_intgo arg4, swig_intgo arg5, swig_intgo arg6, swig_voidp arg7);
+extern swig_intgo _wrap_comm_go_recv_capi_0ed364253aba67eb(uintptr_t arg1, swig_voidp arg2, swig_type_42 arg3, swig_intgo arg4, swig_intgo arg5, swig_intgo arg6, swig_voidp arg7);
 #undef intgo
 */
 import "C"
@@ -229,20 +233,20 @@ func swigCopyString(s string) string {
 
 func Swig_free(arg1 uintptr) {
 	_swig_i_0 := arg1
-	C._wrap_Swig_free_capi_c70da48e512180f8(C.uintptr_t(_swig_i_0))
+	C._wrap_Swig_free_capi_0ed364253aba67eb(C.uintptr_t(_swig_i_0))
 }
 
 func Swig_malloc(arg1 int) (_swig_ret uintptr) {
 	var swig_r uintptr
 	_swig_i_0 := arg1
-	swig_r = (uintptr)(C._wrap_Swig_malloc_capi_c70da48e512180f8(C.swig_intgo(_swig_i_0)))
+	swig_r = (uintptr)(C._wrap_Swig_malloc_capi_0ed364253aba67eb(C.swig_intgo(_swig_i_0)))
 	return swig_r
 }
 
 func Comm_go_name(arg1 uintptr) (_swig_ret string) {
 	var swig_r string
 	_swig_i_0 := arg1
-	swig_r_p := C._wrap_comm_go_name_capi_c70da48e512180f8(C.uintptr_t(_swig_i_0))
+	swig_r_p := C._wrap_comm_go_name_capi_0ed364253aba67eb(C.uintptr_t(_swig_i_0))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	var swig_r_1 string
  swig_r_1 = swigCopyString(swig_r) 
@@ -251,13 +255,13 @@ func Comm_go_name(arg1 uintptr) (_swig_ret string) {
 
 func Comm_go_cuda_device_count() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_comm_go_cuda_device_count_capi_c70da48e512180f8())
+	swig_r = (int)(C._wrap_comm_go_cuda_device_count_capi_0ed364253aba67eb())
 	return swig_r
 }
 
 func Comm_go_cuda_unavailable_reason() (_swig_ret string) {
 	var swig_r string
-	swig_r_p := C._wrap_comm_go_cuda_unavailable_reason_capi_c70da48e512180f8()
+	swig_r_p := C._wrap_comm_go_cuda_unavailable_reason_capi_0ed364253aba67eb()
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	var swig_r_1 string
  swig_r_1 = swigCopyString(swig_r) 
@@ -269,20 +273,20 @@ const COMM_VERSION_MINOR int = 3
 const COMM_VERSION_PATCH int = 0
 func _swig_getCOMM_VERSION_NUMBER() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_COMM_VERSION_NUMBER_capi_c70da48e512180f8())
+	swig_r = (int)(C._wrap_COMM_VERSION_NUMBER_capi_0ed364253aba67eb())
 	return swig_r
 }
 
 var COMM_VERSION_NUMBER int = _swig_getCOMM_VERSION_NUMBER()
 func Comm_version() (_swig_ret uint) {
 	var swig_r uint
-	swig_r = (uint)(C._wrap_comm_version_capi_c70da48e512180f8())
+	swig_r = (uint)(C._wrap_comm_version_capi_0ed364253aba67eb())
 	return swig_r
 }
 
 func Comm_version_string() (_swig_ret string) {
 	var swig_r string
-	swig_r_p := C._wrap_comm_version_string_capi_c70da48e512180f8()
+	swig_r_p := C._wrap_comm_version_string_capi_0ed364253aba67eb()
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	var swig_r_1 string
  swig_r_1 = swigCopyString(swig_r) 
@@ -292,98 +296,98 @@ func Comm_version_string() (_swig_ret string) {
 type Enum_SS_comm_status int
 func _swig_getCOMM_OK() (_swig_ret Enum_SS_comm_status) {
 	var swig_r Enum_SS_comm_status
-	swig_r = (Enum_SS_comm_status)(C._wrap_COMM_OK_capi_c70da48e512180f8())
+	swig_r = (Enum_SS_comm_status)(C._wrap_COMM_OK_capi_0ed364253aba67eb())
 	return swig_r
 }
 
 var COMM_OK Enum_SS_comm_status = _swig_getCOMM_OK()
 func _swig_getCOMM_IN_PROGRESS() (_swig_ret Enum_SS_comm_status) {
 	var swig_r Enum_SS_comm_status
-	swig_r = (Enum_SS_comm_status)(C._wrap_COMM_IN_PROGRESS_capi_c70da48e512180f8())
+	swig_r = (Enum_SS_comm_status)(C._wrap_COMM_IN_PROGRESS_capi_0ed364253aba67eb())
 	return swig_r
 }
 
 var COMM_IN_PROGRESS Enum_SS_comm_status = _swig_getCOMM_IN_PROGRESS()
 func _swig_getCOMM_ERR_INVALID_ARGUMENT() (_swig_ret Enum_SS_comm_status) {
 	var swig_r Enum_SS_comm_status
-	swig_r = (Enum_SS_comm_status)(C._wrap_COMM_ERR_INVALID_ARGUMENT_capi_c70da48e512180f8())
+	swig_r = (Enum_SS_comm_status)(C._wrap_COMM_ERR_INVALID_ARGUMENT_capi_0ed364253aba67eb())
 	return swig_r
 }
 
 var COMM_ERR_INVALID_ARGUMENT Enum_SS_comm_status = _swig_getCOMM_ERR_INVALID_ARGUMENT()
 func _swig_getCOMM_ERR_INVALID_USAGE() (_swig_ret Enum_SS_comm_status) {
 	var swig_r Enum_SS_comm_status
-	swig_r = (Enum_SS_comm_status)(C._wrap_COMM_ERR_INVALID_USAGE_capi_c70da48e512180f8())
+	swig_r = (Enum_SS_comm_status)(C._wrap_COMM_ERR_INVALID_USAGE_capi_0ed364253aba67eb())
 	return swig_r
 }
 
 var COMM_ERR_INVALID_USAGE Enum_SS_comm_status = _swig_getCOMM_ERR_INVALID_USAGE()
 func _swig_getCOMM_ERR_NOT_SUPPORTED() (_swig_ret Enum_SS_comm_status) {
 	var swig_r Enum_SS_comm_status
-	swig_r = (Enum_SS_comm_status)(C._wrap_COMM_ERR_NOT_SUPPORTED_capi_c70da48e512180f8())
+	swig_r = (Enum_SS_comm_status)(C._wrap_COMM_ERR_NOT_SUPPORTED_capi_0ed364253aba67eb())
 	return swig_r
 }
 
 var COMM_ERR_NOT_SUPPORTED Enum_SS_comm_status = _swig_getCOMM_ERR_NOT_SUPPORTED()
 func _swig_getCOMM_ERR_NO_MEMORY() (_swig_ret Enum_SS_comm_status) {
 	var swig_r Enum_SS_comm_status
-	swig_r = (Enum_SS_comm_status)(C._wrap_COMM_ERR_NO_MEMORY_capi_c70da48e512180f8())
+	swig_r = (Enum_SS_comm_status)(C._wrap_COMM_ERR_NO_MEMORY_capi_0ed364253aba67eb())
 	return swig_r
 }
 
 var COMM_ERR_NO_MEMORY Enum_SS_comm_status = _swig_getCOMM_ERR_NO_MEMORY()
 func _swig_getCOMM_ERR_TIMEOUT() (_swig_ret Enum_SS_comm_status) {
 	var swig_r Enum_SS_comm_status
-	swig_r = (Enum_SS_comm_status)(C._wrap_COMM_ERR_TIMEOUT_capi_c70da48e512180f8())
+	swig_r = (Enum_SS_comm_status)(C._wrap_COMM_ERR_TIMEOUT_capi_0ed364253aba67eb())
 	return swig_r
 }
 
 var COMM_ERR_TIMEOUT Enum_SS_comm_status = _swig_getCOMM_ERR_TIMEOUT()
 func _swig_getCOMM_ERR_REMOTE() (_swig_ret Enum_SS_comm_status) {
 	var swig_r Enum_SS_comm_status
-	swig_r = (Enum_SS_comm_status)(C._wrap_COMM_ERR_REMOTE_capi_c70da48e512180f8())
+	swig_r = (Enum_SS_comm_status)(C._wrap_COMM_ERR_REMOTE_capi_0ed364253aba67eb())
 	return swig_r
 }
 
 var COMM_ERR_REMOTE Enum_SS_comm_status = _swig_getCOMM_ERR_REMOTE()
 func _swig_getCOMM_ERR_MISMATCH() (_swig_ret Enum_SS_comm_status) {
 	var swig_r Enum_SS_comm_status
-	swig_r = (Enum_SS_comm_status)(C._wrap_COMM_ERR_MISMATCH_capi_c70da48e512180f8())
+	swig_r = (Enum_SS_comm_status)(C._wrap_COMM_ERR_MISMATCH_capi_0ed364253aba67eb())
 	return swig_r
 }
 
 var COMM_ERR_MISMATCH Enum_SS_comm_status = _swig_getCOMM_ERR_MISMATCH()
 func _swig_getCOMM_ERR_ABORTED() (_swig_ret Enum_SS_comm_status) {
 	var swig_r Enum_SS_comm_status
-	swig_r = (Enum_SS_comm_status)(C._wrap_COMM_ERR_ABORTED_capi_c70da48e512180f8())
+	swig_r = (Enum_SS_comm_status)(C._wrap_COMM_ERR_ABORTED_capi_0ed364253aba67eb())
 	return swig_r
 }
 
 var COMM_ERR_ABORTED Enum_SS_comm_status = _swig_getCOMM_ERR_ABORTED()
 func _swig_getCOMM_ERR_TRANSPORT() (_swig_ret Enum_SS_comm_status) {
 	var swig_r Enum_SS_comm_status
-	swig_r = (Enum_SS_comm_status)(C._wrap_COMM_ERR_TRANSPORT_capi_c70da48e512180f8())
+	swig_r = (Enum_SS_comm_status)(C._wrap_COMM_ERR_TRANSPORT_capi_0ed364253aba67eb())
 	return swig_r
 }
 
 var COMM_ERR_TRANSPORT Enum_SS_comm_status = _swig_getCOMM_ERR_TRANSPORT()
 func _swig_getCOMM_ERR_BOOTSTRAP() (_swig_ret Enum_SS_comm_status) {
 	var swig_r Enum_SS_comm_status
-	swig_r = (Enum_SS_comm_status)(C._wrap_COMM_ERR_BOOTSTRAP_capi_c70da48e512180f8())
+	swig_r = (Enum_SS_comm_status)(C._wrap_COMM_ERR_BOOTSTRAP_capi_0ed364253aba67eb())
 	return swig_r
 }
 
 var COMM_ERR_BOOTSTRAP Enum_SS_comm_status = _swig_getCOMM_ERR_BOOTSTRAP()
 func _swig_getCOMM_ERR_INTERNAL() (_swig_ret Enum_SS_comm_status) {
 	var swig_r Enum_SS_comm_status
-	swig_r = (Enum_SS_comm_status)(C._wrap_COMM_ERR_INTERNAL_capi_c70da48e512180f8())
+	swig_r = (Enum_SS_comm_status)(C._wrap_COMM_ERR_INTERNAL_capi_0ed364253aba67eb())
 	return swig_r
 }
 
 var COMM_ERR_INTERNAL Enum_SS_comm_status = _swig_getCOMM_ERR_INTERNAL()
 func _swig_getCOMM_ERR_REVOKED() (_swig_ret Enum_SS_comm_status) {
 	var swig_r Enum_SS_comm_status
-	swig_r = (Enum_SS_comm_status)(C._wrap_COMM_ERR_REVOKED_capi_c70da48e512180f8())
+	swig_r = (Enum_SS_comm_status)(C._wrap_COMM_ERR_REVOKED_capi_0ed364253aba67eb())
 	return swig_r
 }
 
@@ -391,7 +395,7 @@ var COMM_ERR_REVOKED Enum_SS_comm_status = _swig_getCOMM_ERR_REVOKED()
 func Comm_status_string(arg1 Enum_SS_comm_status) (_swig_ret string) {
 	var swig_r string
 	_swig_i_0 := arg1
-	swig_r_p := C._wrap_comm_status_string_capi_c70da48e512180f8(C.swig_intgo(_swig_i_0))
+	swig_r_p := C._wrap_comm_status_string_capi_0ed364253aba67eb(C.swig_intgo(_swig_i_0))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	var swig_r_1 string
  swig_r_1 = swigCopyString(swig_r) 
@@ -400,7 +404,7 @@ func Comm_status_string(arg1 Enum_SS_comm_status) (_swig_ret string) {
 
 func Comm_last_error() (_swig_ret string) {
 	var swig_r string
-	swig_r_p := C._wrap_comm_last_error_capi_c70da48e512180f8()
+	swig_r_p := C._wrap_comm_last_error_capi_0ed364253aba67eb()
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	var swig_r_1 string
  swig_r_1 = swigCopyString(swig_r) 
@@ -411,14 +415,14 @@ func Comm_check_version(arg1 int, arg2 int) (_swig_ret Enum_SS_comm_status) {
 	var swig_r Enum_SS_comm_status
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
-	swig_r = (Enum_SS_comm_status)(C._wrap_comm_check_version_capi_c70da48e512180f8(C.swig_intgo(_swig_i_0), C.swig_intgo(_swig_i_1)))
+	swig_r = (Enum_SS_comm_status)(C._wrap_comm_check_version_capi_0ed364253aba67eb(C.swig_intgo(_swig_i_0), C.swig_intgo(_swig_i_1)))
 	return swig_r
 }
 
 type Enum_SS_comm_feature int
 func _swig_getCOMM_FEATURE_CUDA() (_swig_ret Enum_SS_comm_feature) {
 	var swig_r Enum_SS_comm_feature
-	swig_r = (Enum_SS_comm_feature)(C._wrap_COMM_FEATURE_CUDA_capi_c70da48e512180f8())
+	swig_r = (Enum_SS_comm_feature)(C._wrap_COMM_FEATURE_CUDA_capi_0ed364253aba67eb())
 	return swig_r
 }
 
@@ -427,98 +431,98 @@ func Comm_has_feature(arg1 *int32, arg2 Enum_SS_comm_feature) (_swig_ret Enum_SS
 	var swig_r Enum_SS_comm_status
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
-	swig_r = (Enum_SS_comm_status)(C._wrap_comm_has_feature_capi_c70da48e512180f8(C.swig_voidp(_swig_i_0), C.swig_intgo(_swig_i_1)))
+	swig_r = (Enum_SS_comm_status)(C._wrap_comm_has_feature_capi_0ed364253aba67eb(C.swig_voidp(_swig_i_0), C.swig_intgo(_swig_i_1)))
 	return swig_r
 }
 
 type Enum_SS_comm_dtype int
 func _swig_getCOMM_INT8() (_swig_ret Enum_SS_comm_dtype) {
 	var swig_r Enum_SS_comm_dtype
-	swig_r = (Enum_SS_comm_dtype)(C._wrap_COMM_INT8_capi_c70da48e512180f8())
+	swig_r = (Enum_SS_comm_dtype)(C._wrap_COMM_INT8_capi_0ed364253aba67eb())
 	return swig_r
 }
 
 var COMM_INT8 Enum_SS_comm_dtype = _swig_getCOMM_INT8()
 func _swig_getCOMM_UINT8() (_swig_ret Enum_SS_comm_dtype) {
 	var swig_r Enum_SS_comm_dtype
-	swig_r = (Enum_SS_comm_dtype)(C._wrap_COMM_UINT8_capi_c70da48e512180f8())
+	swig_r = (Enum_SS_comm_dtype)(C._wrap_COMM_UINT8_capi_0ed364253aba67eb())
 	return swig_r
 }
 
 var COMM_UINT8 Enum_SS_comm_dtype = _swig_getCOMM_UINT8()
 func _swig_getCOMM_INT16() (_swig_ret Enum_SS_comm_dtype) {
 	var swig_r Enum_SS_comm_dtype
-	swig_r = (Enum_SS_comm_dtype)(C._wrap_COMM_INT16_capi_c70da48e512180f8())
+	swig_r = (Enum_SS_comm_dtype)(C._wrap_COMM_INT16_capi_0ed364253aba67eb())
 	return swig_r
 }
 
 var COMM_INT16 Enum_SS_comm_dtype = _swig_getCOMM_INT16()
 func _swig_getCOMM_UINT16() (_swig_ret Enum_SS_comm_dtype) {
 	var swig_r Enum_SS_comm_dtype
-	swig_r = (Enum_SS_comm_dtype)(C._wrap_COMM_UINT16_capi_c70da48e512180f8())
+	swig_r = (Enum_SS_comm_dtype)(C._wrap_COMM_UINT16_capi_0ed364253aba67eb())
 	return swig_r
 }
 
 var COMM_UINT16 Enum_SS_comm_dtype = _swig_getCOMM_UINT16()
 func _swig_getCOMM_INT32() (_swig_ret Enum_SS_comm_dtype) {
 	var swig_r Enum_SS_comm_dtype
-	swig_r = (Enum_SS_comm_dtype)(C._wrap_COMM_INT32_capi_c70da48e512180f8())
+	swig_r = (Enum_SS_comm_dtype)(C._wrap_COMM_INT32_capi_0ed364253aba67eb())
 	return swig_r
 }
 
 var COMM_INT32 Enum_SS_comm_dtype = _swig_getCOMM_INT32()
 func _swig_getCOMM_UINT32() (_swig_ret Enum_SS_comm_dtype) {
 	var swig_r Enum_SS_comm_dtype
-	swig_r = (Enum_SS_comm_dtype)(C._wrap_COMM_UINT32_capi_c70da48e512180f8())
+	swig_r = (Enum_SS_comm_dtype)(C._wrap_COMM_UINT32_capi_0ed364253aba67eb())
 	return swig_r
 }
 
 var COMM_UINT32 Enum_SS_comm_dtype = _swig_getCOMM_UINT32()
 func _swig_getCOMM_INT64() (_swig_ret Enum_SS_comm_dtype) {
 	var swig_r Enum_SS_comm_dtype
-	swig_r = (Enum_SS_comm_dtype)(C._wrap_COMM_INT64_capi_c70da48e512180f8())
+	swig_r = (Enum_SS_comm_dtype)(C._wrap_COMM_INT64_capi_0ed364253aba67eb())
 	return swig_r
 }
 
 var COMM_INT64 Enum_SS_comm_dtype = _swig_getCOMM_INT64()
 func _swig_getCOMM_UINT64() (_swig_ret Enum_SS_comm_dtype) {
 	var swig_r Enum_SS_comm_dtype
-	swig_r = (Enum_SS_comm_dtype)(C._wrap_COMM_UINT64_capi_c70da48e512180f8())
+	swig_r = (Enum_SS_comm_dtype)(C._wrap_COMM_UINT64_capi_0ed364253aba67eb())
 	return swig_r
 }
 
 var COMM_UINT64 Enum_SS_comm_dtype = _swig_getCOMM_UINT64()
 func _swig_getCOMM_FLOAT16() (_swig_ret Enum_SS_comm_dtype) {
 	var swig_r Enum_SS_comm_dtype
-	swig_r = (Enum_SS_comm_dtype)(C._wrap_COMM_FLOAT16_capi_c70da48e512180f8())
+	swig_r = (Enum_SS_comm_dtype)(C._wrap_COMM_FLOAT16_capi_0ed364253aba67eb())
 	return swig_r
 }
 
 var COMM_FLOAT16 Enum_SS_comm_dtype = _swig_getCOMM_FLOAT16()
 func _swig_getCOMM_BFLOAT16() (_swig_ret Enum_SS_comm_dtype) {
 	var swig_r Enum_SS_comm_dtype
-	swig_r = (Enum_SS_comm_dtype)(C._wrap_COMM_BFLOAT16_capi_c70da48e512180f8())
+	swig_r = (Enum_SS_comm_dtype)(C._wrap_COMM_BFLOAT16_capi_0ed364253aba67eb())
 	return swig_r
 }
 
 var COMM_BFLOAT16 Enum_SS_comm_dtype = _swig_getCOMM_BFLOAT16()
 func _swig_getCOMM_FLOAT32() (_swig_ret Enum_SS_comm_dtype) {
 	var swig_r Enum_SS_comm_dtype
-	swig_r = (Enum_SS_comm_dtype)(C._wrap_COMM_FLOAT32_capi_c70da48e512180f8())
+	swig_r = (Enum_SS_comm_dtype)(C._wrap_COMM_FLOAT32_capi_0ed364253aba67eb())
 	return swig_r
 }
 
 var COMM_FLOAT32 Enum_SS_comm_dtype = _swig_getCOMM_FLOAT32()
 func _swig_getCOMM_FLOAT64() (_swig_ret Enum_SS_comm_dtype) {
 	var swig_r Enum_SS_comm_dtype
-	swig_r = (Enum_SS_comm_dtype)(C._wrap_COMM_FLOAT64_capi_c70da48e512180f8())
+	swig_r = (Enum_SS_comm_dtype)(C._wrap_COMM_FLOAT64_capi_0ed364253aba67eb())
 	return swig_r
 }
 
 var COMM_FLOAT64 Enum_SS_comm_dtype = _swig_getCOMM_FLOAT64()
 func _swig_getCOMM_BOOL() (_swig_ret Enum_SS_comm_dtype) {
 	var swig_r Enum_SS_comm_dtype
-	swig_r = (Enum_SS_comm_dtype)(C._wrap_COMM_BOOL_capi_c70da48e512180f8())
+	swig_r = (Enum_SS_comm_dtype)(C._wrap_COMM_BOOL_capi_0ed364253aba67eb())
 	return swig_r
 }
 
@@ -526,14 +530,14 @@ var COMM_BOOL Enum_SS_comm_dtype = _swig_getCOMM_BOOL()
 func Comm_dtype_size(arg1 Enum_SS_comm_dtype) (_swig_ret int64) {
 	var swig_r int64
 	_swig_i_0 := arg1
-	swig_r = (int64)(C._wrap_comm_dtype_size_capi_c70da48e512180f8(C.swig_intgo(_swig_i_0)))
+	swig_r = (int64)(C._wrap_comm_dtype_size_capi_0ed364253aba67eb(C.swig_intgo(_swig_i_0)))
 	return swig_r
 }
 
 func Comm_dtype_name(arg1 Enum_SS_comm_dtype) (_swig_ret string) {
 	var swig_r string
 	_swig_i_0 := arg1
-	swig_r_p := C._wrap_comm_dtype_name_capi_c70da48e512180f8(C.swig_intgo(_swig_i_0))
+	swig_r_p := C._wrap_comm_dtype_name_capi_0ed364253aba67eb(C.swig_intgo(_swig_i_0))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	var swig_r_1 string
  swig_r_1 = swigCopyString(swig_r) 
@@ -543,56 +547,56 @@ func Comm_dtype_name(arg1 Enum_SS_comm_dtype) (_swig_ret string) {
 type Enum_SS_comm_op int
 func _swig_getCOMM_OP_SUM() (_swig_ret Enum_SS_comm_op) {
 	var swig_r Enum_SS_comm_op
-	swig_r = (Enum_SS_comm_op)(C._wrap_COMM_OP_SUM_capi_c70da48e512180f8())
+	swig_r = (Enum_SS_comm_op)(C._wrap_COMM_OP_SUM_capi_0ed364253aba67eb())
 	return swig_r
 }
 
 var COMM_OP_SUM Enum_SS_comm_op = _swig_getCOMM_OP_SUM()
 func _swig_getCOMM_OP_PROD() (_swig_ret Enum_SS_comm_op) {
 	var swig_r Enum_SS_comm_op
-	swig_r = (Enum_SS_comm_op)(C._wrap_COMM_OP_PROD_capi_c70da48e512180f8())
+	swig_r = (Enum_SS_comm_op)(C._wrap_COMM_OP_PROD_capi_0ed364253aba67eb())
 	return swig_r
 }
 
 var COMM_OP_PROD Enum_SS_comm_op = _swig_getCOMM_OP_PROD()
 func _swig_getCOMM_OP_MIN() (_swig_ret Enum_SS_comm_op) {
 	var swig_r Enum_SS_comm_op
-	swig_r = (Enum_SS_comm_op)(C._wrap_COMM_OP_MIN_capi_c70da48e512180f8())
+	swig_r = (Enum_SS_comm_op)(C._wrap_COMM_OP_MIN_capi_0ed364253aba67eb())
 	return swig_r
 }
 
 var COMM_OP_MIN Enum_SS_comm_op = _swig_getCOMM_OP_MIN()
 func _swig_getCOMM_OP_MAX() (_swig_ret Enum_SS_comm_op) {
 	var swig_r Enum_SS_comm_op
-	swig_r = (Enum_SS_comm_op)(C._wrap_COMM_OP_MAX_capi_c70da48e512180f8())
+	swig_r = (Enum_SS_comm_op)(C._wrap_COMM_OP_MAX_capi_0ed364253aba67eb())
 	return swig_r
 }
 
 var COMM_OP_MAX Enum_SS_comm_op = _swig_getCOMM_OP_MAX()
 func _swig_getCOMM_OP_AVG() (_swig_ret Enum_SS_comm_op) {
 	var swig_r Enum_SS_comm_op
-	swig_r = (Enum_SS_comm_op)(C._wrap_COMM_OP_AVG_capi_c70da48e512180f8())
+	swig_r = (Enum_SS_comm_op)(C._wrap_COMM_OP_AVG_capi_0ed364253aba67eb())
 	return swig_r
 }
 
 var COMM_OP_AVG Enum_SS_comm_op = _swig_getCOMM_OP_AVG()
 func _swig_getCOMM_OP_BAND() (_swig_ret Enum_SS_comm_op) {
 	var swig_r Enum_SS_comm_op
-	swig_r = (Enum_SS_comm_op)(C._wrap_COMM_OP_BAND_capi_c70da48e512180f8())
+	swig_r = (Enum_SS_comm_op)(C._wrap_COMM_OP_BAND_capi_0ed364253aba67eb())
 	return swig_r
 }
 
 var COMM_OP_BAND Enum_SS_comm_op = _swig_getCOMM_OP_BAND()
 func _swig_getCOMM_OP_BOR() (_swig_ret Enum_SS_comm_op) {
 	var swig_r Enum_SS_comm_op
-	swig_r = (Enum_SS_comm_op)(C._wrap_COMM_OP_BOR_capi_c70da48e512180f8())
+	swig_r = (Enum_SS_comm_op)(C._wrap_COMM_OP_BOR_capi_0ed364253aba67eb())
 	return swig_r
 }
 
 var COMM_OP_BOR Enum_SS_comm_op = _swig_getCOMM_OP_BOR()
 func _swig_getCOMM_OP_BXOR() (_swig_ret Enum_SS_comm_op) {
 	var swig_r Enum_SS_comm_op
-	swig_r = (Enum_SS_comm_op)(C._wrap_COMM_OP_BXOR_capi_c70da48e512180f8())
+	swig_r = (Enum_SS_comm_op)(C._wrap_COMM_OP_BXOR_capi_0ed364253aba67eb())
 	return swig_r
 }
 
@@ -600,7 +604,7 @@ var COMM_OP_BXOR Enum_SS_comm_op = _swig_getCOMM_OP_BXOR()
 func Comm_op_name(arg1 Enum_SS_comm_op) (_swig_ret string) {
 	var swig_r string
 	_swig_i_0 := arg1
-	swig_r_p := C._wrap_comm_op_name_capi_c70da48e512180f8(C.swig_intgo(_swig_i_0))
+	swig_r_p := C._wrap_comm_op_name_capi_0ed364253aba67eb(C.swig_intgo(_swig_i_0))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	var swig_r_1 string
  swig_r_1 = swigCopyString(swig_r) 
@@ -610,14 +614,14 @@ func Comm_op_name(arg1 Enum_SS_comm_op) (_swig_ret string) {
 type Enum_SS_comm_memory_type int
 func _swig_getCOMM_MEMORY_HOST() (_swig_ret Enum_SS_comm_memory_type) {
 	var swig_r Enum_SS_comm_memory_type
-	swig_r = (Enum_SS_comm_memory_type)(C._wrap_COMM_MEMORY_HOST_capi_c70da48e512180f8())
+	swig_r = (Enum_SS_comm_memory_type)(C._wrap_COMM_MEMORY_HOST_capi_0ed364253aba67eb())
 	return swig_r
 }
 
 var COMM_MEMORY_HOST Enum_SS_comm_memory_type = _swig_getCOMM_MEMORY_HOST()
 func _swig_getCOMM_MEMORY_CUDA() (_swig_ret Enum_SS_comm_memory_type) {
 	var swig_r Enum_SS_comm_memory_type
-	swig_r = (Enum_SS_comm_memory_type)(C._wrap_COMM_MEMORY_CUDA_capi_c70da48e512180f8())
+	swig_r = (Enum_SS_comm_memory_type)(C._wrap_COMM_MEMORY_CUDA_capi_0ed364253aba67eb())
 	return swig_r
 }
 
@@ -630,14 +634,14 @@ func Comm_tensor_create(arg1 *uintptr, arg2 unsafe.Pointer, arg3 Enum_SS_comm_dt
 	_swig_i_2 := arg3
 	_swig_i_3 := arg4
 	_swig_i_4 := arg5
-	swig_r = (Enum_SS_comm_status)(C._wrap_comm_tensor_create_capi_c70da48e512180f8(C.swig_voidp(_swig_i_0), C.swig_voidp(_swig_i_1), C.swig_intgo(_swig_i_2), C.swig_intgo(_swig_i_3), C.swig_voidp(_swig_i_4)))
+	swig_r = (Enum_SS_comm_status)(C._wrap_comm_tensor_create_capi_0ed364253aba67eb(C.swig_voidp(_swig_i_0), C.swig_voidp(_swig_i_1), C.swig_intgo(_swig_i_2), C.swig_intgo(_swig_i_3), C.swig_voidp(_swig_i_4)))
 	return swig_r
 }
 
 func Comm_tensor_destroy(arg1 uintptr) (_swig_ret Enum_SS_comm_status) {
 	var swig_r Enum_SS_comm_status
 	_swig_i_0 := arg1
-	swig_r = (Enum_SS_comm_status)(C._wrap_comm_tensor_destroy_capi_c70da48e512180f8(C.uintptr_t(_swig_i_0)))
+	swig_r = (Enum_SS_comm_status)(C._wrap_comm_tensor_destroy_capi_0ed364253aba67eb(C.uintptr_t(_swig_i_0)))
 	return swig_r
 }
 
@@ -646,21 +650,21 @@ func Comm_tensor_set_memory(arg1 uintptr, arg2 Enum_SS_comm_memory_type, arg3 in
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
 	_swig_i_2 := arg3
-	swig_r = (Enum_SS_comm_status)(C._wrap_comm_tensor_set_memory_capi_c70da48e512180f8(C.uintptr_t(_swig_i_0), C.swig_intgo(_swig_i_1), C.swig_intgo(_swig_i_2)))
+	swig_r = (Enum_SS_comm_status)(C._wrap_comm_tensor_set_memory_capi_0ed364253aba67eb(C.uintptr_t(_swig_i_0), C.swig_intgo(_swig_i_1), C.swig_intgo(_swig_i_2)))
 	return swig_r
 }
 
 func Comm_config_create(arg1 *uintptr) (_swig_ret Enum_SS_comm_status) {
 	var swig_r Enum_SS_comm_status
 	_swig_i_0 := arg1
-	swig_r = (Enum_SS_comm_status)(C._wrap_comm_config_create_capi_c70da48e512180f8(C.swig_voidp(_swig_i_0)))
+	swig_r = (Enum_SS_comm_status)(C._wrap_comm_config_create_capi_0ed364253aba67eb(C.swig_voidp(_swig_i_0)))
 	return swig_r
 }
 
 func Comm_config_destroy(arg1 uintptr) (_swig_ret Enum_SS_comm_status) {
 	var swig_r Enum_SS_comm_status
 	_swig_i_0 := arg1
-	swig_r = (Enum_SS_comm_status)(C._wrap_comm_config_destroy_capi_c70da48e512180f8(C.uintptr_t(_swig_i_0)))
+	swig_r = (Enum_SS_comm_status)(C._wrap_comm_config_destroy_capi_0ed364253aba67eb(C.uintptr_t(_swig_i_0)))
 	return swig_r
 }
 
@@ -669,7 +673,7 @@ func Comm_config_set(arg1 uintptr, arg2 string, arg3 string) (_swig_ret Enum_SS_
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
 	_swig_i_2 := arg3
-	swig_r = (Enum_SS_comm_status)(C._wrap_comm_config_set_capi_c70da48e512180f8(C.uintptr_t(_swig_i_0), *(*C.swig_type_9)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_10)(unsafe.Pointer(&_swig_i_2))))
+	swig_r = (Enum_SS_comm_status)(C._wrap_comm_config_set_capi_0ed364253aba67eb(C.uintptr_t(_swig_i_0), *(*C.swig_type_9)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_10)(unsafe.Pointer(&_swig_i_2))))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
 	}
@@ -683,28 +687,28 @@ func Comm_init(arg1 *uintptr, arg2 uintptr) (_swig_ret Enum_SS_comm_status) {
 	var swig_r Enum_SS_comm_status
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
-	swig_r = (Enum_SS_comm_status)(C._wrap_comm_init_capi_c70da48e512180f8(C.swig_voidp(_swig_i_0), C.uintptr_t(_swig_i_1)))
+	swig_r = (Enum_SS_comm_status)(C._wrap_comm_init_capi_0ed364253aba67eb(C.swig_voidp(_swig_i_0), C.uintptr_t(_swig_i_1)))
 	return swig_r
 }
 
 func Comm_destroy(arg1 uintptr) (_swig_ret Enum_SS_comm_status) {
 	var swig_r Enum_SS_comm_status
 	_swig_i_0 := arg1
-	swig_r = (Enum_SS_comm_status)(C._wrap_comm_destroy_capi_c70da48e512180f8(C.uintptr_t(_swig_i_0)))
+	swig_r = (Enum_SS_comm_status)(C._wrap_comm_destroy_capi_0ed364253aba67eb(C.uintptr_t(_swig_i_0)))
 	return swig_r
 }
 
 func Comm_abort(arg1 uintptr) (_swig_ret Enum_SS_comm_status) {
 	var swig_r Enum_SS_comm_status
 	_swig_i_0 := arg1
-	swig_r = (Enum_SS_comm_status)(C._wrap_comm_abort_capi_c70da48e512180f8(C.uintptr_t(_swig_i_0)))
+	swig_r = (Enum_SS_comm_status)(C._wrap_comm_abort_capi_0ed364253aba67eb(C.uintptr_t(_swig_i_0)))
 	return swig_r
 }
 
 func Comm_revoke(arg1 uintptr) (_swig_ret Enum_SS_comm_status) {
 	var swig_r Enum_SS_comm_status
 	_swig_i_0 := arg1
-	swig_r = (Enum_SS_comm_status)(C._wrap_comm_revoke_capi_c70da48e512180f8(C.uintptr_t(_swig_i_0)))
+	swig_r = (Enum_SS_comm_status)(C._wrap_comm_revoke_capi_0ed364253aba67eb(C.uintptr_t(_swig_i_0)))
 	return swig_r
 }
 
@@ -712,7 +716,7 @@ func Comm_rank(arg1 *int32, arg2 uintptr) (_swig_ret Enum_SS_comm_status) {
 	var swig_r Enum_SS_comm_status
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
-	swig_r = (Enum_SS_comm_status)(C._wrap_comm_rank_capi_c70da48e512180f8(C.swig_voidp(_swig_i_0), C.uintptr_t(_swig_i_1)))
+	swig_r = (Enum_SS_comm_status)(C._wrap_comm_rank_capi_0ed364253aba67eb(C.swig_voidp(_swig_i_0), C.uintptr_t(_swig_i_1)))
 	return swig_r
 }
 
@@ -720,7 +724,7 @@ func Comm_size(arg1 *int32, arg2 uintptr) (_swig_ret Enum_SS_comm_status) {
 	var swig_r Enum_SS_comm_status
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
-	swig_r = (Enum_SS_comm_status)(C._wrap_comm_size_capi_c70da48e512180f8(C.swig_voidp(_swig_i_0), C.uintptr_t(_swig_i_1)))
+	swig_r = (Enum_SS_comm_status)(C._wrap_comm_size_capi_0ed364253aba67eb(C.swig_voidp(_swig_i_0), C.uintptr_t(_swig_i_1)))
 	return swig_r
 }
 
@@ -728,7 +732,7 @@ func Comm_local_rank(arg1 *int32, arg2 uintptr) (_swig_ret Enum_SS_comm_status) 
 	var swig_r Enum_SS_comm_status
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
-	swig_r = (Enum_SS_comm_status)(C._wrap_comm_local_rank_capi_c70da48e512180f8(C.swig_voidp(_swig_i_0), C.uintptr_t(_swig_i_1)))
+	swig_r = (Enum_SS_comm_status)(C._wrap_comm_local_rank_capi_0ed364253aba67eb(C.swig_voidp(_swig_i_0), C.uintptr_t(_swig_i_1)))
 	return swig_r
 }
 
@@ -736,7 +740,7 @@ func Comm_local_size(arg1 *int32, arg2 uintptr) (_swig_ret Enum_SS_comm_status) 
 	var swig_r Enum_SS_comm_status
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
-	swig_r = (Enum_SS_comm_status)(C._wrap_comm_local_size_capi_c70da48e512180f8(C.swig_voidp(_swig_i_0), C.uintptr_t(_swig_i_1)))
+	swig_r = (Enum_SS_comm_status)(C._wrap_comm_local_size_capi_0ed364253aba67eb(C.swig_voidp(_swig_i_0), C.uintptr_t(_swig_i_1)))
 	return swig_r
 }
 
@@ -744,7 +748,7 @@ func Comm_node_count(arg1 *int32, arg2 uintptr) (_swig_ret Enum_SS_comm_status) 
 	var swig_r Enum_SS_comm_status
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
-	swig_r = (Enum_SS_comm_status)(C._wrap_comm_node_count_capi_c70da48e512180f8(C.swig_voidp(_swig_i_0), C.uintptr_t(_swig_i_1)))
+	swig_r = (Enum_SS_comm_status)(C._wrap_comm_node_count_capi_0ed364253aba67eb(C.swig_voidp(_swig_i_0), C.uintptr_t(_swig_i_1)))
 	return swig_r
 }
 
@@ -752,7 +756,7 @@ func Comm_node_id(arg1 *int32, arg2 uintptr) (_swig_ret Enum_SS_comm_status) {
 	var swig_r Enum_SS_comm_status
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
-	swig_r = (Enum_SS_comm_status)(C._wrap_comm_node_id_capi_c70da48e512180f8(C.swig_voidp(_swig_i_0), C.uintptr_t(_swig_i_1)))
+	swig_r = (Enum_SS_comm_status)(C._wrap_comm_node_id_capi_0ed364253aba67eb(C.swig_voidp(_swig_i_0), C.uintptr_t(_swig_i_1)))
 	return swig_r
 }
 
@@ -760,7 +764,7 @@ func Comm_timeout(arg1 *int64, arg2 uintptr) (_swig_ret Enum_SS_comm_status) {
 	var swig_r Enum_SS_comm_status
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
-	swig_r = (Enum_SS_comm_status)(C._wrap_comm_timeout_capi_c70da48e512180f8(C.swig_voidp(_swig_i_0), C.uintptr_t(_swig_i_1)))
+	swig_r = (Enum_SS_comm_status)(C._wrap_comm_timeout_capi_0ed364253aba67eb(C.swig_voidp(_swig_i_0), C.uintptr_t(_swig_i_1)))
 	return swig_r
 }
 
@@ -768,7 +772,40 @@ func Comm_failed_rank(arg1 *int32, arg2 uintptr) (_swig_ret Enum_SS_comm_status)
 	var swig_r Enum_SS_comm_status
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
-	swig_r = (Enum_SS_comm_status)(C._wrap_comm_failed_rank_capi_c70da48e512180f8(C.swig_voidp(_swig_i_0), C.uintptr_t(_swig_i_1)))
+	swig_r = (Enum_SS_comm_status)(C._wrap_comm_failed_rank_capi_0ed364253aba67eb(C.swig_voidp(_swig_i_0), C.uintptr_t(_swig_i_1)))
+	return swig_r
+}
+
+func Comm_failed_ranks(arg1 *int32, arg2 *int32, arg3 int, arg4 uintptr) (_swig_ret Enum_SS_comm_status) {
+	var swig_r Enum_SS_comm_status
+	_swig_i_0 := arg1
+	_swig_i_1 := arg2
+	_swig_i_2 := arg3
+	_swig_i_3 := arg4
+	swig_r = (Enum_SS_comm_status)(C._wrap_comm_failed_ranks_capi_0ed364253aba67eb(C.swig_voidp(_swig_i_0), C.swig_voidp(_swig_i_1), C.swig_intgo(_swig_i_2), C.uintptr_t(_swig_i_3)))
+	return swig_r
+}
+
+func Comm_agree(arg1 *uint32, arg2 *int32, arg3 *int32, arg4 int, arg5 uintptr) (_swig_ret Enum_SS_comm_status) {
+	var swig_r Enum_SS_comm_status
+	_swig_i_0 := arg1
+	_swig_i_1 := arg2
+	_swig_i_2 := arg3
+	_swig_i_3 := arg4
+	_swig_i_4 := arg5
+	swig_r = (Enum_SS_comm_status)(C._wrap_comm_agree_capi_0ed364253aba67eb(C.swig_voidp(_swig_i_0), C.swig_voidp(_swig_i_1), C.swig_voidp(_swig_i_2), C.swig_intgo(_swig_i_3), C.uintptr_t(_swig_i_4)))
+	return swig_r
+}
+
+func Comm_shrink(arg1 *uintptr, arg2 uintptr, arg3 string) (_swig_ret Enum_SS_comm_status) {
+	var swig_r Enum_SS_comm_status
+	_swig_i_0 := arg1
+	_swig_i_1 := arg2
+	_swig_i_2 := arg3
+	swig_r = (Enum_SS_comm_status)(C._wrap_comm_shrink_capi_0ed364253aba67eb(C.swig_voidp(_swig_i_0), C.uintptr_t(_swig_i_1), *(*C.swig_type_11)(unsafe.Pointer(&_swig_i_2))))
+	if Swig_escape_always_false {
+		Swig_escape_val = arg3
+	}
 	return swig_r
 }
 
@@ -776,7 +813,7 @@ func Comm_set_timeout(arg1 uintptr, arg2 int64) (_swig_ret Enum_SS_comm_status) 
 	var swig_r Enum_SS_comm_status
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
-	swig_r = (Enum_SS_comm_status)(C._wrap_comm_set_timeout_capi_c70da48e512180f8(C.uintptr_t(_swig_i_0), C.swig_type_11(_swig_i_1)))
+	swig_r = (Enum_SS_comm_status)(C._wrap_comm_set_timeout_capi_0ed364253aba67eb(C.uintptr_t(_swig_i_0), C.swig_type_12(_swig_i_1)))
 	return swig_r
 }
 
@@ -784,7 +821,7 @@ func Comm_set_stream(arg1 uintptr, arg2 uintptr) (_swig_ret Enum_SS_comm_status)
 	var swig_r Enum_SS_comm_status
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
-	swig_r = (Enum_SS_comm_status)(C._wrap_comm_set_stream_capi_c70da48e512180f8(C.uintptr_t(_swig_i_0), C.uintptr_t(_swig_i_1)))
+	swig_r = (Enum_SS_comm_status)(C._wrap_comm_set_stream_capi_0ed364253aba67eb(C.uintptr_t(_swig_i_0), C.uintptr_t(_swig_i_1)))
 	return swig_r
 }
 
@@ -792,13 +829,13 @@ func Comm_stream(arg1 *uintptr, arg2 uintptr) (_swig_ret Enum_SS_comm_status) {
 	var swig_r Enum_SS_comm_status
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
-	swig_r = (Enum_SS_comm_status)(C._wrap_comm_stream_capi_c70da48e512180f8(C.swig_voidp(_swig_i_0), C.uintptr_t(_swig_i_1)))
+	swig_r = (Enum_SS_comm_status)(C._wrap_comm_stream_capi_0ed364253aba67eb(C.swig_voidp(_swig_i_0), C.uintptr_t(_swig_i_1)))
 	return swig_r
 }
 
 func _swig_getCOMM_UNDEFINED() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_COMM_UNDEFINED_capi_c70da48e512180f8())
+	swig_r = (int)(C._wrap_COMM_UNDEFINED_capi_0ed364253aba67eb())
 	return swig_r
 }
 
@@ -810,7 +847,7 @@ func Comm_group_create(arg1 *uintptr, arg2 uintptr, arg3 int, arg4 *int32, arg5 
 	_swig_i_2 := arg3
 	_swig_i_3 := arg4
 	_swig_i_4 := arg5
-	swig_r = (Enum_SS_comm_status)(C._wrap_comm_group_create_capi_c70da48e512180f8(C.swig_voidp(_swig_i_0), C.uintptr_t(_swig_i_1), C.swig_intgo(_swig_i_2), C.swig_voidp(_swig_i_3), *(*C.swig_type_12)(unsafe.Pointer(&_swig_i_4))))
+	swig_r = (Enum_SS_comm_status)(C._wrap_comm_group_create_capi_0ed364253aba67eb(C.swig_voidp(_swig_i_0), C.uintptr_t(_swig_i_1), C.swig_intgo(_swig_i_2), C.swig_voidp(_swig_i_3), *(*C.swig_type_13)(unsafe.Pointer(&_swig_i_4))))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg5
 	}
@@ -824,7 +861,7 @@ func Comm_split(arg1 *uintptr, arg2 uintptr, arg3 int, arg4 int, arg5 string) (_
 	_swig_i_2 := arg3
 	_swig_i_3 := arg4
 	_swig_i_4 := arg5
-	swig_r = (Enum_SS_comm_status)(C._wrap_comm_split_capi_c70da48e512180f8(C.swig_voidp(_swig_i_0), C.uintptr_t(_swig_i_1), C.swig_intgo(_swig_i_2), C.swig_intgo(_swig_i_3), *(*C.swig_type_13)(unsafe.Pointer(&_swig_i_4))))
+	swig_r = (Enum_SS_comm_status)(C._wrap_comm_split_capi_0ed364253aba67eb(C.swig_voidp(_swig_i_0), C.uintptr_t(_swig_i_1), C.swig_intgo(_swig_i_2), C.swig_intgo(_swig_i_3), *(*C.swig_type_14)(unsafe.Pointer(&_swig_i_4))))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg5
 	}
@@ -836,7 +873,7 @@ func Comm_split_by_node(arg1 *uintptr, arg2 uintptr, arg3 string) (_swig_ret Enu
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
 	_swig_i_2 := arg3
-	swig_r = (Enum_SS_comm_status)(C._wrap_comm_split_by_node_capi_c70da48e512180f8(C.swig_voidp(_swig_i_0), C.uintptr_t(_swig_i_1), *(*C.swig_type_14)(unsafe.Pointer(&_swig_i_2))))
+	swig_r = (Enum_SS_comm_status)(C._wrap_comm_split_by_node_capi_0ed364253aba67eb(C.swig_voidp(_swig_i_0), C.uintptr_t(_swig_i_1), *(*C.swig_type_15)(unsafe.Pointer(&_swig_i_2))))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg3
 	}
@@ -848,7 +885,7 @@ func Comm_rank_to_world(arg1 *int32, arg2 uintptr, arg3 int) (_swig_ret Enum_SS_
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
 	_swig_i_2 := arg3
-	swig_r = (Enum_SS_comm_status)(C._wrap_comm_rank_to_world_capi_c70da48e512180f8(C.swig_voidp(_swig_i_0), C.uintptr_t(_swig_i_1), C.swig_intgo(_swig_i_2)))
+	swig_r = (Enum_SS_comm_status)(C._wrap_comm_rank_to_world_capi_0ed364253aba67eb(C.swig_voidp(_swig_i_0), C.uintptr_t(_swig_i_1), C.swig_intgo(_swig_i_2)))
 	return swig_r
 }
 
@@ -857,13 +894,13 @@ func Comm_rank_from_world(arg1 *int32, arg2 uintptr, arg3 int) (_swig_ret Enum_S
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
 	_swig_i_2 := arg3
-	swig_r = (Enum_SS_comm_status)(C._wrap_comm_rank_from_world_capi_c70da48e512180f8(C.swig_voidp(_swig_i_0), C.uintptr_t(_swig_i_1), C.swig_intgo(_swig_i_2)))
+	swig_r = (Enum_SS_comm_status)(C._wrap_comm_rank_from_world_capi_0ed364253aba67eb(C.swig_voidp(_swig_i_0), C.uintptr_t(_swig_i_1), C.swig_intgo(_swig_i_2)))
 	return swig_r
 }
 
 func _swig_getCOMM_TIMEOUT_DEFAULT() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_COMM_TIMEOUT_DEFAULT_capi_c70da48e512180f8())
+	swig_r = (int)(C._wrap_COMM_TIMEOUT_DEFAULT_capi_0ed364253aba67eb())
 	return swig_r
 }
 
@@ -872,21 +909,21 @@ func Comm_handle_wait(arg1 uintptr, arg2 int64) (_swig_ret Enum_SS_comm_status) 
 	var swig_r Enum_SS_comm_status
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
-	swig_r = (Enum_SS_comm_status)(C._wrap_comm_handle_wait_capi_c70da48e512180f8(C.uintptr_t(_swig_i_0), C.swig_type_15(_swig_i_1)))
+	swig_r = (Enum_SS_comm_status)(C._wrap_comm_handle_wait_capi_0ed364253aba67eb(C.uintptr_t(_swig_i_0), C.swig_type_16(_swig_i_1)))
 	return swig_r
 }
 
 func Comm_handle_test(arg1 uintptr) (_swig_ret Enum_SS_comm_status) {
 	var swig_r Enum_SS_comm_status
 	_swig_i_0 := arg1
-	swig_r = (Enum_SS_comm_status)(C._wrap_comm_handle_test_capi_c70da48e512180f8(C.uintptr_t(_swig_i_0)))
+	swig_r = (Enum_SS_comm_status)(C._wrap_comm_handle_test_capi_0ed364253aba67eb(C.uintptr_t(_swig_i_0)))
 	return swig_r
 }
 
 func Comm_handle_destroy(arg1 uintptr) (_swig_ret Enum_SS_comm_status) {
 	var swig_r Enum_SS_comm_status
 	_swig_i_0 := arg1
-	swig_r = (Enum_SS_comm_status)(C._wrap_comm_handle_destroy_capi_c70da48e512180f8(C.uintptr_t(_swig_i_0)))
+	swig_r = (Enum_SS_comm_status)(C._wrap_comm_handle_destroy_capi_0ed364253aba67eb(C.uintptr_t(_swig_i_0)))
 	return swig_r
 }
 
@@ -898,7 +935,7 @@ func Comm_send(arg1 uintptr, arg2 uintptr, arg3 int, arg4 int, arg5 *uintptr) (_
 	_swig_i_2 := arg3
 	_swig_i_3 := arg4
 	_swig_i_4 := arg5
-	swig_r = (Enum_SS_comm_status)(C._wrap_comm_send_capi_c70da48e512180f8(C.uintptr_t(_swig_i_0), C.uintptr_t(_swig_i_1), C.swig_intgo(_swig_i_2), C.swig_intgo(_swig_i_3), C.swig_voidp(_swig_i_4)))
+	swig_r = (Enum_SS_comm_status)(C._wrap_comm_send_capi_0ed364253aba67eb(C.uintptr_t(_swig_i_0), C.uintptr_t(_swig_i_1), C.swig_intgo(_swig_i_2), C.swig_intgo(_swig_i_3), C.swig_voidp(_swig_i_4)))
 	return swig_r
 }
 
@@ -909,21 +946,21 @@ func Comm_recv(arg1 uintptr, arg2 uintptr, arg3 int, arg4 int, arg5 *uintptr) (_
 	_swig_i_2 := arg3
 	_swig_i_3 := arg4
 	_swig_i_4 := arg5
-	swig_r = (Enum_SS_comm_status)(C._wrap_comm_recv_capi_c70da48e512180f8(C.uintptr_t(_swig_i_0), C.uintptr_t(_swig_i_1), C.swig_intgo(_swig_i_2), C.swig_intgo(_swig_i_3), C.swig_voidp(_swig_i_4)))
+	swig_r = (Enum_SS_comm_status)(C._wrap_comm_recv_capi_0ed364253aba67eb(C.uintptr_t(_swig_i_0), C.uintptr_t(_swig_i_1), C.swig_intgo(_swig_i_2), C.swig_intgo(_swig_i_3), C.swig_voidp(_swig_i_4)))
 	return swig_r
 }
 
 func Comm_batch_create(arg1 *uintptr) (_swig_ret Enum_SS_comm_status) {
 	var swig_r Enum_SS_comm_status
 	_swig_i_0 := arg1
-	swig_r = (Enum_SS_comm_status)(C._wrap_comm_batch_create_capi_c70da48e512180f8(C.swig_voidp(_swig_i_0)))
+	swig_r = (Enum_SS_comm_status)(C._wrap_comm_batch_create_capi_0ed364253aba67eb(C.swig_voidp(_swig_i_0)))
 	return swig_r
 }
 
 func Comm_batch_destroy(arg1 uintptr) (_swig_ret Enum_SS_comm_status) {
 	var swig_r Enum_SS_comm_status
 	_swig_i_0 := arg1
-	swig_r = (Enum_SS_comm_status)(C._wrap_comm_batch_destroy_capi_c70da48e512180f8(C.uintptr_t(_swig_i_0)))
+	swig_r = (Enum_SS_comm_status)(C._wrap_comm_batch_destroy_capi_0ed364253aba67eb(C.uintptr_t(_swig_i_0)))
 	return swig_r
 }
 
@@ -933,7 +970,7 @@ func Comm_batch_add_send(arg1 uintptr, arg2 uintptr, arg3 int, arg4 int) (_swig_
 	_swig_i_1 := arg2
 	_swig_i_2 := arg3
 	_swig_i_3 := arg4
-	swig_r = (Enum_SS_comm_status)(C._wrap_comm_batch_add_send_capi_c70da48e512180f8(C.uintptr_t(_swig_i_0), C.uintptr_t(_swig_i_1), C.swig_intgo(_swig_i_2), C.swig_intgo(_swig_i_3)))
+	swig_r = (Enum_SS_comm_status)(C._wrap_comm_batch_add_send_capi_0ed364253aba67eb(C.uintptr_t(_swig_i_0), C.uintptr_t(_swig_i_1), C.swig_intgo(_swig_i_2), C.swig_intgo(_swig_i_3)))
 	return swig_r
 }
 
@@ -943,7 +980,7 @@ func Comm_batch_add_recv(arg1 uintptr, arg2 uintptr, arg3 int, arg4 int) (_swig_
 	_swig_i_1 := arg2
 	_swig_i_2 := arg3
 	_swig_i_3 := arg4
-	swig_r = (Enum_SS_comm_status)(C._wrap_comm_batch_add_recv_capi_c70da48e512180f8(C.uintptr_t(_swig_i_0), C.uintptr_t(_swig_i_1), C.swig_intgo(_swig_i_2), C.swig_intgo(_swig_i_3)))
+	swig_r = (Enum_SS_comm_status)(C._wrap_comm_batch_add_recv_capi_0ed364253aba67eb(C.uintptr_t(_swig_i_0), C.uintptr_t(_swig_i_1), C.swig_intgo(_swig_i_2), C.swig_intgo(_swig_i_3)))
 	return swig_r
 }
 
@@ -952,7 +989,7 @@ func Comm_batch_start(arg1 uintptr, arg2 uintptr, arg3 *uintptr) (_swig_ret Enum
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
 	_swig_i_2 := arg3
-	swig_r = (Enum_SS_comm_status)(C._wrap_comm_batch_start_capi_c70da48e512180f8(C.uintptr_t(_swig_i_0), C.uintptr_t(_swig_i_1), C.swig_voidp(_swig_i_2)))
+	swig_r = (Enum_SS_comm_status)(C._wrap_comm_batch_start_capi_0ed364253aba67eb(C.uintptr_t(_swig_i_0), C.uintptr_t(_swig_i_1), C.swig_voidp(_swig_i_2)))
 	return swig_r
 }
 
@@ -960,7 +997,7 @@ func Comm_barrier(arg1 uintptr, arg2 *uintptr) (_swig_ret Enum_SS_comm_status) {
 	var swig_r Enum_SS_comm_status
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
-	swig_r = (Enum_SS_comm_status)(C._wrap_comm_barrier_capi_c70da48e512180f8(C.uintptr_t(_swig_i_0), C.swig_voidp(_swig_i_1)))
+	swig_r = (Enum_SS_comm_status)(C._wrap_comm_barrier_capi_0ed364253aba67eb(C.uintptr_t(_swig_i_0), C.swig_voidp(_swig_i_1)))
 	return swig_r
 }
 
@@ -971,7 +1008,7 @@ func Comm_all_reduce(arg1 uintptr, arg2 uintptr, arg3 uintptr, arg4 Enum_SS_comm
 	_swig_i_2 := arg3
 	_swig_i_3 := arg4
 	_swig_i_4 := arg5
-	swig_r = (Enum_SS_comm_status)(C._wrap_comm_all_reduce_capi_c70da48e512180f8(C.uintptr_t(_swig_i_0), C.uintptr_t(_swig_i_1), C.uintptr_t(_swig_i_2), C.swig_intgo(_swig_i_3), C.swig_voidp(_swig_i_4)))
+	swig_r = (Enum_SS_comm_status)(C._wrap_comm_all_reduce_capi_0ed364253aba67eb(C.uintptr_t(_swig_i_0), C.uintptr_t(_swig_i_1), C.uintptr_t(_swig_i_2), C.swig_intgo(_swig_i_3), C.swig_voidp(_swig_i_4)))
 	return swig_r
 }
 
@@ -983,7 +1020,7 @@ func Comm_reduce(arg1 uintptr, arg2 uintptr, arg3 uintptr, arg4 Enum_SS_comm_op,
 	_swig_i_3 := arg4
 	_swig_i_4 := arg5
 	_swig_i_5 := arg6
-	swig_r = (Enum_SS_comm_status)(C._wrap_comm_reduce_capi_c70da48e512180f8(C.uintptr_t(_swig_i_0), C.uintptr_t(_swig_i_1), C.uintptr_t(_swig_i_2), C.swig_intgo(_swig_i_3), C.swig_intgo(_swig_i_4), C.swig_voidp(_swig_i_5)))
+	swig_r = (Enum_SS_comm_status)(C._wrap_comm_reduce_capi_0ed364253aba67eb(C.uintptr_t(_swig_i_0), C.uintptr_t(_swig_i_1), C.uintptr_t(_swig_i_2), C.swig_intgo(_swig_i_3), C.swig_intgo(_swig_i_4), C.swig_voidp(_swig_i_5)))
 	return swig_r
 }
 
@@ -994,7 +1031,7 @@ func Comm_broadcast(arg1 uintptr, arg2 uintptr, arg3 uintptr, arg4 int, arg5 *ui
 	_swig_i_2 := arg3
 	_swig_i_3 := arg4
 	_swig_i_4 := arg5
-	swig_r = (Enum_SS_comm_status)(C._wrap_comm_broadcast_capi_c70da48e512180f8(C.uintptr_t(_swig_i_0), C.uintptr_t(_swig_i_1), C.uintptr_t(_swig_i_2), C.swig_intgo(_swig_i_3), C.swig_voidp(_swig_i_4)))
+	swig_r = (Enum_SS_comm_status)(C._wrap_comm_broadcast_capi_0ed364253aba67eb(C.uintptr_t(_swig_i_0), C.uintptr_t(_swig_i_1), C.uintptr_t(_swig_i_2), C.swig_intgo(_swig_i_3), C.swig_voidp(_swig_i_4)))
 	return swig_r
 }
 
@@ -1004,7 +1041,7 @@ func Comm_all_gather(arg1 uintptr, arg2 uintptr, arg3 uintptr, arg4 *uintptr) (_
 	_swig_i_1 := arg2
 	_swig_i_2 := arg3
 	_swig_i_3 := arg4
-	swig_r = (Enum_SS_comm_status)(C._wrap_comm_all_gather_capi_c70da48e512180f8(C.uintptr_t(_swig_i_0), C.uintptr_t(_swig_i_1), C.uintptr_t(_swig_i_2), C.swig_voidp(_swig_i_3)))
+	swig_r = (Enum_SS_comm_status)(C._wrap_comm_all_gather_capi_0ed364253aba67eb(C.uintptr_t(_swig_i_0), C.uintptr_t(_swig_i_1), C.uintptr_t(_swig_i_2), C.swig_voidp(_swig_i_3)))
 	return swig_r
 }
 
@@ -1015,7 +1052,7 @@ func Comm_reduce_scatter(arg1 uintptr, arg2 uintptr, arg3 uintptr, arg4 Enum_SS_
 	_swig_i_2 := arg3
 	_swig_i_3 := arg4
 	_swig_i_4 := arg5
-	swig_r = (Enum_SS_comm_status)(C._wrap_comm_reduce_scatter_capi_c70da48e512180f8(C.uintptr_t(_swig_i_0), C.uintptr_t(_swig_i_1), C.uintptr_t(_swig_i_2), C.swig_intgo(_swig_i_3), C.swig_voidp(_swig_i_4)))
+	swig_r = (Enum_SS_comm_status)(C._wrap_comm_reduce_scatter_capi_0ed364253aba67eb(C.uintptr_t(_swig_i_0), C.uintptr_t(_swig_i_1), C.uintptr_t(_swig_i_2), C.swig_intgo(_swig_i_3), C.swig_voidp(_swig_i_4)))
 	return swig_r
 }
 
@@ -1026,7 +1063,7 @@ func Comm_gather(arg1 uintptr, arg2 uintptr, arg3 uintptr, arg4 int, arg5 *uintp
 	_swig_i_2 := arg3
 	_swig_i_3 := arg4
 	_swig_i_4 := arg5
-	swig_r = (Enum_SS_comm_status)(C._wrap_comm_gather_capi_c70da48e512180f8(C.uintptr_t(_swig_i_0), C.uintptr_t(_swig_i_1), C.uintptr_t(_swig_i_2), C.swig_intgo(_swig_i_3), C.swig_voidp(_swig_i_4)))
+	swig_r = (Enum_SS_comm_status)(C._wrap_comm_gather_capi_0ed364253aba67eb(C.uintptr_t(_swig_i_0), C.uintptr_t(_swig_i_1), C.uintptr_t(_swig_i_2), C.swig_intgo(_swig_i_3), C.swig_voidp(_swig_i_4)))
 	return swig_r
 }
 
@@ -1037,7 +1074,7 @@ func Comm_scatter(arg1 uintptr, arg2 uintptr, arg3 uintptr, arg4 int, arg5 *uint
 	_swig_i_2 := arg3
 	_swig_i_3 := arg4
 	_swig_i_4 := arg5
-	swig_r = (Enum_SS_comm_status)(C._wrap_comm_scatter_capi_c70da48e512180f8(C.uintptr_t(_swig_i_0), C.uintptr_t(_swig_i_1), C.uintptr_t(_swig_i_2), C.swig_intgo(_swig_i_3), C.swig_voidp(_swig_i_4)))
+	swig_r = (Enum_SS_comm_status)(C._wrap_comm_scatter_capi_0ed364253aba67eb(C.uintptr_t(_swig_i_0), C.uintptr_t(_swig_i_1), C.uintptr_t(_swig_i_2), C.swig_intgo(_swig_i_3), C.swig_voidp(_swig_i_4)))
 	return swig_r
 }
 
@@ -1049,7 +1086,7 @@ func Comm_all_to_all_single(arg1 uintptr, arg2 uintptr, arg3 uintptr, arg4 *int6
 	_swig_i_3 := arg4
 	_swig_i_4 := arg5
 	_swig_i_5 := arg6
-	swig_r = (Enum_SS_comm_status)(C._wrap_comm_all_to_all_single_capi_c70da48e512180f8(C.uintptr_t(_swig_i_0), C.uintptr_t(_swig_i_1), C.uintptr_t(_swig_i_2), C.swig_voidp(_swig_i_3), C.swig_voidp(_swig_i_4), C.swig_voidp(_swig_i_5)))
+	swig_r = (Enum_SS_comm_status)(C._wrap_comm_all_to_all_single_capi_0ed364253aba67eb(C.uintptr_t(_swig_i_0), C.uintptr_t(_swig_i_1), C.uintptr_t(_swig_i_2), C.swig_voidp(_swig_i_3), C.swig_voidp(_swig_i_4), C.swig_voidp(_swig_i_5)))
 	return swig_r
 }
 
@@ -1061,7 +1098,7 @@ func Comm_all_to_all(arg1 uintptr, arg2 int, arg3 *uintptr, arg4 int, arg5 *uint
 	_swig_i_3 := arg4
 	_swig_i_4 := arg5
 	_swig_i_5 := arg6
-	swig_r = (Enum_SS_comm_status)(C._wrap_comm_all_to_all_capi_c70da48e512180f8(C.uintptr_t(_swig_i_0), C.swig_intgo(_swig_i_1), C.swig_voidp(_swig_i_2), C.swig_intgo(_swig_i_3), C.swig_voidp(_swig_i_4), C.swig_voidp(_swig_i_5)))
+	swig_r = (Enum_SS_comm_status)(C._wrap_comm_all_to_all_capi_0ed364253aba67eb(C.uintptr_t(_swig_i_0), C.swig_intgo(_swig_i_1), C.swig_voidp(_swig_i_2), C.swig_intgo(_swig_i_3), C.swig_voidp(_swig_i_4), C.swig_voidp(_swig_i_5)))
 	return swig_r
 }
 
@@ -1072,7 +1109,7 @@ func Comm_all_gather_v(arg1 uintptr, arg2 uintptr, arg3 uintptr, arg4 *int64, ar
 	_swig_i_2 := arg3
 	_swig_i_3 := arg4
 	_swig_i_4 := arg5
-	swig_r = (Enum_SS_comm_status)(C._wrap_comm_all_gather_v_capi_c70da48e512180f8(C.uintptr_t(_swig_i_0), C.uintptr_t(_swig_i_1), C.uintptr_t(_swig_i_2), C.swig_voidp(_swig_i_3), C.swig_voidp(_swig_i_4)))
+	swig_r = (Enum_SS_comm_status)(C._wrap_comm_all_gather_v_capi_0ed364253aba67eb(C.uintptr_t(_swig_i_0), C.uintptr_t(_swig_i_1), C.uintptr_t(_swig_i_2), C.swig_voidp(_swig_i_3), C.swig_voidp(_swig_i_4)))
 	return swig_r
 }
 
@@ -1084,7 +1121,7 @@ func Comm_reduce_scatter_v(arg1 uintptr, arg2 uintptr, arg3 uintptr, arg4 *int64
 	_swig_i_3 := arg4
 	_swig_i_4 := arg5
 	_swig_i_5 := arg6
-	swig_r = (Enum_SS_comm_status)(C._wrap_comm_reduce_scatter_v_capi_c70da48e512180f8(C.uintptr_t(_swig_i_0), C.uintptr_t(_swig_i_1), C.uintptr_t(_swig_i_2), C.swig_voidp(_swig_i_3), C.swig_intgo(_swig_i_4), C.swig_voidp(_swig_i_5)))
+	swig_r = (Enum_SS_comm_status)(C._wrap_comm_reduce_scatter_v_capi_0ed364253aba67eb(C.uintptr_t(_swig_i_0), C.uintptr_t(_swig_i_1), C.uintptr_t(_swig_i_2), C.swig_voidp(_swig_i_3), C.swig_intgo(_swig_i_4), C.swig_voidp(_swig_i_5)))
 	return swig_r
 }
 
@@ -1096,7 +1133,7 @@ func Comm_gather_v(arg1 uintptr, arg2 uintptr, arg3 uintptr, arg4 *int64, arg5 i
 	_swig_i_3 := arg4
 	_swig_i_4 := arg5
 	_swig_i_5 := arg6
-	swig_r = (Enum_SS_comm_status)(C._wrap_comm_gather_v_capi_c70da48e512180f8(C.uintptr_t(_swig_i_0), C.uintptr_t(_swig_i_1), C.uintptr_t(_swig_i_2), C.swig_voidp(_swig_i_3), C.swig_intgo(_swig_i_4), C.swig_voidp(_swig_i_5)))
+	swig_r = (Enum_SS_comm_status)(C._wrap_comm_gather_v_capi_0ed364253aba67eb(C.uintptr_t(_swig_i_0), C.uintptr_t(_swig_i_1), C.uintptr_t(_swig_i_2), C.swig_voidp(_swig_i_3), C.swig_intgo(_swig_i_4), C.swig_voidp(_swig_i_5)))
 	return swig_r
 }
 
@@ -1108,7 +1145,7 @@ func Comm_scatter_v(arg1 uintptr, arg2 uintptr, arg3 uintptr, arg4 *int64, arg5 
 	_swig_i_3 := arg4
 	_swig_i_4 := arg5
 	_swig_i_5 := arg6
-	swig_r = (Enum_SS_comm_status)(C._wrap_comm_scatter_v_capi_c70da48e512180f8(C.uintptr_t(_swig_i_0), C.uintptr_t(_swig_i_1), C.uintptr_t(_swig_i_2), C.swig_voidp(_swig_i_3), C.swig_intgo(_swig_i_4), C.swig_voidp(_swig_i_5)))
+	swig_r = (Enum_SS_comm_status)(C._wrap_comm_scatter_v_capi_0ed364253aba67eb(C.uintptr_t(_swig_i_0), C.uintptr_t(_swig_i_1), C.uintptr_t(_swig_i_2), C.swig_voidp(_swig_i_3), C.swig_intgo(_swig_i_4), C.swig_voidp(_swig_i_5)))
 	return swig_r
 }
 
@@ -1124,7 +1161,7 @@ func Comm_go_all_reduce(arg1 uintptr, arg2 unsafe.Pointer, arg3 int64, arg4 int,
 	_swig_i_7 := arg8
 	_swig_i_8 := arg9
 	_swig_i_9 := arg10
-	swig_r = (Enum_SS_comm_status)(C._wrap_comm_go_all_reduce_capi_c70da48e512180f8(C.uintptr_t(_swig_i_0), C.swig_voidp(_swig_i_1), C.swig_type_16(_swig_i_2), C.swig_intgo(_swig_i_3), C.swig_voidp(_swig_i_4), C.swig_type_17(_swig_i_5), C.swig_intgo(_swig_i_6), C.swig_intgo(_swig_i_7), C.swig_intgo(_swig_i_8), C.swig_voidp(_swig_i_9)))
+	swig_r = (Enum_SS_comm_status)(C._wrap_comm_go_all_reduce_capi_0ed364253aba67eb(C.uintptr_t(_swig_i_0), C.swig_voidp(_swig_i_1), C.swig_type_17(_swig_i_2), C.swig_intgo(_swig_i_3), C.swig_voidp(_swig_i_4), C.swig_type_18(_swig_i_5), C.swig_intgo(_swig_i_6), C.swig_intgo(_swig_i_7), C.swig_intgo(_swig_i_8), C.swig_voidp(_swig_i_9)))
 	return swig_r
 }
 
@@ -1141,7 +1178,7 @@ func Comm_go_reduce(arg1 uintptr, arg2 unsafe.Pointer, arg3 int64, arg4 int, arg
 	_swig_i_8 := arg9
 	_swig_i_9 := arg10
 	_swig_i_10 := arg11
-	swig_r = (Enum_SS_comm_status)(C._wrap_comm_go_reduce_capi_c70da48e512180f8(C.uintptr_t(_swig_i_0), C.swig_voidp(_swig_i_1), C.swig_type_18(_swig_i_2), C.swig_intgo(_swig_i_3), C.swig_voidp(_swig_i_4), C.swig_type_19(_swig_i_5), C.swig_intgo(_swig_i_6), C.swig_intgo(_swig_i_7), C.swig_intgo(_swig_i_8), C.swig_intgo(_swig_i_9), C.swig_voidp(_swig_i_10)))
+	swig_r = (Enum_SS_comm_status)(C._wrap_comm_go_reduce_capi_0ed364253aba67eb(C.uintptr_t(_swig_i_0), C.swig_voidp(_swig_i_1), C.swig_type_19(_swig_i_2), C.swig_intgo(_swig_i_3), C.swig_voidp(_swig_i_4), C.swig_type_20(_swig_i_5), C.swig_intgo(_swig_i_6), C.swig_intgo(_swig_i_7), C.swig_intgo(_swig_i_8), C.swig_intgo(_swig_i_9), C.swig_voidp(_swig_i_10)))
 	return swig_r
 }
 
@@ -1157,7 +1194,7 @@ func Comm_go_broadcast(arg1 uintptr, arg2 unsafe.Pointer, arg3 int64, arg4 int, 
 	_swig_i_7 := arg8
 	_swig_i_8 := arg9
 	_swig_i_9 := arg10
-	swig_r = (Enum_SS_comm_status)(C._wrap_comm_go_broadcast_capi_c70da48e512180f8(C.uintptr_t(_swig_i_0), C.swig_voidp(_swig_i_1), C.swig_type_20(_swig_i_2), C.swig_intgo(_swig_i_3), C.swig_voidp(_swig_i_4), C.swig_type_21(_swig_i_5), C.swig_intgo(_swig_i_6), C.swig_intgo(_swig_i_7), C.swig_intgo(_swig_i_8), C.swig_voidp(_swig_i_9)))
+	swig_r = (Enum_SS_comm_status)(C._wrap_comm_go_broadcast_capi_0ed364253aba67eb(C.uintptr_t(_swig_i_0), C.swig_voidp(_swig_i_1), C.swig_type_21(_swig_i_2), C.swig_intgo(_swig_i_3), C.swig_voidp(_swig_i_4), C.swig_type_22(_swig_i_5), C.swig_intgo(_swig_i_6), C.swig_intgo(_swig_i_7), C.swig_intgo(_swig_i_8), C.swig_voidp(_swig_i_9)))
 	return swig_r
 }
 
@@ -1172,7 +1209,7 @@ func Comm_go_all_gather(arg1 uintptr, arg2 unsafe.Pointer, arg3 int64, arg4 int,
 	_swig_i_6 := arg7
 	_swig_i_7 := arg8
 	_swig_i_8 := arg9
-	swig_r = (Enum_SS_comm_status)(C._wrap_comm_go_all_gather_capi_c70da48e512180f8(C.uintptr_t(_swig_i_0), C.swig_voidp(_swig_i_1), C.swig_type_22(_swig_i_2), C.swig_intgo(_swig_i_3), C.swig_voidp(_swig_i_4), C.swig_type_23(_swig_i_5), C.swig_intgo(_swig_i_6), C.swig_intgo(_swig_i_7), C.swig_voidp(_swig_i_8)))
+	swig_r = (Enum_SS_comm_status)(C._wrap_comm_go_all_gather_capi_0ed364253aba67eb(C.uintptr_t(_swig_i_0), C.swig_voidp(_swig_i_1), C.swig_type_23(_swig_i_2), C.swig_intgo(_swig_i_3), C.swig_voidp(_swig_i_4), C.swig_type_24(_swig_i_5), C.swig_intgo(_swig_i_6), C.swig_intgo(_swig_i_7), C.swig_voidp(_swig_i_8)))
 	return swig_r
 }
 
@@ -1188,7 +1225,7 @@ func Comm_go_reduce_scatter(arg1 uintptr, arg2 unsafe.Pointer, arg3 int64, arg4 
 	_swig_i_7 := arg8
 	_swig_i_8 := arg9
 	_swig_i_9 := arg10
-	swig_r = (Enum_SS_comm_status)(C._wrap_comm_go_reduce_scatter_capi_c70da48e512180f8(C.uintptr_t(_swig_i_0), C.swig_voidp(_swig_i_1), C.swig_type_24(_swig_i_2), C.swig_intgo(_swig_i_3), C.swig_voidp(_swig_i_4), C.swig_type_25(_swig_i_5), C.swig_intgo(_swig_i_6), C.swig_intgo(_swig_i_7), C.swig_intgo(_swig_i_8), C.swig_voidp(_swig_i_9)))
+	swig_r = (Enum_SS_comm_status)(C._wrap_comm_go_reduce_scatter_capi_0ed364253aba67eb(C.uintptr_t(_swig_i_0), C.swig_voidp(_swig_i_1), C.swig_type_25(_swig_i_2), C.swig_intgo(_swig_i_3), C.swig_voidp(_swig_i_4), C.swig_type_26(_swig_i_5), C.swig_intgo(_swig_i_6), C.swig_intgo(_swig_i_7), C.swig_intgo(_swig_i_8), C.swig_voidp(_swig_i_9)))
 	return swig_r
 }
 
@@ -1204,7 +1241,7 @@ func Comm_go_gather(arg1 uintptr, arg2 unsafe.Pointer, arg3 int64, arg4 int, arg
 	_swig_i_7 := arg8
 	_swig_i_8 := arg9
 	_swig_i_9 := arg10
-	swig_r = (Enum_SS_comm_status)(C._wrap_comm_go_gather_capi_c70da48e512180f8(C.uintptr_t(_swig_i_0), C.swig_voidp(_swig_i_1), C.swig_type_26(_swig_i_2), C.swig_intgo(_swig_i_3), C.swig_voidp(_swig_i_4), C.swig_type_27(_swig_i_5), C.swig_intgo(_swig_i_6), C.swig_intgo(_swig_i_7), C.swig_intgo(_swig_i_8), C.swig_voidp(_swig_i_9)))
+	swig_r = (Enum_SS_comm_status)(C._wrap_comm_go_gather_capi_0ed364253aba67eb(C.uintptr_t(_swig_i_0), C.swig_voidp(_swig_i_1), C.swig_type_27(_swig_i_2), C.swig_intgo(_swig_i_3), C.swig_voidp(_swig_i_4), C.swig_type_28(_swig_i_5), C.swig_intgo(_swig_i_6), C.swig_intgo(_swig_i_7), C.swig_intgo(_swig_i_8), C.swig_voidp(_swig_i_9)))
 	return swig_r
 }
 
@@ -1220,7 +1257,7 @@ func Comm_go_scatter(arg1 uintptr, arg2 unsafe.Pointer, arg3 int64, arg4 int, ar
 	_swig_i_7 := arg8
 	_swig_i_8 := arg9
 	_swig_i_9 := arg10
-	swig_r = (Enum_SS_comm_status)(C._wrap_comm_go_scatter_capi_c70da48e512180f8(C.uintptr_t(_swig_i_0), C.swig_voidp(_swig_i_1), C.swig_type_28(_swig_i_2), C.swig_intgo(_swig_i_3), C.swig_voidp(_swig_i_4), C.swig_type_29(_swig_i_5), C.swig_intgo(_swig_i_6), C.swig_intgo(_swig_i_7), C.swig_intgo(_swig_i_8), C.swig_voidp(_swig_i_9)))
+	swig_r = (Enum_SS_comm_status)(C._wrap_comm_go_scatter_capi_0ed364253aba67eb(C.uintptr_t(_swig_i_0), C.swig_voidp(_swig_i_1), C.swig_type_29(_swig_i_2), C.swig_intgo(_swig_i_3), C.swig_voidp(_swig_i_4), C.swig_type_30(_swig_i_5), C.swig_intgo(_swig_i_6), C.swig_intgo(_swig_i_7), C.swig_intgo(_swig_i_8), C.swig_voidp(_swig_i_9)))
 	return swig_r
 }
 
@@ -1237,7 +1274,7 @@ func Comm_go_all_to_all_single(arg1 uintptr, arg2 unsafe.Pointer, arg3 int64, ar
 	_swig_i_8 := arg9
 	_swig_i_9 := arg10
 	_swig_i_10 := arg11
-	swig_r = (Enum_SS_comm_status)(C._wrap_comm_go_all_to_all_single_capi_c70da48e512180f8(C.uintptr_t(_swig_i_0), C.swig_voidp(_swig_i_1), C.swig_type_30(_swig_i_2), C.swig_intgo(_swig_i_3), C.swig_voidp(_swig_i_4), C.swig_type_31(_swig_i_5), C.swig_intgo(_swig_i_6), C.swig_intgo(_swig_i_7), C.swig_voidp(_swig_i_8), C.swig_voidp(_swig_i_9), C.swig_voidp(_swig_i_10)))
+	swig_r = (Enum_SS_comm_status)(C._wrap_comm_go_all_to_all_single_capi_0ed364253aba67eb(C.uintptr_t(_swig_i_0), C.swig_voidp(_swig_i_1), C.swig_type_31(_swig_i_2), C.swig_intgo(_swig_i_3), C.swig_voidp(_swig_i_4), C.swig_type_32(_swig_i_5), C.swig_intgo(_swig_i_6), C.swig_intgo(_swig_i_7), C.swig_voidp(_swig_i_8), C.swig_voidp(_swig_i_9), C.swig_voidp(_swig_i_10)))
 	return swig_r
 }
 
@@ -1253,7 +1290,7 @@ func Comm_go_all_gather_v(arg1 uintptr, arg2 unsafe.Pointer, arg3 int64, arg4 in
 	_swig_i_7 := arg8
 	_swig_i_8 := arg9
 	_swig_i_9 := arg10
-	swig_r = (Enum_SS_comm_status)(C._wrap_comm_go_all_gather_v_capi_c70da48e512180f8(C.uintptr_t(_swig_i_0), C.swig_voidp(_swig_i_1), C.swig_type_32(_swig_i_2), C.swig_intgo(_swig_i_3), C.swig_voidp(_swig_i_4), C.swig_type_33(_swig_i_5), C.swig_intgo(_swig_i_6), C.swig_intgo(_swig_i_7), C.swig_voidp(_swig_i_8), C.swig_voidp(_swig_i_9)))
+	swig_r = (Enum_SS_comm_status)(C._wrap_comm_go_all_gather_v_capi_0ed364253aba67eb(C.uintptr_t(_swig_i_0), C.swig_voidp(_swig_i_1), C.swig_type_33(_swig_i_2), C.swig_intgo(_swig_i_3), C.swig_voidp(_swig_i_4), C.swig_type_34(_swig_i_5), C.swig_intgo(_swig_i_6), C.swig_intgo(_swig_i_7), C.swig_voidp(_swig_i_8), C.swig_voidp(_swig_i_9)))
 	return swig_r
 }
 
@@ -1270,7 +1307,7 @@ func Comm_go_reduce_scatter_v(arg1 uintptr, arg2 unsafe.Pointer, arg3 int64, arg
 	_swig_i_8 := arg9
 	_swig_i_9 := arg10
 	_swig_i_10 := arg11
-	swig_r = (Enum_SS_comm_status)(C._wrap_comm_go_reduce_scatter_v_capi_c70da48e512180f8(C.uintptr_t(_swig_i_0), C.swig_voidp(_swig_i_1), C.swig_type_34(_swig_i_2), C.swig_intgo(_swig_i_3), C.swig_voidp(_swig_i_4), C.swig_type_35(_swig_i_5), C.swig_intgo(_swig_i_6), C.swig_intgo(_swig_i_7), C.swig_voidp(_swig_i_8), C.swig_intgo(_swig_i_9), C.swig_voidp(_swig_i_10)))
+	swig_r = (Enum_SS_comm_status)(C._wrap_comm_go_reduce_scatter_v_capi_0ed364253aba67eb(C.uintptr_t(_swig_i_0), C.swig_voidp(_swig_i_1), C.swig_type_35(_swig_i_2), C.swig_intgo(_swig_i_3), C.swig_voidp(_swig_i_4), C.swig_type_36(_swig_i_5), C.swig_intgo(_swig_i_6), C.swig_intgo(_swig_i_7), C.swig_voidp(_swig_i_8), C.swig_intgo(_swig_i_9), C.swig_voidp(_swig_i_10)))
 	return swig_r
 }
 
@@ -1287,7 +1324,7 @@ func Comm_go_gather_v(arg1 uintptr, arg2 unsafe.Pointer, arg3 int64, arg4 int, a
 	_swig_i_8 := arg9
 	_swig_i_9 := arg10
 	_swig_i_10 := arg11
-	swig_r = (Enum_SS_comm_status)(C._wrap_comm_go_gather_v_capi_c70da48e512180f8(C.uintptr_t(_swig_i_0), C.swig_voidp(_swig_i_1), C.swig_type_36(_swig_i_2), C.swig_intgo(_swig_i_3), C.swig_voidp(_swig_i_4), C.swig_type_37(_swig_i_5), C.swig_intgo(_swig_i_6), C.swig_intgo(_swig_i_7), C.swig_voidp(_swig_i_8), C.swig_intgo(_swig_i_9), C.swig_voidp(_swig_i_10)))
+	swig_r = (Enum_SS_comm_status)(C._wrap_comm_go_gather_v_capi_0ed364253aba67eb(C.uintptr_t(_swig_i_0), C.swig_voidp(_swig_i_1), C.swig_type_37(_swig_i_2), C.swig_intgo(_swig_i_3), C.swig_voidp(_swig_i_4), C.swig_type_38(_swig_i_5), C.swig_intgo(_swig_i_6), C.swig_intgo(_swig_i_7), C.swig_voidp(_swig_i_8), C.swig_intgo(_swig_i_9), C.swig_voidp(_swig_i_10)))
 	return swig_r
 }
 
@@ -1304,7 +1341,7 @@ func Comm_go_scatter_v(arg1 uintptr, arg2 unsafe.Pointer, arg3 int64, arg4 int, 
 	_swig_i_8 := arg9
 	_swig_i_9 := arg10
 	_swig_i_10 := arg11
-	swig_r = (Enum_SS_comm_status)(C._wrap_comm_go_scatter_v_capi_c70da48e512180f8(C.uintptr_t(_swig_i_0), C.swig_voidp(_swig_i_1), C.swig_type_38(_swig_i_2), C.swig_intgo(_swig_i_3), C.swig_voidp(_swig_i_4), C.swig_type_39(_swig_i_5), C.swig_intgo(_swig_i_6), C.swig_intgo(_swig_i_7), C.swig_voidp(_swig_i_8), C.swig_intgo(_swig_i_9), C.swig_voidp(_swig_i_10)))
+	swig_r = (Enum_SS_comm_status)(C._wrap_comm_go_scatter_v_capi_0ed364253aba67eb(C.uintptr_t(_swig_i_0), C.swig_voidp(_swig_i_1), C.swig_type_39(_swig_i_2), C.swig_intgo(_swig_i_3), C.swig_voidp(_swig_i_4), C.swig_type_40(_swig_i_5), C.swig_intgo(_swig_i_6), C.swig_intgo(_swig_i_7), C.swig_voidp(_swig_i_8), C.swig_intgo(_swig_i_9), C.swig_voidp(_swig_i_10)))
 	return swig_r
 }
 
@@ -1317,7 +1354,7 @@ func Comm_go_send(arg1 uintptr, arg2 unsafe.Pointer, arg3 int64, arg4 Enum_SS_co
 	_swig_i_4 := arg5
 	_swig_i_5 := arg6
 	_swig_i_6 := arg7
-	swig_r = (Enum_SS_comm_status)(C._wrap_comm_go_send_capi_c70da48e512180f8(C.uintptr_t(_swig_i_0), C.swig_voidp(_swig_i_1), C.swig_type_40(_swig_i_2), C.swig_intgo(_swig_i_3), C.swig_intgo(_swig_i_4), C.swig_intgo(_swig_i_5), C.swig_voidp(_swig_i_6)))
+	swig_r = (Enum_SS_comm_status)(C._wrap_comm_go_send_capi_0ed364253aba67eb(C.uintptr_t(_swig_i_0), C.swig_voidp(_swig_i_1), C.swig_type_41(_swig_i_2), C.swig_intgo(_swig_i_3), C.swig_intgo(_swig_i_4), C.swig_intgo(_swig_i_5), C.swig_voidp(_swig_i_6)))
 	return swig_r
 }
 
@@ -1330,7 +1367,7 @@ func Comm_go_recv(arg1 uintptr, arg2 unsafe.Pointer, arg3 int64, arg4 Enum_SS_co
 	_swig_i_4 := arg5
 	_swig_i_5 := arg6
 	_swig_i_6 := arg7
-	swig_r = (Enum_SS_comm_status)(C._wrap_comm_go_recv_capi_c70da48e512180f8(C.uintptr_t(_swig_i_0), C.swig_voidp(_swig_i_1), C.swig_type_41(_swig_i_2), C.swig_intgo(_swig_i_3), C.swig_intgo(_swig_i_4), C.swig_intgo(_swig_i_5), C.swig_voidp(_swig_i_6)))
+	swig_r = (Enum_SS_comm_status)(C._wrap_comm_go_recv_capi_0ed364253aba67eb(C.uintptr_t(_swig_i_0), C.swig_voidp(_swig_i_1), C.swig_type_42(_swig_i_2), C.swig_intgo(_swig_i_3), C.swig_intgo(_swig_i_4), C.swig_intgo(_swig_i_5), C.swig_voidp(_swig_i_6)))
 	return swig_r
 }
 

@@ -405,7 +405,7 @@ static comm_status_t comm_go_recv(comm_t *comm, void *data, int64_t count, comm_
 extern "C" {
 #endif
 
-void _wrap_Swig_free_capi_c70da48e512180f8(void *_swig_go_0) {
+void _wrap_Swig_free_capi_0ed364253aba67eb(void *_swig_go_0) {
   void *arg1 = (void *) 0 ;
   
   arg1 = *(void **)&_swig_go_0; 
@@ -415,7 +415,7 @@ void _wrap_Swig_free_capi_c70da48e512180f8(void *_swig_go_0) {
 }
 
 
-void *_wrap_Swig_malloc_capi_c70da48e512180f8(intgo _swig_go_0) {
+void *_wrap_Swig_malloc_capi_0ed364253aba67eb(intgo _swig_go_0) {
   int arg1 ;
   void *result = 0 ;
   void *_swig_go_result;
@@ -428,7 +428,7 @@ void *_wrap_Swig_malloc_capi_c70da48e512180f8(intgo _swig_go_0) {
 }
 
 
-_gostring_ _wrap_comm_go_name_capi_c70da48e512180f8(comm_t *_swig_go_0) {
+_gostring_ _wrap_comm_go_name_capi_0ed364253aba67eb(comm_t *_swig_go_0) {
   comm_t *arg1 = (comm_t *) 0 ;
   char *result = 0 ;
   _gostring_ _swig_go_result;
@@ -441,7 +441,7 @@ _gostring_ _wrap_comm_go_name_capi_c70da48e512180f8(comm_t *_swig_go_0) {
 }
 
 
-intgo _wrap_comm_go_cuda_device_count_capi_c70da48e512180f8() {
+intgo _wrap_comm_go_cuda_device_count_capi_0ed364253aba67eb() {
   int result;
   intgo _swig_go_result;
   
@@ -452,7 +452,7 @@ intgo _wrap_comm_go_cuda_device_count_capi_c70da48e512180f8() {
 }
 
 
-_gostring_ _wrap_comm_go_cuda_unavailable_reason_capi_c70da48e512180f8() {
+_gostring_ _wrap_comm_go_cuda_unavailable_reason_capi_0ed364253aba67eb() {
   char *result = 0 ;
   _gostring_ _swig_go_result;
   
@@ -463,7 +463,7 @@ _gostring_ _wrap_comm_go_cuda_unavailable_reason_capi_c70da48e512180f8() {
 }
 
 
-intgo _wrap_COMM_VERSION_NUMBER_capi_c70da48e512180f8() {
+intgo _wrap_COMM_VERSION_NUMBER_capi_0ed364253aba67eb() {
   int result;
   intgo _swig_go_result;
   
@@ -474,7 +474,7 @@ intgo _wrap_COMM_VERSION_NUMBER_capi_c70da48e512180f8() {
 }
 
 
-intgo _wrap_comm_version_capi_c70da48e512180f8() {
+intgo _wrap_comm_version_capi_0ed364253aba67eb() {
   unsigned int result;
   intgo _swig_go_result;
   
@@ -485,7 +485,7 @@ intgo _wrap_comm_version_capi_c70da48e512180f8() {
 }
 
 
-_gostring_ _wrap_comm_version_string_capi_c70da48e512180f8() {
+_gostring_ _wrap_comm_version_string_capi_0ed364253aba67eb() {
   char *result = 0 ;
   _gostring_ _swig_go_result;
   
@@ -496,7 +496,7 @@ _gostring_ _wrap_comm_version_string_capi_c70da48e512180f8() {
 }
 
 
-intgo _wrap_COMM_OK_capi_c70da48e512180f8() {
+intgo _wrap_COMM_OK_capi_0ed364253aba67eb() {
   enum comm_status result;
   intgo _swig_go_result;
   
@@ -508,7 +508,7 @@ intgo _wrap_COMM_OK_capi_c70da48e512180f8() {
 }
 
 
-intgo _wrap_COMM_IN_PROGRESS_capi_c70da48e512180f8() {
+intgo _wrap_COMM_IN_PROGRESS_capi_0ed364253aba67eb() {
   enum comm_status result;
   intgo _swig_go_result;
   
@@ -520,7 +520,7 @@ intgo _wrap_COMM_IN_PROGRESS_capi_c70da48e512180f8() {
 }
 
 
-intgo _wrap_COMM_ERR_INVALID_ARGUMENT_capi_c70da48e512180f8() {
+intgo _wrap_COMM_ERR_INVALID_ARGUMENT_capi_0ed364253aba67eb() {
   enum comm_status result;
   intgo _swig_go_result;
   
@@ -532,7 +532,7 @@ intgo _wrap_COMM_ERR_INVALID_ARGUMENT_capi_c70da48e512180f8() {
 }
 
 
-intgo _wrap_COMM_ERR_INVALID_USAGE_capi_c70da48e512180f8() {
+intgo _wrap_COMM_ERR_INVALID_USAGE_capi_0ed364253aba67eb() {
   enum comm_status result;
   intgo _swig_go_result;
   
@@ -544,7 +544,7 @@ intgo _wrap_COMM_ERR_INVALID_USAGE_capi_c70da48e512180f8() {
 }
 
 
-intgo _wrap_COMM_ERR_NOT_SUPPORTED_capi_c70da48e512180f8() {
+intgo _wrap_COMM_ERR_NOT_SUPPORTED_capi_0ed364253aba67eb() {
   enum comm_status result;
   intgo _swig_go_result;
   
@@ -556,7 +556,7 @@ intgo _wrap_COMM_ERR_NOT_SUPPORTED_capi_c70da48e512180f8() {
 }
 
 
-intgo _wrap_COMM_ERR_NO_MEMORY_capi_c70da48e512180f8() {
+intgo _wrap_COMM_ERR_NO_MEMORY_capi_0ed364253aba67eb() {
   enum comm_status result;
   intgo _swig_go_result;
   
@@ -568,7 +568,7 @@ intgo _wrap_COMM_ERR_NO_MEMORY_capi_c70da48e512180f8() {
 }
 
 
-intgo _wrap_COMM_ERR_TIMEOUT_capi_c70da48e512180f8() {
+intgo _wrap_COMM_ERR_TIMEOUT_capi_0ed364253aba67eb() {
   enum comm_status result;
   intgo _swig_go_result;
   
@@ -580,7 +580,7 @@ intgo _wrap_COMM_ERR_TIMEOUT_capi_c70da48e512180f8() {
 }
 
 
-intgo _wrap_COMM_ERR_REMOTE_capi_c70da48e512180f8() {
+intgo _wrap_COMM_ERR_REMOTE_capi_0ed364253aba67eb() {
   enum comm_status result;
   intgo _swig_go_result;
   
@@ -592,7 +592,7 @@ intgo _wrap_COMM_ERR_REMOTE_capi_c70da48e512180f8() {
 }
 
 
-intgo _wrap_COMM_ERR_MISMATCH_capi_c70da48e512180f8() {
+intgo _wrap_COMM_ERR_MISMATCH_capi_0ed364253aba67eb() {
   enum comm_status result;
   intgo _swig_go_result;
   
@@ -604,7 +604,7 @@ intgo _wrap_COMM_ERR_MISMATCH_capi_c70da48e512180f8() {
 }
 
 
-intgo _wrap_COMM_ERR_ABORTED_capi_c70da48e512180f8() {
+intgo _wrap_COMM_ERR_ABORTED_capi_0ed364253aba67eb() {
   enum comm_status result;
   intgo _swig_go_result;
   
@@ -616,7 +616,7 @@ intgo _wrap_COMM_ERR_ABORTED_capi_c70da48e512180f8() {
 }
 
 
-intgo _wrap_COMM_ERR_TRANSPORT_capi_c70da48e512180f8() {
+intgo _wrap_COMM_ERR_TRANSPORT_capi_0ed364253aba67eb() {
   enum comm_status result;
   intgo _swig_go_result;
   
@@ -628,7 +628,7 @@ intgo _wrap_COMM_ERR_TRANSPORT_capi_c70da48e512180f8() {
 }
 
 
-intgo _wrap_COMM_ERR_BOOTSTRAP_capi_c70da48e512180f8() {
+intgo _wrap_COMM_ERR_BOOTSTRAP_capi_0ed364253aba67eb() {
   enum comm_status result;
   intgo _swig_go_result;
   
@@ -640,7 +640,7 @@ intgo _wrap_COMM_ERR_BOOTSTRAP_capi_c70da48e512180f8() {
 }
 
 
-intgo _wrap_COMM_ERR_INTERNAL_capi_c70da48e512180f8() {
+intgo _wrap_COMM_ERR_INTERNAL_capi_0ed364253aba67eb() {
   enum comm_status result;
   intgo _swig_go_result;
   
@@ -652,7 +652,7 @@ intgo _wrap_COMM_ERR_INTERNAL_capi_c70da48e512180f8() {
 }
 
 
-intgo _wrap_COMM_ERR_REVOKED_capi_c70da48e512180f8() {
+intgo _wrap_COMM_ERR_REVOKED_capi_0ed364253aba67eb() {
   enum comm_status result;
   intgo _swig_go_result;
   
@@ -664,7 +664,7 @@ intgo _wrap_COMM_ERR_REVOKED_capi_c70da48e512180f8() {
 }
 
 
-_gostring_ _wrap_comm_status_string_capi_c70da48e512180f8(intgo _swig_go_0) {
+_gostring_ _wrap_comm_status_string_capi_0ed364253aba67eb(intgo _swig_go_0) {
   comm_status_t arg1 ;
   char *result = 0 ;
   _gostring_ _swig_go_result;
@@ -677,7 +677,7 @@ _gostring_ _wrap_comm_status_string_capi_c70da48e512180f8(intgo _swig_go_0) {
 }
 
 
-_gostring_ _wrap_comm_last_error_capi_c70da48e512180f8() {
+_gostring_ _wrap_comm_last_error_capi_0ed364253aba67eb() {
   char *result = 0 ;
   _gostring_ _swig_go_result;
   
@@ -688,7 +688,7 @@ _gostring_ _wrap_comm_last_error_capi_c70da48e512180f8() {
 }
 
 
-intgo _wrap_comm_check_version_capi_c70da48e512180f8(intgo _swig_go_0, intgo _swig_go_1) {
+intgo _wrap_comm_check_version_capi_0ed364253aba67eb(intgo _swig_go_0, intgo _swig_go_1) {
   int arg1 ;
   int arg2 ;
   comm_status_t result;
@@ -703,7 +703,7 @@ intgo _wrap_comm_check_version_capi_c70da48e512180f8(intgo _swig_go_0, intgo _sw
 }
 
 
-intgo _wrap_COMM_FEATURE_CUDA_capi_c70da48e512180f8() {
+intgo _wrap_COMM_FEATURE_CUDA_capi_0ed364253aba67eb() {
   enum comm_feature result;
   intgo _swig_go_result;
   
@@ -715,7 +715,7 @@ intgo _wrap_COMM_FEATURE_CUDA_capi_c70da48e512180f8() {
 }
 
 
-intgo _wrap_comm_has_feature_capi_c70da48e512180f8(int *_swig_go_0, intgo _swig_go_1) {
+intgo _wrap_comm_has_feature_capi_0ed364253aba67eb(int *_swig_go_0, intgo _swig_go_1) {
   int *arg1 = (int *) 0 ;
   comm_feature_t arg2 ;
   comm_status_t result;
@@ -730,7 +730,7 @@ intgo _wrap_comm_has_feature_capi_c70da48e512180f8(int *_swig_go_0, intgo _swig_
 }
 
 
-intgo _wrap_COMM_INT8_capi_c70da48e512180f8() {
+intgo _wrap_COMM_INT8_capi_0ed364253aba67eb() {
   enum comm_dtype result;
   intgo _swig_go_result;
   
@@ -742,7 +742,7 @@ intgo _wrap_COMM_INT8_capi_c70da48e512180f8() {
 }
 
 
-intgo _wrap_COMM_UINT8_capi_c70da48e512180f8() {
+intgo _wrap_COMM_UINT8_capi_0ed364253aba67eb() {
   enum comm_dtype result;
   intgo _swig_go_result;
   
@@ -754,7 +754,7 @@ intgo _wrap_COMM_UINT8_capi_c70da48e512180f8() {
 }
 
 
-intgo _wrap_COMM_INT16_capi_c70da48e512180f8() {
+intgo _wrap_COMM_INT16_capi_0ed364253aba67eb() {
   enum comm_dtype result;
   intgo _swig_go_result;
   
@@ -766,7 +766,7 @@ intgo _wrap_COMM_INT16_capi_c70da48e512180f8() {
 }
 
 
-intgo _wrap_COMM_UINT16_capi_c70da48e512180f8() {
+intgo _wrap_COMM_UINT16_capi_0ed364253aba67eb() {
   enum comm_dtype result;
   intgo _swig_go_result;
   
@@ -778,7 +778,7 @@ intgo _wrap_COMM_UINT16_capi_c70da48e512180f8() {
 }
 
 
-intgo _wrap_COMM_INT32_capi_c70da48e512180f8() {
+intgo _wrap_COMM_INT32_capi_0ed364253aba67eb() {
   enum comm_dtype result;
   intgo _swig_go_result;
   
@@ -790,7 +790,7 @@ intgo _wrap_COMM_INT32_capi_c70da48e512180f8() {
 }
 
 
-intgo _wrap_COMM_UINT32_capi_c70da48e512180f8() {
+intgo _wrap_COMM_UINT32_capi_0ed364253aba67eb() {
   enum comm_dtype result;
   intgo _swig_go_result;
   
@@ -802,7 +802,7 @@ intgo _wrap_COMM_UINT32_capi_c70da48e512180f8() {
 }
 
 
-intgo _wrap_COMM_INT64_capi_c70da48e512180f8() {
+intgo _wrap_COMM_INT64_capi_0ed364253aba67eb() {
   enum comm_dtype result;
   intgo _swig_go_result;
   
@@ -814,7 +814,7 @@ intgo _wrap_COMM_INT64_capi_c70da48e512180f8() {
 }
 
 
-intgo _wrap_COMM_UINT64_capi_c70da48e512180f8() {
+intgo _wrap_COMM_UINT64_capi_0ed364253aba67eb() {
   enum comm_dtype result;
   intgo _swig_go_result;
   
@@ -826,7 +826,7 @@ intgo _wrap_COMM_UINT64_capi_c70da48e512180f8() {
 }
 
 
-intgo _wrap_COMM_FLOAT16_capi_c70da48e512180f8() {
+intgo _wrap_COMM_FLOAT16_capi_0ed364253aba67eb() {
   enum comm_dtype result;
   intgo _swig_go_result;
   
@@ -838,7 +838,7 @@ intgo _wrap_COMM_FLOAT16_capi_c70da48e512180f8() {
 }
 
 
-intgo _wrap_COMM_BFLOAT16_capi_c70da48e512180f8() {
+intgo _wrap_COMM_BFLOAT16_capi_0ed364253aba67eb() {
   enum comm_dtype result;
   intgo _swig_go_result;
   
@@ -850,7 +850,7 @@ intgo _wrap_COMM_BFLOAT16_capi_c70da48e512180f8() {
 }
 
 
-intgo _wrap_COMM_FLOAT32_capi_c70da48e512180f8() {
+intgo _wrap_COMM_FLOAT32_capi_0ed364253aba67eb() {
   enum comm_dtype result;
   intgo _swig_go_result;
   
@@ -862,7 +862,7 @@ intgo _wrap_COMM_FLOAT32_capi_c70da48e512180f8() {
 }
 
 
-intgo _wrap_COMM_FLOAT64_capi_c70da48e512180f8() {
+intgo _wrap_COMM_FLOAT64_capi_0ed364253aba67eb() {
   enum comm_dtype result;
   intgo _swig_go_result;
   
@@ -874,7 +874,7 @@ intgo _wrap_COMM_FLOAT64_capi_c70da48e512180f8() {
 }
 
 
-intgo _wrap_COMM_BOOL_capi_c70da48e512180f8() {
+intgo _wrap_COMM_BOOL_capi_0ed364253aba67eb() {
   enum comm_dtype result;
   intgo _swig_go_result;
   
@@ -886,7 +886,7 @@ intgo _wrap_COMM_BOOL_capi_c70da48e512180f8() {
 }
 
 
-long long _wrap_comm_dtype_size_capi_c70da48e512180f8(intgo _swig_go_0) {
+long long _wrap_comm_dtype_size_capi_0ed364253aba67eb(intgo _swig_go_0) {
   comm_dtype_t arg1 ;
   size_t result;
   long long _swig_go_result;
@@ -899,7 +899,7 @@ long long _wrap_comm_dtype_size_capi_c70da48e512180f8(intgo _swig_go_0) {
 }
 
 
-_gostring_ _wrap_comm_dtype_name_capi_c70da48e512180f8(intgo _swig_go_0) {
+_gostring_ _wrap_comm_dtype_name_capi_0ed364253aba67eb(intgo _swig_go_0) {
   comm_dtype_t arg1 ;
   char *result = 0 ;
   _gostring_ _swig_go_result;
@@ -912,7 +912,7 @@ _gostring_ _wrap_comm_dtype_name_capi_c70da48e512180f8(intgo _swig_go_0) {
 }
 
 
-intgo _wrap_COMM_OP_SUM_capi_c70da48e512180f8() {
+intgo _wrap_COMM_OP_SUM_capi_0ed364253aba67eb() {
   enum comm_op result;
   intgo _swig_go_result;
   
@@ -924,7 +924,7 @@ intgo _wrap_COMM_OP_SUM_capi_c70da48e512180f8() {
 }
 
 
-intgo _wrap_COMM_OP_PROD_capi_c70da48e512180f8() {
+intgo _wrap_COMM_OP_PROD_capi_0ed364253aba67eb() {
   enum comm_op result;
   intgo _swig_go_result;
   
@@ -936,7 +936,7 @@ intgo _wrap_COMM_OP_PROD_capi_c70da48e512180f8() {
 }
 
 
-intgo _wrap_COMM_OP_MIN_capi_c70da48e512180f8() {
+intgo _wrap_COMM_OP_MIN_capi_0ed364253aba67eb() {
   enum comm_op result;
   intgo _swig_go_result;
   
@@ -948,7 +948,7 @@ intgo _wrap_COMM_OP_MIN_capi_c70da48e512180f8() {
 }
 
 
-intgo _wrap_COMM_OP_MAX_capi_c70da48e512180f8() {
+intgo _wrap_COMM_OP_MAX_capi_0ed364253aba67eb() {
   enum comm_op result;
   intgo _swig_go_result;
   
@@ -960,7 +960,7 @@ intgo _wrap_COMM_OP_MAX_capi_c70da48e512180f8() {
 }
 
 
-intgo _wrap_COMM_OP_AVG_capi_c70da48e512180f8() {
+intgo _wrap_COMM_OP_AVG_capi_0ed364253aba67eb() {
   enum comm_op result;
   intgo _swig_go_result;
   
@@ -972,7 +972,7 @@ intgo _wrap_COMM_OP_AVG_capi_c70da48e512180f8() {
 }
 
 
-intgo _wrap_COMM_OP_BAND_capi_c70da48e512180f8() {
+intgo _wrap_COMM_OP_BAND_capi_0ed364253aba67eb() {
   enum comm_op result;
   intgo _swig_go_result;
   
@@ -984,7 +984,7 @@ intgo _wrap_COMM_OP_BAND_capi_c70da48e512180f8() {
 }
 
 
-intgo _wrap_COMM_OP_BOR_capi_c70da48e512180f8() {
+intgo _wrap_COMM_OP_BOR_capi_0ed364253aba67eb() {
   enum comm_op result;
   intgo _swig_go_result;
   
@@ -996,7 +996,7 @@ intgo _wrap_COMM_OP_BOR_capi_c70da48e512180f8() {
 }
 
 
-intgo _wrap_COMM_OP_BXOR_capi_c70da48e512180f8() {
+intgo _wrap_COMM_OP_BXOR_capi_0ed364253aba67eb() {
   enum comm_op result;
   intgo _swig_go_result;
   
@@ -1008,7 +1008,7 @@ intgo _wrap_COMM_OP_BXOR_capi_c70da48e512180f8() {
 }
 
 
-_gostring_ _wrap_comm_op_name_capi_c70da48e512180f8(intgo _swig_go_0) {
+_gostring_ _wrap_comm_op_name_capi_0ed364253aba67eb(intgo _swig_go_0) {
   comm_op_t arg1 ;
   char *result = 0 ;
   _gostring_ _swig_go_result;
@@ -1021,7 +1021,7 @@ _gostring_ _wrap_comm_op_name_capi_c70da48e512180f8(intgo _swig_go_0) {
 }
 
 
-intgo _wrap_COMM_MEMORY_HOST_capi_c70da48e512180f8() {
+intgo _wrap_COMM_MEMORY_HOST_capi_0ed364253aba67eb() {
   enum comm_memory_type result;
   intgo _swig_go_result;
   
@@ -1033,7 +1033,7 @@ intgo _wrap_COMM_MEMORY_HOST_capi_c70da48e512180f8() {
 }
 
 
-intgo _wrap_COMM_MEMORY_CUDA_capi_c70da48e512180f8() {
+intgo _wrap_COMM_MEMORY_CUDA_capi_0ed364253aba67eb() {
   enum comm_memory_type result;
   intgo _swig_go_result;
   
@@ -1045,7 +1045,7 @@ intgo _wrap_COMM_MEMORY_CUDA_capi_c70da48e512180f8() {
 }
 
 
-intgo _wrap_comm_tensor_create_capi_c70da48e512180f8(comm_tensor_t **_swig_go_0, void *_swig_go_1, intgo _swig_go_2, intgo _swig_go_3, long long *_swig_go_4) {
+intgo _wrap_comm_tensor_create_capi_0ed364253aba67eb(comm_tensor_t **_swig_go_0, void *_swig_go_1, intgo _swig_go_2, intgo _swig_go_3, long long *_swig_go_4) {
   comm_tensor_t **arg1 = (comm_tensor_t **) 0 ;
   void *arg2 = (void *) 0 ;
   comm_dtype_t arg3 ;
@@ -1066,7 +1066,7 @@ intgo _wrap_comm_tensor_create_capi_c70da48e512180f8(comm_tensor_t **_swig_go_0,
 }
 
 
-intgo _wrap_comm_tensor_destroy_capi_c70da48e512180f8(comm_tensor_t *_swig_go_0) {
+intgo _wrap_comm_tensor_destroy_capi_0ed364253aba67eb(comm_tensor_t *_swig_go_0) {
   comm_tensor_t *arg1 = (comm_tensor_t *) 0 ;
   comm_status_t result;
   intgo _swig_go_result;
@@ -1079,7 +1079,7 @@ intgo _wrap_comm_tensor_destroy_capi_c70da48e512180f8(comm_tensor_t *_swig_go_0)
 }
 
 
-intgo _wrap_comm_tensor_set_memory_capi_c70da48e512180f8(comm_tensor_t *_swig_go_0, intgo _swig_go_1, intgo _swig_go_2) {
+intgo _wrap_comm_tensor_set_memory_capi_0ed364253aba67eb(comm_tensor_t *_swig_go_0, intgo _swig_go_1, intgo _swig_go_2) {
   comm_tensor_t *arg1 = (comm_tensor_t *) 0 ;
   comm_memory_type_t arg2 ;
   int arg3 ;
@@ -1096,7 +1096,7 @@ intgo _wrap_comm_tensor_set_memory_capi_c70da48e512180f8(comm_tensor_t *_swig_go
 }
 
 
-intgo _wrap_comm_config_create_capi_c70da48e512180f8(comm_config_t **_swig_go_0) {
+intgo _wrap_comm_config_create_capi_0ed364253aba67eb(comm_config_t **_swig_go_0) {
   comm_config_t **arg1 = (comm_config_t **) 0 ;
   comm_status_t result;
   intgo _swig_go_result;
@@ -1109,7 +1109,7 @@ intgo _wrap_comm_config_create_capi_c70da48e512180f8(comm_config_t **_swig_go_0)
 }
 
 
-intgo _wrap_comm_config_destroy_capi_c70da48e512180f8(comm_config_t *_swig_go_0) {
+intgo _wrap_comm_config_destroy_capi_0ed364253aba67eb(comm_config_t *_swig_go_0) {
   comm_config_t *arg1 = (comm_config_t *) 0 ;
   comm_status_t result;
   intgo _swig_go_result;
@@ -1122,7 +1122,7 @@ intgo _wrap_comm_config_destroy_capi_c70da48e512180f8(comm_config_t *_swig_go_0)
 }
 
 
-intgo _wrap_comm_config_set_capi_c70da48e512180f8(comm_config_t *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2) {
+intgo _wrap_comm_config_set_capi_0ed364253aba67eb(comm_config_t *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2) {
   comm_config_t *arg1 = (comm_config_t *) 0 ;
   char *arg2 = (char *) 0 ;
   char *arg3 = (char *) 0 ;
@@ -1149,7 +1149,7 @@ intgo _wrap_comm_config_set_capi_c70da48e512180f8(comm_config_t *_swig_go_0, _go
 }
 
 
-intgo _wrap_comm_init_capi_c70da48e512180f8(comm_t **_swig_go_0, comm_config_t *_swig_go_1) {
+intgo _wrap_comm_init_capi_0ed364253aba67eb(comm_t **_swig_go_0, comm_config_t *_swig_go_1) {
   comm_t **arg1 = (comm_t **) 0 ;
   comm_config_t *arg2 = (comm_config_t *) 0 ;
   comm_status_t result;
@@ -1164,7 +1164,7 @@ intgo _wrap_comm_init_capi_c70da48e512180f8(comm_t **_swig_go_0, comm_config_t *
 }
 
 
-intgo _wrap_comm_destroy_capi_c70da48e512180f8(comm_t *_swig_go_0) {
+intgo _wrap_comm_destroy_capi_0ed364253aba67eb(comm_t *_swig_go_0) {
   comm_t *arg1 = (comm_t *) 0 ;
   comm_status_t result;
   intgo _swig_go_result;
@@ -1177,7 +1177,7 @@ intgo _wrap_comm_destroy_capi_c70da48e512180f8(comm_t *_swig_go_0) {
 }
 
 
-intgo _wrap_comm_abort_capi_c70da48e512180f8(comm_t *_swig_go_0) {
+intgo _wrap_comm_abort_capi_0ed364253aba67eb(comm_t *_swig_go_0) {
   comm_t *arg1 = (comm_t *) 0 ;
   comm_status_t result;
   intgo _swig_go_result;
@@ -1190,7 +1190,7 @@ intgo _wrap_comm_abort_capi_c70da48e512180f8(comm_t *_swig_go_0) {
 }
 
 
-intgo _wrap_comm_revoke_capi_c70da48e512180f8(comm_t *_swig_go_0) {
+intgo _wrap_comm_revoke_capi_0ed364253aba67eb(comm_t *_swig_go_0) {
   comm_t *arg1 = (comm_t *) 0 ;
   comm_status_t result;
   intgo _swig_go_result;
@@ -1203,7 +1203,7 @@ intgo _wrap_comm_revoke_capi_c70da48e512180f8(comm_t *_swig_go_0) {
 }
 
 
-intgo _wrap_comm_rank_capi_c70da48e512180f8(int *_swig_go_0, comm_t *_swig_go_1) {
+intgo _wrap_comm_rank_capi_0ed364253aba67eb(int *_swig_go_0, comm_t *_swig_go_1) {
   int *arg1 = (int *) 0 ;
   comm_t *arg2 = (comm_t *) 0 ;
   comm_status_t result;
@@ -1218,7 +1218,7 @@ intgo _wrap_comm_rank_capi_c70da48e512180f8(int *_swig_go_0, comm_t *_swig_go_1)
 }
 
 
-intgo _wrap_comm_size_capi_c70da48e512180f8(int *_swig_go_0, comm_t *_swig_go_1) {
+intgo _wrap_comm_size_capi_0ed364253aba67eb(int *_swig_go_0, comm_t *_swig_go_1) {
   int *arg1 = (int *) 0 ;
   comm_t *arg2 = (comm_t *) 0 ;
   comm_status_t result;
@@ -1233,7 +1233,7 @@ intgo _wrap_comm_size_capi_c70da48e512180f8(int *_swig_go_0, comm_t *_swig_go_1)
 }
 
 
-intgo _wrap_comm_local_rank_capi_c70da48e512180f8(int *_swig_go_0, comm_t *_swig_go_1) {
+intgo _wrap_comm_local_rank_capi_0ed364253aba67eb(int *_swig_go_0, comm_t *_swig_go_1) {
   int *arg1 = (int *) 0 ;
   comm_t *arg2 = (comm_t *) 0 ;
   comm_status_t result;
@@ -1248,7 +1248,7 @@ intgo _wrap_comm_local_rank_capi_c70da48e512180f8(int *_swig_go_0, comm_t *_swig
 }
 
 
-intgo _wrap_comm_local_size_capi_c70da48e512180f8(int *_swig_go_0, comm_t *_swig_go_1) {
+intgo _wrap_comm_local_size_capi_0ed364253aba67eb(int *_swig_go_0, comm_t *_swig_go_1) {
   int *arg1 = (int *) 0 ;
   comm_t *arg2 = (comm_t *) 0 ;
   comm_status_t result;
@@ -1263,7 +1263,7 @@ intgo _wrap_comm_local_size_capi_c70da48e512180f8(int *_swig_go_0, comm_t *_swig
 }
 
 
-intgo _wrap_comm_node_count_capi_c70da48e512180f8(int *_swig_go_0, comm_t *_swig_go_1) {
+intgo _wrap_comm_node_count_capi_0ed364253aba67eb(int *_swig_go_0, comm_t *_swig_go_1) {
   int *arg1 = (int *) 0 ;
   comm_t *arg2 = (comm_t *) 0 ;
   comm_status_t result;
@@ -1278,7 +1278,7 @@ intgo _wrap_comm_node_count_capi_c70da48e512180f8(int *_swig_go_0, comm_t *_swig
 }
 
 
-intgo _wrap_comm_node_id_capi_c70da48e512180f8(int *_swig_go_0, comm_t *_swig_go_1) {
+intgo _wrap_comm_node_id_capi_0ed364253aba67eb(int *_swig_go_0, comm_t *_swig_go_1) {
   int *arg1 = (int *) 0 ;
   comm_t *arg2 = (comm_t *) 0 ;
   comm_status_t result;
@@ -1293,7 +1293,7 @@ intgo _wrap_comm_node_id_capi_c70da48e512180f8(int *_swig_go_0, comm_t *_swig_go
 }
 
 
-intgo _wrap_comm_timeout_capi_c70da48e512180f8(long long *_swig_go_0, comm_t *_swig_go_1) {
+intgo _wrap_comm_timeout_capi_0ed364253aba67eb(long long *_swig_go_0, comm_t *_swig_go_1) {
   int64_t *arg1 = (int64_t *) 0 ;
   comm_t *arg2 = (comm_t *) 0 ;
   comm_status_t result;
@@ -1308,7 +1308,7 @@ intgo _wrap_comm_timeout_capi_c70da48e512180f8(long long *_swig_go_0, comm_t *_s
 }
 
 
-intgo _wrap_comm_failed_rank_capi_c70da48e512180f8(int *_swig_go_0, comm_t *_swig_go_1) {
+intgo _wrap_comm_failed_rank_capi_0ed364253aba67eb(int *_swig_go_0, comm_t *_swig_go_1) {
   int *arg1 = (int *) 0 ;
   comm_t *arg2 = (comm_t *) 0 ;
   comm_status_t result;
@@ -1323,7 +1323,73 @@ intgo _wrap_comm_failed_rank_capi_c70da48e512180f8(int *_swig_go_0, comm_t *_swi
 }
 
 
-intgo _wrap_comm_set_timeout_capi_c70da48e512180f8(comm_t *_swig_go_0, long long _swig_go_1) {
+intgo _wrap_comm_failed_ranks_capi_0ed364253aba67eb(int *_swig_go_0, int *_swig_go_1, intgo _swig_go_2, comm_t *_swig_go_3) {
+  int *arg1 = (int *) 0 ;
+  int *arg2 = (int *) 0 ;
+  int arg3 ;
+  comm_t *arg4 = (comm_t *) 0 ;
+  comm_status_t result;
+  intgo _swig_go_result;
+  
+  arg1 = (int *)_swig_go_0; 
+  arg2 = (int *)_swig_go_1; 
+  arg3 = (int)_swig_go_2; 
+  arg4 = (comm_t *)_swig_go_3; 
+  
+  result = (comm_status_t)comm_failed_ranks(arg1,arg2,arg3,(struct comm_communicator const *)arg4);
+  _swig_go_result = (intgo)result; 
+  return _swig_go_result;
+}
+
+
+intgo _wrap_comm_agree_capi_0ed364253aba67eb(int *_swig_go_0, int *_swig_go_1, int *_swig_go_2, intgo _swig_go_3, comm_t *_swig_go_4) {
+  uint32_t *arg1 = (uint32_t *) 0 ;
+  int *arg2 = (int *) 0 ;
+  int *arg3 = (int *) 0 ;
+  int arg4 ;
+  comm_t *arg5 = (comm_t *) 0 ;
+  comm_status_t result;
+  intgo _swig_go_result;
+  
+  arg1 = (uint32_t *)_swig_go_0; 
+  arg2 = (int *)_swig_go_1; 
+  arg3 = (int *)_swig_go_2; 
+  arg4 = (int)_swig_go_3; 
+  arg5 = (comm_t *)_swig_go_4; 
+  
+  result = (comm_status_t)comm_agree(arg1,arg2,arg3,arg4,arg5);
+  _swig_go_result = (intgo)result; 
+  return _swig_go_result;
+}
+
+
+intgo _wrap_comm_shrink_capi_0ed364253aba67eb(comm_t **_swig_go_0, comm_t *_swig_go_1, _gostring_ _swig_go_2) {
+  comm_t **arg1 = (comm_t **) 0 ;
+  comm_t *arg2 = (comm_t *) 0 ;
+  char *arg3 = (char *) 0 ;
+  comm_status_t result;
+  intgo _swig_go_result;
+  
+  arg1 = (comm_t **)_swig_go_0; 
+  arg2 = (comm_t *)_swig_go_1; 
+  
+  arg3 = NULL;
+  if (_swig_go_2.n > 0) {
+    arg3 = (char *)malloc((size_t)_swig_go_2.n + 1);
+    if (arg3 == NULL) return COMM_ERR_NO_MEMORY;
+    memcpy((char *)arg3, _swig_go_2.p, (size_t)_swig_go_2.n);
+    ((char *)arg3)[_swig_go_2.n] = '\0';
+  }
+  
+  
+  result = (comm_status_t)comm_shrink(arg1,arg2,(char const *)arg3);
+  _swig_go_result = (intgo)result; 
+  free((char *)arg3); 
+  return _swig_go_result;
+}
+
+
+intgo _wrap_comm_set_timeout_capi_0ed364253aba67eb(comm_t *_swig_go_0, long long _swig_go_1) {
   comm_t *arg1 = (comm_t *) 0 ;
   int64_t arg2 ;
   comm_status_t result;
@@ -1338,7 +1404,7 @@ intgo _wrap_comm_set_timeout_capi_c70da48e512180f8(comm_t *_swig_go_0, long long
 }
 
 
-intgo _wrap_comm_set_stream_capi_c70da48e512180f8(comm_t *_swig_go_0, void *_swig_go_1) {
+intgo _wrap_comm_set_stream_capi_0ed364253aba67eb(comm_t *_swig_go_0, void *_swig_go_1) {
   comm_t *arg1 = (comm_t *) 0 ;
   void *arg2 = (void *) 0 ;
   comm_status_t result;
@@ -1353,7 +1419,7 @@ intgo _wrap_comm_set_stream_capi_c70da48e512180f8(comm_t *_swig_go_0, void *_swi
 }
 
 
-intgo _wrap_comm_stream_capi_c70da48e512180f8(void **_swig_go_0, comm_t *_swig_go_1) {
+intgo _wrap_comm_stream_capi_0ed364253aba67eb(void **_swig_go_0, comm_t *_swig_go_1) {
   void **arg1 = (void **) 0 ;
   comm_t *arg2 = (comm_t *) 0 ;
   comm_status_t result;
@@ -1368,7 +1434,7 @@ intgo _wrap_comm_stream_capi_c70da48e512180f8(void **_swig_go_0, comm_t *_swig_g
 }
 
 
-intgo _wrap_COMM_UNDEFINED_capi_c70da48e512180f8() {
+intgo _wrap_COMM_UNDEFINED_capi_0ed364253aba67eb() {
   int result;
   intgo _swig_go_result;
   
@@ -1379,7 +1445,7 @@ intgo _wrap_COMM_UNDEFINED_capi_c70da48e512180f8() {
 }
 
 
-intgo _wrap_comm_group_create_capi_c70da48e512180f8(comm_t **_swig_go_0, comm_t *_swig_go_1, intgo _swig_go_2, int *_swig_go_3, _gostring_ _swig_go_4) {
+intgo _wrap_comm_group_create_capi_0ed364253aba67eb(comm_t **_swig_go_0, comm_t *_swig_go_1, intgo _swig_go_2, int *_swig_go_3, _gostring_ _swig_go_4) {
   comm_t **arg1 = (comm_t **) 0 ;
   comm_t *arg2 = (comm_t *) 0 ;
   int arg3 ;
@@ -1409,7 +1475,7 @@ intgo _wrap_comm_group_create_capi_c70da48e512180f8(comm_t **_swig_go_0, comm_t 
 }
 
 
-intgo _wrap_comm_split_capi_c70da48e512180f8(comm_t **_swig_go_0, comm_t *_swig_go_1, intgo _swig_go_2, intgo _swig_go_3, _gostring_ _swig_go_4) {
+intgo _wrap_comm_split_capi_0ed364253aba67eb(comm_t **_swig_go_0, comm_t *_swig_go_1, intgo _swig_go_2, intgo _swig_go_3, _gostring_ _swig_go_4) {
   comm_t **arg1 = (comm_t **) 0 ;
   comm_t *arg2 = (comm_t *) 0 ;
   int arg3 ;
@@ -1439,7 +1505,7 @@ intgo _wrap_comm_split_capi_c70da48e512180f8(comm_t **_swig_go_0, comm_t *_swig_
 }
 
 
-intgo _wrap_comm_split_by_node_capi_c70da48e512180f8(comm_t **_swig_go_0, comm_t *_swig_go_1, _gostring_ _swig_go_2) {
+intgo _wrap_comm_split_by_node_capi_0ed364253aba67eb(comm_t **_swig_go_0, comm_t *_swig_go_1, _gostring_ _swig_go_2) {
   comm_t **arg1 = (comm_t **) 0 ;
   comm_t *arg2 = (comm_t *) 0 ;
   char *arg3 = (char *) 0 ;
@@ -1465,7 +1531,7 @@ intgo _wrap_comm_split_by_node_capi_c70da48e512180f8(comm_t **_swig_go_0, comm_t
 }
 
 
-intgo _wrap_comm_rank_to_world_capi_c70da48e512180f8(int *_swig_go_0, comm_t *_swig_go_1, intgo _swig_go_2) {
+intgo _wrap_comm_rank_to_world_capi_0ed364253aba67eb(int *_swig_go_0, comm_t *_swig_go_1, intgo _swig_go_2) {
   int *arg1 = (int *) 0 ;
   comm_t *arg2 = (comm_t *) 0 ;
   int arg3 ;
@@ -1482,7 +1548,7 @@ intgo _wrap_comm_rank_to_world_capi_c70da48e512180f8(int *_swig_go_0, comm_t *_s
 }
 
 
-intgo _wrap_comm_rank_from_world_capi_c70da48e512180f8(int *_swig_go_0, comm_t *_swig_go_1, intgo _swig_go_2) {
+intgo _wrap_comm_rank_from_world_capi_0ed364253aba67eb(int *_swig_go_0, comm_t *_swig_go_1, intgo _swig_go_2) {
   int *arg1 = (int *) 0 ;
   comm_t *arg2 = (comm_t *) 0 ;
   int arg3 ;
@@ -1499,7 +1565,7 @@ intgo _wrap_comm_rank_from_world_capi_c70da48e512180f8(int *_swig_go_0, comm_t *
 }
 
 
-intgo _wrap_COMM_TIMEOUT_DEFAULT_capi_c70da48e512180f8() {
+intgo _wrap_COMM_TIMEOUT_DEFAULT_capi_0ed364253aba67eb() {
   int result;
   intgo _swig_go_result;
   
@@ -1510,7 +1576,7 @@ intgo _wrap_COMM_TIMEOUT_DEFAULT_capi_c70da48e512180f8() {
 }
 
 
-intgo _wrap_comm_handle_wait_capi_c70da48e512180f8(comm_handle_t *_swig_go_0, long long _swig_go_1) {
+intgo _wrap_comm_handle_wait_capi_0ed364253aba67eb(comm_handle_t *_swig_go_0, long long _swig_go_1) {
   comm_handle_t *arg1 = (comm_handle_t *) 0 ;
   int64_t arg2 ;
   comm_status_t result;
@@ -1525,7 +1591,7 @@ intgo _wrap_comm_handle_wait_capi_c70da48e512180f8(comm_handle_t *_swig_go_0, lo
 }
 
 
-intgo _wrap_comm_handle_test_capi_c70da48e512180f8(comm_handle_t *_swig_go_0) {
+intgo _wrap_comm_handle_test_capi_0ed364253aba67eb(comm_handle_t *_swig_go_0) {
   comm_handle_t *arg1 = (comm_handle_t *) 0 ;
   comm_status_t result;
   intgo _swig_go_result;
@@ -1538,7 +1604,7 @@ intgo _wrap_comm_handle_test_capi_c70da48e512180f8(comm_handle_t *_swig_go_0) {
 }
 
 
-intgo _wrap_comm_handle_destroy_capi_c70da48e512180f8(comm_handle_t *_swig_go_0) {
+intgo _wrap_comm_handle_destroy_capi_0ed364253aba67eb(comm_handle_t *_swig_go_0) {
   comm_handle_t *arg1 = (comm_handle_t *) 0 ;
   comm_status_t result;
   intgo _swig_go_result;
@@ -1551,7 +1617,7 @@ intgo _wrap_comm_handle_destroy_capi_c70da48e512180f8(comm_handle_t *_swig_go_0)
 }
 
 
-intgo _wrap_comm_send_capi_c70da48e512180f8(comm_t *_swig_go_0, comm_tensor_t *_swig_go_1, intgo _swig_go_2, intgo _swig_go_3, comm_handle_t **_swig_go_4) {
+intgo _wrap_comm_send_capi_0ed364253aba67eb(comm_t *_swig_go_0, comm_tensor_t *_swig_go_1, intgo _swig_go_2, intgo _swig_go_3, comm_handle_t **_swig_go_4) {
   comm_t *arg1 = (comm_t *) 0 ;
   comm_tensor_t *arg2 = (comm_tensor_t *) 0 ;
   int arg3 ;
@@ -1572,7 +1638,7 @@ intgo _wrap_comm_send_capi_c70da48e512180f8(comm_t *_swig_go_0, comm_tensor_t *_
 }
 
 
-intgo _wrap_comm_recv_capi_c70da48e512180f8(comm_t *_swig_go_0, comm_tensor_t *_swig_go_1, intgo _swig_go_2, intgo _swig_go_3, comm_handle_t **_swig_go_4) {
+intgo _wrap_comm_recv_capi_0ed364253aba67eb(comm_t *_swig_go_0, comm_tensor_t *_swig_go_1, intgo _swig_go_2, intgo _swig_go_3, comm_handle_t **_swig_go_4) {
   comm_t *arg1 = (comm_t *) 0 ;
   comm_tensor_t *arg2 = (comm_tensor_t *) 0 ;
   int arg3 ;
@@ -1593,7 +1659,7 @@ intgo _wrap_comm_recv_capi_c70da48e512180f8(comm_t *_swig_go_0, comm_tensor_t *_
 }
 
 
-intgo _wrap_comm_batch_create_capi_c70da48e512180f8(comm_batch_t **_swig_go_0) {
+intgo _wrap_comm_batch_create_capi_0ed364253aba67eb(comm_batch_t **_swig_go_0) {
   comm_batch_t **arg1 = (comm_batch_t **) 0 ;
   comm_status_t result;
   intgo _swig_go_result;
@@ -1606,7 +1672,7 @@ intgo _wrap_comm_batch_create_capi_c70da48e512180f8(comm_batch_t **_swig_go_0) {
 }
 
 
-intgo _wrap_comm_batch_destroy_capi_c70da48e512180f8(comm_batch_t *_swig_go_0) {
+intgo _wrap_comm_batch_destroy_capi_0ed364253aba67eb(comm_batch_t *_swig_go_0) {
   comm_batch_t *arg1 = (comm_batch_t *) 0 ;
   comm_status_t result;
   intgo _swig_go_result;
@@ -1619,7 +1685,7 @@ intgo _wrap_comm_batch_destroy_capi_c70da48e512180f8(comm_batch_t *_swig_go_0) {
 }
 
 
-intgo _wrap_comm_batch_add_send_capi_c70da48e512180f8(comm_batch_t *_swig_go_0, comm_tensor_t *_swig_go_1, intgo _swig_go_2, intgo _swig_go_3) {
+intgo _wrap_comm_batch_add_send_capi_0ed364253aba67eb(comm_batch_t *_swig_go_0, comm_tensor_t *_swig_go_1, intgo _swig_go_2, intgo _swig_go_3) {
   comm_batch_t *arg1 = (comm_batch_t *) 0 ;
   comm_tensor_t *arg2 = (comm_tensor_t *) 0 ;
   int arg3 ;
@@ -1638,7 +1704,7 @@ intgo _wrap_comm_batch_add_send_capi_c70da48e512180f8(comm_batch_t *_swig_go_0, 
 }
 
 
-intgo _wrap_comm_batch_add_recv_capi_c70da48e512180f8(comm_batch_t *_swig_go_0, comm_tensor_t *_swig_go_1, intgo _swig_go_2, intgo _swig_go_3) {
+intgo _wrap_comm_batch_add_recv_capi_0ed364253aba67eb(comm_batch_t *_swig_go_0, comm_tensor_t *_swig_go_1, intgo _swig_go_2, intgo _swig_go_3) {
   comm_batch_t *arg1 = (comm_batch_t *) 0 ;
   comm_tensor_t *arg2 = (comm_tensor_t *) 0 ;
   int arg3 ;
@@ -1657,7 +1723,7 @@ intgo _wrap_comm_batch_add_recv_capi_c70da48e512180f8(comm_batch_t *_swig_go_0, 
 }
 
 
-intgo _wrap_comm_batch_start_capi_c70da48e512180f8(comm_t *_swig_go_0, comm_batch_t *_swig_go_1, comm_handle_t **_swig_go_2) {
+intgo _wrap_comm_batch_start_capi_0ed364253aba67eb(comm_t *_swig_go_0, comm_batch_t *_swig_go_1, comm_handle_t **_swig_go_2) {
   comm_t *arg1 = (comm_t *) 0 ;
   comm_batch_t *arg2 = (comm_batch_t *) 0 ;
   comm_handle_t **arg3 = (comm_handle_t **) 0 ;
@@ -1674,7 +1740,7 @@ intgo _wrap_comm_batch_start_capi_c70da48e512180f8(comm_t *_swig_go_0, comm_batc
 }
 
 
-intgo _wrap_comm_barrier_capi_c70da48e512180f8(comm_t *_swig_go_0, comm_handle_t **_swig_go_1) {
+intgo _wrap_comm_barrier_capi_0ed364253aba67eb(comm_t *_swig_go_0, comm_handle_t **_swig_go_1) {
   comm_t *arg1 = (comm_t *) 0 ;
   comm_handle_t **arg2 = (comm_handle_t **) 0 ;
   comm_status_t result;
@@ -1689,7 +1755,7 @@ intgo _wrap_comm_barrier_capi_c70da48e512180f8(comm_t *_swig_go_0, comm_handle_t
 }
 
 
-intgo _wrap_comm_all_reduce_capi_c70da48e512180f8(comm_t *_swig_go_0, comm_tensor_t *_swig_go_1, comm_tensor_t *_swig_go_2, intgo _swig_go_3, comm_handle_t **_swig_go_4) {
+intgo _wrap_comm_all_reduce_capi_0ed364253aba67eb(comm_t *_swig_go_0, comm_tensor_t *_swig_go_1, comm_tensor_t *_swig_go_2, intgo _swig_go_3, comm_handle_t **_swig_go_4) {
   comm_t *arg1 = (comm_t *) 0 ;
   comm_tensor_t *arg2 = (comm_tensor_t *) 0 ;
   comm_tensor_t *arg3 = (comm_tensor_t *) 0 ;
@@ -1710,7 +1776,7 @@ intgo _wrap_comm_all_reduce_capi_c70da48e512180f8(comm_t *_swig_go_0, comm_tenso
 }
 
 
-intgo _wrap_comm_reduce_capi_c70da48e512180f8(comm_t *_swig_go_0, comm_tensor_t *_swig_go_1, comm_tensor_t *_swig_go_2, intgo _swig_go_3, intgo _swig_go_4, comm_handle_t **_swig_go_5) {
+intgo _wrap_comm_reduce_capi_0ed364253aba67eb(comm_t *_swig_go_0, comm_tensor_t *_swig_go_1, comm_tensor_t *_swig_go_2, intgo _swig_go_3, intgo _swig_go_4, comm_handle_t **_swig_go_5) {
   comm_t *arg1 = (comm_t *) 0 ;
   comm_tensor_t *arg2 = (comm_tensor_t *) 0 ;
   comm_tensor_t *arg3 = (comm_tensor_t *) 0 ;
@@ -1733,7 +1799,7 @@ intgo _wrap_comm_reduce_capi_c70da48e512180f8(comm_t *_swig_go_0, comm_tensor_t 
 }
 
 
-intgo _wrap_comm_broadcast_capi_c70da48e512180f8(comm_t *_swig_go_0, comm_tensor_t *_swig_go_1, comm_tensor_t *_swig_go_2, intgo _swig_go_3, comm_handle_t **_swig_go_4) {
+intgo _wrap_comm_broadcast_capi_0ed364253aba67eb(comm_t *_swig_go_0, comm_tensor_t *_swig_go_1, comm_tensor_t *_swig_go_2, intgo _swig_go_3, comm_handle_t **_swig_go_4) {
   comm_t *arg1 = (comm_t *) 0 ;
   comm_tensor_t *arg2 = (comm_tensor_t *) 0 ;
   comm_tensor_t *arg3 = (comm_tensor_t *) 0 ;
@@ -1754,7 +1820,7 @@ intgo _wrap_comm_broadcast_capi_c70da48e512180f8(comm_t *_swig_go_0, comm_tensor
 }
 
 
-intgo _wrap_comm_all_gather_capi_c70da48e512180f8(comm_t *_swig_go_0, comm_tensor_t *_swig_go_1, comm_tensor_t *_swig_go_2, comm_handle_t **_swig_go_3) {
+intgo _wrap_comm_all_gather_capi_0ed364253aba67eb(comm_t *_swig_go_0, comm_tensor_t *_swig_go_1, comm_tensor_t *_swig_go_2, comm_handle_t **_swig_go_3) {
   comm_t *arg1 = (comm_t *) 0 ;
   comm_tensor_t *arg2 = (comm_tensor_t *) 0 ;
   comm_tensor_t *arg3 = (comm_tensor_t *) 0 ;
@@ -1773,7 +1839,7 @@ intgo _wrap_comm_all_gather_capi_c70da48e512180f8(comm_t *_swig_go_0, comm_tenso
 }
 
 
-intgo _wrap_comm_reduce_scatter_capi_c70da48e512180f8(comm_t *_swig_go_0, comm_tensor_t *_swig_go_1, comm_tensor_t *_swig_go_2, intgo _swig_go_3, comm_handle_t **_swig_go_4) {
+intgo _wrap_comm_reduce_scatter_capi_0ed364253aba67eb(comm_t *_swig_go_0, comm_tensor_t *_swig_go_1, comm_tensor_t *_swig_go_2, intgo _swig_go_3, comm_handle_t **_swig_go_4) {
   comm_t *arg1 = (comm_t *) 0 ;
   comm_tensor_t *arg2 = (comm_tensor_t *) 0 ;
   comm_tensor_t *arg3 = (comm_tensor_t *) 0 ;
@@ -1794,7 +1860,7 @@ intgo _wrap_comm_reduce_scatter_capi_c70da48e512180f8(comm_t *_swig_go_0, comm_t
 }
 
 
-intgo _wrap_comm_gather_capi_c70da48e512180f8(comm_t *_swig_go_0, comm_tensor_t *_swig_go_1, comm_tensor_t *_swig_go_2, intgo _swig_go_3, comm_handle_t **_swig_go_4) {
+intgo _wrap_comm_gather_capi_0ed364253aba67eb(comm_t *_swig_go_0, comm_tensor_t *_swig_go_1, comm_tensor_t *_swig_go_2, intgo _swig_go_3, comm_handle_t **_swig_go_4) {
   comm_t *arg1 = (comm_t *) 0 ;
   comm_tensor_t *arg2 = (comm_tensor_t *) 0 ;
   comm_tensor_t *arg3 = (comm_tensor_t *) 0 ;
@@ -1815,7 +1881,7 @@ intgo _wrap_comm_gather_capi_c70da48e512180f8(comm_t *_swig_go_0, comm_tensor_t 
 }
 
 
-intgo _wrap_comm_scatter_capi_c70da48e512180f8(comm_t *_swig_go_0, comm_tensor_t *_swig_go_1, comm_tensor_t *_swig_go_2, intgo _swig_go_3, comm_handle_t **_swig_go_4) {
+intgo _wrap_comm_scatter_capi_0ed364253aba67eb(comm_t *_swig_go_0, comm_tensor_t *_swig_go_1, comm_tensor_t *_swig_go_2, intgo _swig_go_3, comm_handle_t **_swig_go_4) {
   comm_t *arg1 = (comm_t *) 0 ;
   comm_tensor_t *arg2 = (comm_tensor_t *) 0 ;
   comm_tensor_t *arg3 = (comm_tensor_t *) 0 ;
@@ -1836,7 +1902,7 @@ intgo _wrap_comm_scatter_capi_c70da48e512180f8(comm_t *_swig_go_0, comm_tensor_t
 }
 
 
-intgo _wrap_comm_all_to_all_single_capi_c70da48e512180f8(comm_t *_swig_go_0, comm_tensor_t *_swig_go_1, comm_tensor_t *_swig_go_2, long long *_swig_go_3, long long *_swig_go_4, comm_handle_t **_swig_go_5) {
+intgo _wrap_comm_all_to_all_single_capi_0ed364253aba67eb(comm_t *_swig_go_0, comm_tensor_t *_swig_go_1, comm_tensor_t *_swig_go_2, long long *_swig_go_3, long long *_swig_go_4, comm_handle_t **_swig_go_5) {
   comm_t *arg1 = (comm_t *) 0 ;
   comm_tensor_t *arg2 = (comm_tensor_t *) 0 ;
   comm_tensor_t *arg3 = (comm_tensor_t *) 0 ;
@@ -1859,7 +1925,7 @@ intgo _wrap_comm_all_to_all_single_capi_c70da48e512180f8(comm_t *_swig_go_0, com
 }
 
 
-intgo _wrap_comm_all_to_all_capi_c70da48e512180f8(comm_t *_swig_go_0, intgo _swig_go_1, comm_tensor_t **_swig_go_2, intgo _swig_go_3, comm_tensor_t **_swig_go_4, comm_handle_t **_swig_go_5) {
+intgo _wrap_comm_all_to_all_capi_0ed364253aba67eb(comm_t *_swig_go_0, intgo _swig_go_1, comm_tensor_t **_swig_go_2, intgo _swig_go_3, comm_tensor_t **_swig_go_4, comm_handle_t **_swig_go_5) {
   comm_t *arg1 = (comm_t *) 0 ;
   int arg2 ;
   comm_tensor_t **arg3 = (comm_tensor_t **) 0 ;
@@ -1882,7 +1948,7 @@ intgo _wrap_comm_all_to_all_capi_c70da48e512180f8(comm_t *_swig_go_0, intgo _swi
 }
 
 
-intgo _wrap_comm_all_gather_v_capi_c70da48e512180f8(comm_t *_swig_go_0, comm_tensor_t *_swig_go_1, comm_tensor_t *_swig_go_2, long long *_swig_go_3, comm_handle_t **_swig_go_4) {
+intgo _wrap_comm_all_gather_v_capi_0ed364253aba67eb(comm_t *_swig_go_0, comm_tensor_t *_swig_go_1, comm_tensor_t *_swig_go_2, long long *_swig_go_3, comm_handle_t **_swig_go_4) {
   comm_t *arg1 = (comm_t *) 0 ;
   comm_tensor_t *arg2 = (comm_tensor_t *) 0 ;
   comm_tensor_t *arg3 = (comm_tensor_t *) 0 ;
@@ -1903,7 +1969,7 @@ intgo _wrap_comm_all_gather_v_capi_c70da48e512180f8(comm_t *_swig_go_0, comm_ten
 }
 
 
-intgo _wrap_comm_reduce_scatter_v_capi_c70da48e512180f8(comm_t *_swig_go_0, comm_tensor_t *_swig_go_1, comm_tensor_t *_swig_go_2, long long *_swig_go_3, intgo _swig_go_4, comm_handle_t **_swig_go_5) {
+intgo _wrap_comm_reduce_scatter_v_capi_0ed364253aba67eb(comm_t *_swig_go_0, comm_tensor_t *_swig_go_1, comm_tensor_t *_swig_go_2, long long *_swig_go_3, intgo _swig_go_4, comm_handle_t **_swig_go_5) {
   comm_t *arg1 = (comm_t *) 0 ;
   comm_tensor_t *arg2 = (comm_tensor_t *) 0 ;
   comm_tensor_t *arg3 = (comm_tensor_t *) 0 ;
@@ -1926,7 +1992,7 @@ intgo _wrap_comm_reduce_scatter_v_capi_c70da48e512180f8(comm_t *_swig_go_0, comm
 }
 
 
-intgo _wrap_comm_gather_v_capi_c70da48e512180f8(comm_t *_swig_go_0, comm_tensor_t *_swig_go_1, comm_tensor_t *_swig_go_2, long long *_swig_go_3, intgo _swig_go_4, comm_handle_t **_swig_go_5) {
+intgo _wrap_comm_gather_v_capi_0ed364253aba67eb(comm_t *_swig_go_0, comm_tensor_t *_swig_go_1, comm_tensor_t *_swig_go_2, long long *_swig_go_3, intgo _swig_go_4, comm_handle_t **_swig_go_5) {
   comm_t *arg1 = (comm_t *) 0 ;
   comm_tensor_t *arg2 = (comm_tensor_t *) 0 ;
   comm_tensor_t *arg3 = (comm_tensor_t *) 0 ;
@@ -1949,7 +2015,7 @@ intgo _wrap_comm_gather_v_capi_c70da48e512180f8(comm_t *_swig_go_0, comm_tensor_
 }
 
 
-intgo _wrap_comm_scatter_v_capi_c70da48e512180f8(comm_t *_swig_go_0, comm_tensor_t *_swig_go_1, comm_tensor_t *_swig_go_2, long long *_swig_go_3, intgo _swig_go_4, comm_handle_t **_swig_go_5) {
+intgo _wrap_comm_scatter_v_capi_0ed364253aba67eb(comm_t *_swig_go_0, comm_tensor_t *_swig_go_1, comm_tensor_t *_swig_go_2, long long *_swig_go_3, intgo _swig_go_4, comm_handle_t **_swig_go_5) {
   comm_t *arg1 = (comm_t *) 0 ;
   comm_tensor_t *arg2 = (comm_tensor_t *) 0 ;
   comm_tensor_t *arg3 = (comm_tensor_t *) 0 ;
@@ -1972,7 +2038,7 @@ intgo _wrap_comm_scatter_v_capi_c70da48e512180f8(comm_t *_swig_go_0, comm_tensor
 }
 
 
-intgo _wrap_comm_go_all_reduce_capi_c70da48e512180f8(comm_t *_swig_go_0, void *_swig_go_1, long long _swig_go_2, intgo _swig_go_3, void *_swig_go_4, long long _swig_go_5, intgo _swig_go_6, intgo _swig_go_7, intgo _swig_go_8, comm_handle_t **_swig_go_9) {
+intgo _wrap_comm_go_all_reduce_capi_0ed364253aba67eb(comm_t *_swig_go_0, void *_swig_go_1, long long _swig_go_2, intgo _swig_go_3, void *_swig_go_4, long long _swig_go_5, intgo _swig_go_6, intgo _swig_go_7, intgo _swig_go_8, comm_handle_t **_swig_go_9) {
   comm_t *arg1 = (comm_t *) 0 ;
   void *arg2 = (void *) 0 ;
   int64_t arg3 ;
@@ -2003,7 +2069,7 @@ intgo _wrap_comm_go_all_reduce_capi_c70da48e512180f8(comm_t *_swig_go_0, void *_
 }
 
 
-intgo _wrap_comm_go_reduce_capi_c70da48e512180f8(comm_t *_swig_go_0, void *_swig_go_1, long long _swig_go_2, intgo _swig_go_3, void *_swig_go_4, long long _swig_go_5, intgo _swig_go_6, intgo _swig_go_7, intgo _swig_go_8, intgo _swig_go_9, comm_handle_t **_swig_go_10) {
+intgo _wrap_comm_go_reduce_capi_0ed364253aba67eb(comm_t *_swig_go_0, void *_swig_go_1, long long _swig_go_2, intgo _swig_go_3, void *_swig_go_4, long long _swig_go_5, intgo _swig_go_6, intgo _swig_go_7, intgo _swig_go_8, intgo _swig_go_9, comm_handle_t **_swig_go_10) {
   comm_t *arg1 = (comm_t *) 0 ;
   void *arg2 = (void *) 0 ;
   int64_t arg3 ;
@@ -2036,7 +2102,7 @@ intgo _wrap_comm_go_reduce_capi_c70da48e512180f8(comm_t *_swig_go_0, void *_swig
 }
 
 
-intgo _wrap_comm_go_broadcast_capi_c70da48e512180f8(comm_t *_swig_go_0, void *_swig_go_1, long long _swig_go_2, intgo _swig_go_3, void *_swig_go_4, long long _swig_go_5, intgo _swig_go_6, intgo _swig_go_7, intgo _swig_go_8, comm_handle_t **_swig_go_9) {
+intgo _wrap_comm_go_broadcast_capi_0ed364253aba67eb(comm_t *_swig_go_0, void *_swig_go_1, long long _swig_go_2, intgo _swig_go_3, void *_swig_go_4, long long _swig_go_5, intgo _swig_go_6, intgo _swig_go_7, intgo _swig_go_8, comm_handle_t **_swig_go_9) {
   comm_t *arg1 = (comm_t *) 0 ;
   void *arg2 = (void *) 0 ;
   int64_t arg3 ;
@@ -2067,7 +2133,7 @@ intgo _wrap_comm_go_broadcast_capi_c70da48e512180f8(comm_t *_swig_go_0, void *_s
 }
 
 
-intgo _wrap_comm_go_all_gather_capi_c70da48e512180f8(comm_t *_swig_go_0, void *_swig_go_1, long long _swig_go_2, intgo _swig_go_3, void *_swig_go_4, long long _swig_go_5, intgo _swig_go_6, intgo _swig_go_7, comm_handle_t **_swig_go_8) {
+intgo _wrap_comm_go_all_gather_capi_0ed364253aba67eb(comm_t *_swig_go_0, void *_swig_go_1, long long _swig_go_2, intgo _swig_go_3, void *_swig_go_4, long long _swig_go_5, intgo _swig_go_6, intgo _swig_go_7, comm_handle_t **_swig_go_8) {
   comm_t *arg1 = (comm_t *) 0 ;
   void *arg2 = (void *) 0 ;
   int64_t arg3 ;
@@ -2096,7 +2162,7 @@ intgo _wrap_comm_go_all_gather_capi_c70da48e512180f8(comm_t *_swig_go_0, void *_
 }
 
 
-intgo _wrap_comm_go_reduce_scatter_capi_c70da48e512180f8(comm_t *_swig_go_0, void *_swig_go_1, long long _swig_go_2, intgo _swig_go_3, void *_swig_go_4, long long _swig_go_5, intgo _swig_go_6, intgo _swig_go_7, intgo _swig_go_8, comm_handle_t **_swig_go_9) {
+intgo _wrap_comm_go_reduce_scatter_capi_0ed364253aba67eb(comm_t *_swig_go_0, void *_swig_go_1, long long _swig_go_2, intgo _swig_go_3, void *_swig_go_4, long long _swig_go_5, intgo _swig_go_6, intgo _swig_go_7, intgo _swig_go_8, comm_handle_t **_swig_go_9) {
   comm_t *arg1 = (comm_t *) 0 ;
   void *arg2 = (void *) 0 ;
   int64_t arg3 ;
@@ -2127,7 +2193,7 @@ intgo _wrap_comm_go_reduce_scatter_capi_c70da48e512180f8(comm_t *_swig_go_0, voi
 }
 
 
-intgo _wrap_comm_go_gather_capi_c70da48e512180f8(comm_t *_swig_go_0, void *_swig_go_1, long long _swig_go_2, intgo _swig_go_3, void *_swig_go_4, long long _swig_go_5, intgo _swig_go_6, intgo _swig_go_7, intgo _swig_go_8, comm_handle_t **_swig_go_9) {
+intgo _wrap_comm_go_gather_capi_0ed364253aba67eb(comm_t *_swig_go_0, void *_swig_go_1, long long _swig_go_2, intgo _swig_go_3, void *_swig_go_4, long long _swig_go_5, intgo _swig_go_6, intgo _swig_go_7, intgo _swig_go_8, comm_handle_t **_swig_go_9) {
   comm_t *arg1 = (comm_t *) 0 ;
   void *arg2 = (void *) 0 ;
   int64_t arg3 ;
@@ -2158,7 +2224,7 @@ intgo _wrap_comm_go_gather_capi_c70da48e512180f8(comm_t *_swig_go_0, void *_swig
 }
 
 
-intgo _wrap_comm_go_scatter_capi_c70da48e512180f8(comm_t *_swig_go_0, void *_swig_go_1, long long _swig_go_2, intgo _swig_go_3, void *_swig_go_4, long long _swig_go_5, intgo _swig_go_6, intgo _swig_go_7, intgo _swig_go_8, comm_handle_t **_swig_go_9) {
+intgo _wrap_comm_go_scatter_capi_0ed364253aba67eb(comm_t *_swig_go_0, void *_swig_go_1, long long _swig_go_2, intgo _swig_go_3, void *_swig_go_4, long long _swig_go_5, intgo _swig_go_6, intgo _swig_go_7, intgo _swig_go_8, comm_handle_t **_swig_go_9) {
   comm_t *arg1 = (comm_t *) 0 ;
   void *arg2 = (void *) 0 ;
   int64_t arg3 ;
@@ -2189,7 +2255,7 @@ intgo _wrap_comm_go_scatter_capi_c70da48e512180f8(comm_t *_swig_go_0, void *_swi
 }
 
 
-intgo _wrap_comm_go_all_to_all_single_capi_c70da48e512180f8(comm_t *_swig_go_0, void *_swig_go_1, long long _swig_go_2, intgo _swig_go_3, void *_swig_go_4, long long _swig_go_5, intgo _swig_go_6, intgo _swig_go_7, long long *_swig_go_8, long long *_swig_go_9, comm_handle_t **_swig_go_10) {
+intgo _wrap_comm_go_all_to_all_single_capi_0ed364253aba67eb(comm_t *_swig_go_0, void *_swig_go_1, long long _swig_go_2, intgo _swig_go_3, void *_swig_go_4, long long _swig_go_5, intgo _swig_go_6, intgo _swig_go_7, long long *_swig_go_8, long long *_swig_go_9, comm_handle_t **_swig_go_10) {
   comm_t *arg1 = (comm_t *) 0 ;
   void *arg2 = (void *) 0 ;
   int64_t arg3 ;
@@ -2222,7 +2288,7 @@ intgo _wrap_comm_go_all_to_all_single_capi_c70da48e512180f8(comm_t *_swig_go_0, 
 }
 
 
-intgo _wrap_comm_go_all_gather_v_capi_c70da48e512180f8(comm_t *_swig_go_0, void *_swig_go_1, long long _swig_go_2, intgo _swig_go_3, void *_swig_go_4, long long _swig_go_5, intgo _swig_go_6, intgo _swig_go_7, long long *_swig_go_8, comm_handle_t **_swig_go_9) {
+intgo _wrap_comm_go_all_gather_v_capi_0ed364253aba67eb(comm_t *_swig_go_0, void *_swig_go_1, long long _swig_go_2, intgo _swig_go_3, void *_swig_go_4, long long _swig_go_5, intgo _swig_go_6, intgo _swig_go_7, long long *_swig_go_8, comm_handle_t **_swig_go_9) {
   comm_t *arg1 = (comm_t *) 0 ;
   void *arg2 = (void *) 0 ;
   int64_t arg3 ;
@@ -2253,7 +2319,7 @@ intgo _wrap_comm_go_all_gather_v_capi_c70da48e512180f8(comm_t *_swig_go_0, void 
 }
 
 
-intgo _wrap_comm_go_reduce_scatter_v_capi_c70da48e512180f8(comm_t *_swig_go_0, void *_swig_go_1, long long _swig_go_2, intgo _swig_go_3, void *_swig_go_4, long long _swig_go_5, intgo _swig_go_6, intgo _swig_go_7, long long *_swig_go_8, intgo _swig_go_9, comm_handle_t **_swig_go_10) {
+intgo _wrap_comm_go_reduce_scatter_v_capi_0ed364253aba67eb(comm_t *_swig_go_0, void *_swig_go_1, long long _swig_go_2, intgo _swig_go_3, void *_swig_go_4, long long _swig_go_5, intgo _swig_go_6, intgo _swig_go_7, long long *_swig_go_8, intgo _swig_go_9, comm_handle_t **_swig_go_10) {
   comm_t *arg1 = (comm_t *) 0 ;
   void *arg2 = (void *) 0 ;
   int64_t arg3 ;
@@ -2286,7 +2352,7 @@ intgo _wrap_comm_go_reduce_scatter_v_capi_c70da48e512180f8(comm_t *_swig_go_0, v
 }
 
 
-intgo _wrap_comm_go_gather_v_capi_c70da48e512180f8(comm_t *_swig_go_0, void *_swig_go_1, long long _swig_go_2, intgo _swig_go_3, void *_swig_go_4, long long _swig_go_5, intgo _swig_go_6, intgo _swig_go_7, long long *_swig_go_8, intgo _swig_go_9, comm_handle_t **_swig_go_10) {
+intgo _wrap_comm_go_gather_v_capi_0ed364253aba67eb(comm_t *_swig_go_0, void *_swig_go_1, long long _swig_go_2, intgo _swig_go_3, void *_swig_go_4, long long _swig_go_5, intgo _swig_go_6, intgo _swig_go_7, long long *_swig_go_8, intgo _swig_go_9, comm_handle_t **_swig_go_10) {
   comm_t *arg1 = (comm_t *) 0 ;
   void *arg2 = (void *) 0 ;
   int64_t arg3 ;
@@ -2319,7 +2385,7 @@ intgo _wrap_comm_go_gather_v_capi_c70da48e512180f8(comm_t *_swig_go_0, void *_sw
 }
 
 
-intgo _wrap_comm_go_scatter_v_capi_c70da48e512180f8(comm_t *_swig_go_0, void *_swig_go_1, long long _swig_go_2, intgo _swig_go_3, void *_swig_go_4, long long _swig_go_5, intgo _swig_go_6, intgo _swig_go_7, long long *_swig_go_8, intgo _swig_go_9, comm_handle_t **_swig_go_10) {
+intgo _wrap_comm_go_scatter_v_capi_0ed364253aba67eb(comm_t *_swig_go_0, void *_swig_go_1, long long _swig_go_2, intgo _swig_go_3, void *_swig_go_4, long long _swig_go_5, intgo _swig_go_6, intgo _swig_go_7, long long *_swig_go_8, intgo _swig_go_9, comm_handle_t **_swig_go_10) {
   comm_t *arg1 = (comm_t *) 0 ;
   void *arg2 = (void *) 0 ;
   int64_t arg3 ;
@@ -2352,7 +2418,7 @@ intgo _wrap_comm_go_scatter_v_capi_c70da48e512180f8(comm_t *_swig_go_0, void *_s
 }
 
 
-intgo _wrap_comm_go_send_capi_c70da48e512180f8(comm_t *_swig_go_0, void *_swig_go_1, long long _swig_go_2, intgo _swig_go_3, intgo _swig_go_4, intgo _swig_go_5, comm_handle_t **_swig_go_6) {
+intgo _wrap_comm_go_send_capi_0ed364253aba67eb(comm_t *_swig_go_0, void *_swig_go_1, long long _swig_go_2, intgo _swig_go_3, intgo _swig_go_4, intgo _swig_go_5, comm_handle_t **_swig_go_6) {
   comm_t *arg1 = (comm_t *) 0 ;
   void *arg2 = (void *) 0 ;
   int64_t arg3 ;
@@ -2377,7 +2443,7 @@ intgo _wrap_comm_go_send_capi_c70da48e512180f8(comm_t *_swig_go_0, void *_swig_g
 }
 
 
-intgo _wrap_comm_go_recv_capi_c70da48e512180f8(comm_t *_swig_go_0, void *_swig_go_1, long long _swig_go_2, intgo _swig_go_3, intgo _swig_go_4, intgo _swig_go_5, comm_handle_t **_swig_go_6) {
+intgo _wrap_comm_go_recv_capi_0ed364253aba67eb(comm_t *_swig_go_0, void *_swig_go_1, long long _swig_go_2, intgo _swig_go_3, intgo _swig_go_4, intgo _swig_go_5, comm_handle_t **_swig_go_6) {
   comm_t *arg1 = (comm_t *) 0 ;
   void *arg2 = (void *) 0 ;
   int64_t arg3 ;

@@ -174,6 +174,82 @@ public final class Communicator implements AutoCloseable {
     return closed;
   }
 
+  // --- after a failure -----------------------------------------------------------
+
+  /**
+   * The world rank of the first failed rank this rank knows of, or -1: the
+   * rank whose end made an operation on this communicator or another of its
+   * world fail with {@link CommRemoteException}, as this rank saw it or as
+   * commrun or another rank reported it. Not collective.
+   */
+  public int failedRank() {
+    int[] out = new int[1];
+    invoke("Communicator.failedRank", null, false, handle -> CommNative.comm_failed_rank(out, comm));
+    return out[0];
+  }
+
+  /**
+   * The ranks of this communicator this rank knows to have failed, ascending.
+   * What this rank knows, not an agreement: {@link #agree} and
+   * {@link #shrink} give every live rank the same set. Not collective.
+   */
+  public int[] failedRanks() {
+    int[] count = new int[1];
+    int[] ranks = new int[size];
+    invoke("Communicator.failedRanks", null, false, handle -> CommNative.comm_failed_ranks(count, ranks, comm));
+    return Arrays.copyOf(ranks, Math.min(count[0], ranks.length));
+  }
+
+  /**
+   * Fault-tolerant agreement: every live rank calls it with its
+   * {@code flags}, and each gets the same {@link Agreement}: the bitwise AND
+   * of the flags of the ranks that took part, and the ranks that did not
+   * (the others proved them dead). It holds when ranks die during the call.
+   * Use it to decide together whether a step committed.
+   *
+   * @throws CommRevokedException on a revoked communicator: shrink it, then agree on the new one
+   * @throws CommRemoteException when the others found this rank failed and agreed without it
+   */
+  public Agreement agree(int flags) {
+    int[] value = {flags};
+    int[] count = new int[1];
+    int[] failed = new int[size];
+    invoke("Communicator.agree", null, false, handle -> CommNative.comm_agree(value, count, failed, comm));
+    return new Agreement(value[0], Arrays.copyOf(failed, Math.min(count[0], failed.length)));
+  }
+
+  /**
+   * Shrink: the live ranks agree on which ranks failed (as {@link #agree})
+   * and make a communicator of the others, renumbered in their order here.
+   * Every live rank calls it; it needs nothing from a dead rank. This
+   * communicator may be revoked (the usual way: revoke, then shrink) and is
+   * left as it was: close it after. With no failure the new communicator
+   * has every rank. It belongs to the world (which must outlive it): closing
+   * the world closes it, closing this communicator does not.
+   */
+  public Communicator shrink() {
+    return shrink(null);
+  }
+
+  /** {@link #shrink()} naming the new communicator ({@code null}: this one's name + "-shrunk"). */
+  public Communicator shrink(String name) {
+    String call = "Communicator.shrink";
+    byte[] encoded = utf8(call, "name", name);
+    long[] out = new long[1];
+    Communicator world = this;
+    while (world.parent != null) {
+      world = world.parent;
+    }
+    // Taken before this communicator's, as the world's close() takes them:
+    // the world cannot close between the shrink and the adoption.
+    world.lock.readLock().lock();
+    try {
+      return adopt(call, handle -> CommNative.comm_shrink(out, comm, encoded), out, world);
+    } finally {
+      world.lock.readLock().unlock();
+    }
+  }
+
   // --- queries -----------------------------------------------------------------
 
   public int rank() {
@@ -717,6 +793,11 @@ public final class Communicator implements AutoCloseable {
 
   /** Run a call that makes a communicator into out[0]; wrap it (null for none) as a child of this one. */
   private Communicator adopt(String call, NativeCall body, long[] out) {
+    return adopt(call, body, out, this);
+  }
+
+  /** {@link #adopt(String, NativeCall, long[])} with the new communicator a child of {@code owner}. */
+  private Communicator adopt(String call, NativeCall body, long[] out, Communicator owner) {
     lock.readLock().lock();
     try {
       ensureOpen(call);
@@ -726,12 +807,12 @@ public final class Communicator implements AutoCloseable {
       }
       Communicator child;
       try {
-        child = new Communicator(out[0], this);
+        child = new Communicator(out[0], owner);
       } catch (RuntimeException queryFailed) {
         CommNative.comm_destroy(out[0]);
         throw queryFailed;
       }
-      children.add(child);
+      owner.children.add(child);
       return child;
     } finally {
       lock.readLock().unlock();

@@ -180,6 +180,10 @@ class ErrorsTest {
     assertClosed(group::rank);
     assertClosed(group::abort);
     assertClosed(group::timeout);
+    assertClosed(group::failedRank);
+    assertClosed(group::failedRanks);
+    assertClosed(() -> group.agree(1));
+    assertClosed(group::shrink);
     assertClosed(() -> group.allReduce(new float[1], ReduceOp.SUM));
     assertClosed(unwaited::await); // closing the communicator closed it
     assertTrue(done.isDone()); // it completed before: its outcome stays
@@ -250,6 +254,29 @@ class ErrorsTest {
       assertEquals(Status.REVOKED, revoked.status());
       assertTrue(revoked.getMessage().contains(expected), revoked.getMessage());
       assertThrows(CommRevokedException.class, group::barrier);  // and every later call
+    }
+    world.barrier();
+  }
+
+  @Test
+  void agreeOnARevokedCommunicatorThrowsAndShrinkStillWorks() {
+    Communicator group = world.split(0, rank, "to-revoke").orElseThrow();
+    group.barrier(); // every rank has the group before any revokes it
+    group.revoke();
+    CommRevokedException revoked = assertThrows(CommRevokedException.class, () -> group.agree(1));
+    assertEquals(Status.REVOKED, revoked.status());
+    assertTrue(revoked.getMessage().contains("comm_agree"), revoked.getMessage());
+    Communicator shrunk = group.shrink();
+    group.close(); // the shrunk communicator is the world's, not the revoked one's
+    assertFalse(shrunk.isClosed());
+    try (shrunk) {
+      assertEquals("to-revoke-shrunk", shrunk.name());
+      assertEquals(size, shrunk.size());
+      assertEquals(rank, shrunk.rank());
+      long[] sum = {rank + 1};
+      shrunk.allReduce(sum, ReduceOp.SUM);
+      assertEquals((long) size * (size + 1) / 2, sum[0]);
+      assertEquals(1, shrunk.agree(1).flags());
     }
     world.barrier();
   }

@@ -39,6 +39,34 @@ class GroupsTest {
   }
 
   @Test
+  void failedRanksAgreeAndShrinkWithNoFailure() {
+    assertEquals(-1, world.failedRank());
+    assertArrayEquals(new int[0], world.failedRanks());
+    int expected = 0xFF;
+    for (int r = 0; r < size; ++r) {
+      expected &= ~(1 << r);
+    }
+    Agreement agreement = world.agree(~(1 << rank) & 0xFF);
+    assertEquals(expected, agreement.flags());
+    assertArrayEquals(new int[0], agreement.failedRanks());
+    assertEquals(0xFFFFFFFF, world.agree(0xFFFFFFFF).flags()); // all 32 bits travel
+    try (Communicator shrunk = world.shrink("shrunk")) {
+      assertEquals(size, shrunk.size());
+      assertEquals(rank, shrunk.rank());
+      assertEquals("shrunk", shrunk.name());
+      for (int r = 0; r < size; ++r) {
+        assertEquals(r, shrunk.toWorldRank(r));
+      }
+      long[] sum = {rank + 1};
+      shrunk.allReduce(sum, ReduceOp.SUM);
+      assertEquals((long) size * (size + 1) / 2, sum[0]);
+      assertArrayEquals(new int[0], shrunk.failedRanks());
+      assertEquals(new Agreement(expected, new int[0]), shrunk.agree(~(1 << rank) & 0xFF));
+    }
+    world.barrier();
+  }
+
+  @Test
   void splitByParityOrderedByKey() {
     // Key -rank: the group orders its ranks backwards.
     try (Communicator half = world.split(rank % 2, -rank, "parity").orElseThrow()) {
