@@ -18,10 +18,11 @@
  *    communication call returns them; an asynchronous one returns COMM_OK
  *    once started and comm_handle_wait/test return them.
  *  - On failure, a pointer out-parameter (the `**out` of a create call,
- *    comm_init, comm_split, comm_shrink, comm_name, comm_tensor_data, comm_providers and
- * comm_stream, the strings of comm_setting_info, and the `**handle` of a communication call) is set
- * to NULL when it is not NULL itself; a scalar out-parameter (an int, size or enum) is left
- * unchanged.
+ *    comm_init, comm_split, comm_shrink, comm_name, comm_tensor_data,
+ *    comm_providers and comm_stream, the strings of comm_setting_info, and
+ *    the `**handle` of a communication call) is set to NULL when it is not
+ *    NULL itself; a scalar out-parameter (an int, size or enum) is left
+ *    unchanged.
  *  - Out-parameters come first. The one exception is the optional trailing
  *    `comm_handle_t **handle` of every communication call: NULL means "block
  *    until done"; non-NULL means "return at once and hand me a handle" that
@@ -352,6 +353,8 @@ COMM_API comm_status_t comm_setting_info(const char **out_key, const char **out_
 /* ------------------------------------------------------------------ */
 
 typedef struct comm_communicator comm_t;
+/** An operation started asynchronously: see "Handles" below. */
+typedef struct comm_handle comm_handle_t;
 
 /**
  * Join the world: read the launcher's environment (commrun, torchrun, msrun,
@@ -368,6 +371,21 @@ typedef struct comm_communicator comm_t;
  * needs), COMM_ERR_TIMEOUT (other ranks did not come).
  */
 COMM_API comm_status_t comm_init(comm_t **out, const comm_config_t *config);
+
+/**
+ * comm_init without blocking: returns at once with the communicator in
+ * `*out` and a handle in `*handle` that completes (comm_handle_test/wait)
+ * once the world is joined, with comm_init's status. Until then every call
+ * on `*out` fails with COMM_ERR_INVALID_USAGE saying it is still being
+ * made; comm_abort or comm_destroy on it completes the handle at once with
+ * COMM_ERR_ABORTED (the joining goes on in the background until it ends,
+ * and what it made is freed). `*out` must be destroyed whatever the
+ * handle's status, and the handle too. The same holds for
+ * comm_split_async, comm_group_create_async and comm_shrink_async.
+ * Errors: those of comm_init, and COMM_ERR_INVALID_ARGUMENT (handle NULL).
+ */
+COMM_API comm_status_t comm_init_async(comm_t **out, const comm_config_t *config,
+                                       comm_handle_t **handle);
 
 /**
  * Release a communicator: waits (up to its timeout) for its pending
@@ -503,6 +521,14 @@ COMM_API comm_status_t comm_agree(uint32_t *flags, int *out_failed_count, int *o
 COMM_API comm_status_t comm_shrink(comm_t **out, comm_t *comm, const char *name);
 
 /**
+ * comm_shrink without blocking (see comm_init_async and
+ * comm_group_create_async).
+ * Errors: those of comm_shrink, and COMM_ERR_INVALID_ARGUMENT (handle NULL).
+ */
+COMM_API comm_status_t comm_shrink_async(comm_t **out, comm_t *comm, const char *name,
+                                         comm_handle_t **handle);
+
+/**
  * Deadline for every wait on `comm`, in milliseconds (> 0). Default: the
  * "timeout" setting. Not collective.
  * Errors: COMM_ERR_INVALID_ARGUMENT (comm NULL, timeout_ms <= 0),
@@ -562,6 +588,17 @@ COMM_API comm_status_t comm_group_create(comm_t **out, comm_t *parent, int nrank
                                          const char *name);
 
 /**
+ * comm_group_create without blocking (see comm_init_async). While a
+ * communicator is being made from `parent`, making another from it fails
+ * with COMM_ERR_INVALID_USAGE: wait for the first. Collectives on `parent`
+ * may run meanwhile.
+ * Errors: those of comm_group_create, and COMM_ERR_INVALID_ARGUMENT (handle NULL).
+ */
+COMM_API comm_status_t comm_group_create_async(comm_t **out, comm_t *parent, int nranks,
+                                               const int *ranks, const char *name,
+                                               comm_handle_t **handle);
+
+/**
  * Split `parent`: ranks with the same `color` (>= 0) form a communicator,
  * ordered by `key` then by parent rank. Every rank of `parent` calls it; a
  * rank passing COMM_UNDEFINED gets *out = NULL.
@@ -572,6 +609,15 @@ COMM_API comm_status_t comm_group_create(comm_t **out, comm_t *parent, int nrank
  */
 COMM_API comm_status_t comm_split(comm_t **out, comm_t *parent, int color, int key,
                                   const char *name);
+
+/**
+ * comm_split without blocking (see comm_init_async and
+ * comm_group_create_async). A rank passing COMM_UNDEFINED gets *out = NULL
+ * and still a handle, which completes once its part is done.
+ * Errors: those of comm_split, and COMM_ERR_INVALID_ARGUMENT (handle NULL).
+ */
+COMM_API comm_status_t comm_split_async(comm_t **out, comm_t *parent, int color, int key,
+                                        const char *name, comm_handle_t **handle);
 
 /**
  * Split `parent` by node: the ranks of `parent` on this rank's node form
@@ -602,8 +648,7 @@ COMM_API comm_status_t comm_rank_from_world(int *out, const comm_t *comm, int wo
 /* Handles                                                             */
 /* ------------------------------------------------------------------ */
 
-/** An operation started asynchronously. */
-typedef struct comm_handle comm_handle_t;
+/* comm_handle_t (declared with comm_t): an operation started asynchronously. */
 
 /** Pass as timeout_ms to wait up to the communicator's own deadline. */
 #define COMM_TIMEOUT_DEFAULT (-1)

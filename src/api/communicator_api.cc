@@ -4,6 +4,7 @@
 
 #include "algo/selection/overrides.h"
 #include "api/guard.h"
+#include "api/making.h"
 #include "api/objects.h"
 #include "core/groups.h"
 #include "core/settings.h"
@@ -14,6 +15,22 @@ using comm::fail;
 using comm::api::guard;
 using comm::api::guardOut;
 using comm::api::require;
+
+namespace {
+
+std::map<std::string, std::string> configValues(const comm_config_t* config) {
+  if (config == nullptr) return {};
+  comm::api::liveConfigs().check(config, "config", "config");
+  return config->values;
+}
+
+std::shared_ptr<comm::core::Communicator> joinWorld(const std::map<std::string, std::string>& values) {
+  comm::Settings settings = comm::Settings::load(values);
+  auto world = comm::core::World::create(settings, comm::algo::parseAlgorithmOverrides(settings.get("algo")));
+  return comm::core::worldCommunicator(world);
+}
+
+}  // namespace
 
 extern "C" {
 
@@ -49,14 +66,16 @@ COMM_API comm_status_t comm_config_set(comm_config_t* config, const char* key, c
 COMM_API comm_status_t comm_init(comm_t** out, const comm_config_t* config) {
   return guardOut("comm_init", out, [&] {
     require(out, "out");
-    std::map<std::string, std::string> values;
-    if (config != nullptr) {
-      comm::api::liveConfigs().check(config, "config", "config");
-      values = config->values;
-    }
-    comm::Settings settings = comm::Settings::load(values);
-    auto world = comm::core::World::create(settings, comm::algo::parseAlgorithmOverrides(settings.get("algo")));
-    *out = comm::api::makeCommunicatorObject(comm::core::worldCommunicator(world));
+    *out = comm::api::makeCommunicatorObject(joinWorld(configValues(config)));
+  });
+}
+
+COMM_API comm_status_t comm_init_async(comm_t** out, const comm_config_t* config, comm_handle_t** handle) {
+  return guardOut("comm_init_async", out, [&] {
+    require(out, "out");
+    require(handle, "handle");
+    comm::api::makeLater(out, handle, comm::api::runOnOwnThread,
+                         [values = configValues(config)] { return joinWorld(values); });
   });
 }
 
@@ -72,6 +91,11 @@ COMM_API comm_status_t comm_destroy(comm_t* comm) {
 
 COMM_API comm_status_t comm_abort(comm_t* comm) {
   return guard("comm_abort", [&] {
+    comm::api::liveCommunicators().check(comm, "communicator", "comm");
+    // One still being made: its handle completes with COMM_ERR_ABORTED now.
+    if (!comm->ready.load(std::memory_order_acquire) &&
+        comm::api::abandon(*comm->making, COMM_ERR_ABORTED, "the communicator was aborted while it was being made"))
+      return;
     comm::core::Communicator& c = comm::api::communicator(comm);
     c.abort();
     if (c.id() == 0) c.world().abort();

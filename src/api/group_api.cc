@@ -1,48 +1,82 @@
-// comm_group_create, comm_split, comm_split_by_node, rank translation: argument checks around
-// core/groups.h.
+// comm_group_create, comm_split (blocking and not), comm_split_by_node, rank translation:
+// argument checks around core/groups.h.
 #include <memory>
+#include <optional>
 #include <set>
+#include <string>
+#include <vector>
 
 #include "api/guard.h"
+#include "api/making.h"
 #include "api/objects.h"
 #include "core/groups.h"
 
 using comm::fail;
 using comm::api::guard;
 using comm::api::guardOut;
-using comm::api::makeCommunicatorObject;
 using comm::api::require;
+
+namespace {
+
+void groupCreate(const char* call, comm_t** out, comm_t* parent, int nranks, const int* ranks, const char* name,
+                 comm_handle_t** handle) {
+  require(out, "out");
+  comm::core::Communicator& p = comm::api::communicator(parent);
+  if (nranks <= 0 || nranks > p.size()) fail(COMM_ERR_INVALID_ARGUMENT, "nranks {} is outside 1..{}", nranks, p.size());
+  require(ranks, "ranks");
+  std::set<int> seen;
+  for (int i = 0; i < nranks; ++i) {
+    comm::api::checkRank(p, ranks[i], "ranks[i]");
+    if (!seen.insert(ranks[i]).second) fail(COMM_ERR_INVALID_ARGUMENT, "rank {} appears twice in ranks", ranks[i]);
+  }
+  if (!seen.count(p.rank())) {
+    fail(COMM_ERR_INVALID_USAGE, "rank {} of '{}' is not in ranks; only members call {}", p.rank(), p.name(), call);
+  }
+  std::optional<std::string> copiedName = name != nullptr ? std::optional<std::string>(name) : std::nullopt;
+  comm::api::makeFrom(call, out, handle, p, [&p, members = std::vector<int>(ranks, ranks + nranks), copiedName] {
+    return comm::core::createGroup(p, members, copiedName ? copiedName->c_str() : nullptr);
+  });
+}
+
+void split(const char* call, comm_t** out, comm_t* parent, int color, int key, const char* name,
+           comm_handle_t** handle) {
+  require(out, "out");
+  comm::core::Communicator& p = comm::api::communicator(parent);
+  if (color < 0 && color != COMM_UNDEFINED)
+    fail(COMM_ERR_INVALID_ARGUMENT, "color {} is negative (COMM_UNDEFINED is -1)", color);
+  std::optional<std::string> copiedName = name != nullptr ? std::optional<std::string>(name) : std::nullopt;
+  // COMM_UNDEFINED: *out stays NULL (guardOut); the rank still takes part.
+  comm::api::makeFrom(call, color < 0 ? nullptr : out, handle, p, [&p, color, key, copiedName] {
+    return comm::core::split(p, color, key, copiedName ? copiedName->c_str() : nullptr);
+  });
+}
+
+}  // namespace
 
 extern "C" {
 
 COMM_API comm_status_t comm_group_create(comm_t** out, comm_t* parent, int nranks, const int* ranks, const char* name) {
-  return guardOut("comm_group_create", out, [&] {
-    require(out, "out");
-    comm::core::Communicator& p = comm::api::communicator(parent);
-    if (nranks <= 0 || nranks > p.size())
-      fail(COMM_ERR_INVALID_ARGUMENT, "nranks {} is outside 1..{}", nranks, p.size());
-    require(ranks, "ranks");
-    std::set<int> seen;
-    for (int i = 0; i < nranks; ++i) {
-      comm::api::checkRank(p, ranks[i], "ranks[i]");
-      if (!seen.insert(ranks[i]).second) fail(COMM_ERR_INVALID_ARGUMENT, "rank {} appears twice in ranks", ranks[i]);
-    }
-    if (!seen.count(p.rank())) {
-      fail(COMM_ERR_INVALID_USAGE, "rank {} of '{}' is not in ranks; only members call comm_group_create", p.rank(),
-           p.name());
-    }
-    *out = makeCommunicatorObject(comm::core::createGroup(p, std::vector<int>(ranks, ranks + nranks), name));
+  return guardOut("comm_group_create", out,
+                  [&] { groupCreate("comm_group_create", out, parent, nranks, ranks, name, nullptr); });
+}
+
+COMM_API comm_status_t comm_group_create_async(comm_t** out, comm_t* parent, int nranks, const int* ranks,
+                                               const char* name, comm_handle_t** handle) {
+  return guardOut("comm_group_create_async", out, [&] {
+    require(handle, "handle");
+    groupCreate("comm_group_create_async", out, parent, nranks, ranks, name, handle);
   });
 }
 
 COMM_API comm_status_t comm_split(comm_t** out, comm_t* parent, int color, int key, const char* name) {
-  return guardOut("comm_split", out, [&] {
-    require(out, "out");
-    comm::core::Communicator& p = comm::api::communicator(parent);
-    if (color < 0 && color != COMM_UNDEFINED)
-      fail(COMM_ERR_INVALID_ARGUMENT, "color {} is negative (COMM_UNDEFINED is -1)", color);
-    std::shared_ptr<comm::core::Communicator> child = comm::core::split(p, color, key, name);
-    if (child) *out = makeCommunicatorObject(std::move(child));  // else *out stays NULL (guardOut)
+  return guardOut("comm_split", out, [&] { split("comm_split", out, parent, color, key, name, nullptr); });
+}
+
+COMM_API comm_status_t comm_split_async(comm_t** out, comm_t* parent, int color, int key, const char* name,
+                                        comm_handle_t** handle) {
+  return guardOut("comm_split_async", out, [&] {
+    require(handle, "handle");
+    split("comm_split_async", out, parent, color, key, name, handle);
   });
 }
 
@@ -50,7 +84,7 @@ COMM_API comm_status_t comm_split_by_node(comm_t** out, comm_t* parent, const ch
   return guardOut("comm_split_by_node", out, [&] {
     require(out, "out");
     comm::core::Communicator& p = comm::api::communicator(parent);
-    *out = makeCommunicatorObject(comm::core::split(p, p.nodes().nodeOf[p.rank()], p.rank(), name));
+    split("comm_split_by_node", out, parent, p.nodes().nodeOf[p.rank()], p.rank(), name, nullptr);
   });
 }
 

@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "api/call_scope.h"
+#include "api/making.h"
 #include "common/deadline.h"
 
 namespace comm::api {
@@ -41,6 +42,7 @@ core::Communicator& communicator(const comm_communicator* c) {
     fail(COMM_ERR_INVALID_USAGE, "comm ({}) was destroyed on another thread as this call began",
          static_cast<const void*>(c));
   }
+  if (!object->ready.load(std::memory_order_acquire)) failUnmade(*object);
   return *object->impl;
 }
 
@@ -69,13 +71,26 @@ comm_communicator* makeCommunicatorObject(std::shared_ptr<core::Communicator> im
     }
   }
   if (c == nullptr) c = new comm_communicator();
+  c->ready.store(impl != nullptr, std::memory_order_release);
   c->impl = std::move(impl);
+  c->making.reset();
   c->destroyed.store(false);
   liveCommunicators().add(c);
   return c;
 }
 
 void destroyCommunicatorObject(comm_communicator* c) {
+  // Still being made, or its making failed: there is no communicator to
+  // free (unless it was made meanwhile: then as any other).
+  if (!c->ready.load(std::memory_order_acquire) &&
+      abandon(*c->making, COMM_ERR_ABORTED, "the communicator was destroyed while it was being made")) {
+    c->destroyed.store(true);
+    while (c->calls.load() != 0) std::this_thread::sleep_for(std::chrono::milliseconds(1));  // each fails at once
+    c->making.reset();
+    std::lock_guard lock(pool().mutex);
+    pool().free.push_back(c);
+    return;
+  }
   std::shared_ptr<core::Communicator> impl = c->impl;
   c->destroyed.store(true);
   impl->markDestroyed();

@@ -16,9 +16,17 @@
 // communicator (makeCommunicatorObject), so a call on another thread that
 // found it alive just before the destroy still reads a comm_communicator
 // (api/call_scope.h).
+namespace comm::api {
+struct Making;
+}
+
 struct comm_communicator {
+  // Written once before `ready` is set: an object a *_async call handed out
+  // gets it when its communicator is made (api/making.h).
   std::shared_ptr<comm::core::Communicator> impl;
-  std::atomic<int> calls{0};  // the C calls using it now (CallScope pins)
+  std::atomic<bool> ready{false};
+  std::shared_ptr<comm::api::Making> making;  // of a *_async call, until it is settled
+  std::atomic<int> calls{0};                  // the C calls using it now (CallScope pins)
   std::atomic<bool> destroyed{false};
 };
 
@@ -47,7 +55,8 @@ LiveSet<comm_tensor>& liveTensors();
 // The communicator behind `c`, pinned until the C call returns; throws
 // when it is NULL or destroyed.
 core::Communicator& communicator(const comm_communicator* c);
-// A comm_communicator for `impl`, alive (liveCommunicators) and from the pool.
+// A comm_communicator for `impl`, alive (liveCommunicators) and from the
+// pool; with `impl` null, one whose communicator is still being made.
 comm_communicator* makeCommunicatorObject(std::shared_ptr<core::Communicator> impl);
 // comm_destroy: makes the calls in progress on `c` on other threads fail,
 // waits until they have returned (up to the communicator's timeout), then

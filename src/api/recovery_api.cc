@@ -1,14 +1,16 @@
 // After a failure: comm_revoke, comm_failed_ranks, comm_agree and
-// comm_shrink, argument checks around core/revocation.h, core/agreement.h
+// comm_shrink (blocking and not), argument checks around core/revocation.h, core/agreement.h
 // and core/groups.h.
 #include <algorithm>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
 #include <fmt/format.h>
 
 #include "api/guard.h"
+#include "api/making.h"
 #include "api/objects.h"
 #include "core/agreement.h"
 #include "core/groups.h"
@@ -17,7 +19,6 @@
 using comm::fail;
 using comm::api::guard;
 using comm::api::guardOut;
-using comm::api::makeCommunicatorObject;
 using comm::api::require;
 
 namespace {
@@ -41,6 +42,15 @@ void checkNotStopped(const comm::core::Communicator& c, bool revokedWillDo) {
   if (status == COMM_ERR_REVOKED && revokedWillDo) return;
   fail(status, "'{}': {}{}", c.name(), c.abortReason(),
        status == COMM_ERR_REVOKED ? "; shrink it (comm_shrink), then agree on the new communicator" : "");
+}
+
+void shrink(const char* call, comm_t** out, comm_t* comm, const char* name, comm_handle_t** handle) {
+  require(out, "out");
+  comm::core::Communicator& c = comm::api::communicator(comm);
+  checkNotStopped(c, true);
+  std::optional<std::string> copiedName = name != nullptr ? std::optional<std::string>(name) : std::nullopt;
+  comm::api::makeFrom(call, out, handle, c,
+                      [&c, copiedName] { return comm::core::shrink(c, copiedName ? copiedName->c_str() : nullptr); });
 }
 
 }  // namespace
@@ -84,11 +94,13 @@ COMM_API comm_status_t comm_agree(uint32_t* flags, int* out_failed_count, int* o
 }
 
 COMM_API comm_status_t comm_shrink(comm_t** out, comm_t* comm, const char* name) {
-  return guardOut("comm_shrink", out, [&] {
-    require(out, "out");
-    comm::core::Communicator& c = comm::api::communicator(comm);
-    checkNotStopped(c, true);
-    *out = makeCommunicatorObject(comm::core::shrink(c, name));
+  return guardOut("comm_shrink", out, [&] { shrink("comm_shrink", out, comm, name, nullptr); });
+}
+
+COMM_API comm_status_t comm_shrink_async(comm_t** out, comm_t* comm, const char* name, comm_handle_t** handle) {
+  return guardOut("comm_shrink_async", out, [&] {
+    require(handle, "handle");
+    shrink("comm_shrink_async", out, comm, name, handle);
   });
 }
 

@@ -289,6 +289,15 @@ void Communicator::waitAll(std::span<const Pending> pending, Deadline deadline,
               what, flight, firstPeer);
 }
 
+void Communicator::beginChild(const char* call) {
+  if (makingChild_.exchange(true)) {
+    fail(COMM_ERR_INVALID_USAGE,
+         "{}: another communicator is being made from '{}' (a call without blocking, or on another thread): wait "
+         "for it first, or the ranks could take the two in different orders",
+         call, name_);
+  }
+}
+
 std::shared_ptr<Operation> Communicator::queueCollective(std::function<void(uint32_t sequence)> body, uint32_t sequence,
                                                          bool async, std::unique_lock<std::mutex>& lock) {
   auto operation = std::make_shared<TaskOperation>();

@@ -167,6 +167,12 @@ class Communicator : public std::enable_shared_from_this<Communicator> {
     return queueCollective(std::function<void(uint32_t)>(std::forward<Body>(body)), sequence, async, lock);
   }
 
+  // Brackets the making of a communicator from this one (split, group,
+  // shrink), which may outlast the call (api/making.h). Making another
+  // meanwhile fails with COMM_ERR_INVALID_USAGE: the ranks could take the
+  // two in different orders.
+  void beginChild(const char* call);
+  void endChild() { makingChild_.store(false); }
   // The CUDA stream collectives on device memory are ordered on
   // (comm_set_stream), or null; and its device.
   void setStream(void* stream, int device);
@@ -236,6 +242,7 @@ class Communicator : public std::enable_shared_from_this<Communicator> {
   std::mutex childMutex_;
   std::map<std::string, int> childCounts_;  // guarded by childMutex_
   std::atomic<int> failedMembersReleased_{0};
+  std::atomic<bool> makingChild_{false};
   CollectiveBuffers collectiveBuffers_;  // used by the collective that runs
   std::unique_ptr<NodeBoard> board_;
   std::atomic<void*> stream_{nullptr};

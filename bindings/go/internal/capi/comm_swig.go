@@ -38,13 +38,13 @@ typedef _gostring_ swig_type_8;
 typedef _gostring_ swig_type_9;
 typedef _gostring_ swig_type_10;
 typedef _gostring_ swig_type_11;
-typedef long long swig_type_12;
-typedef _gostring_ swig_type_13;
+typedef _gostring_ swig_type_12;
+typedef long long swig_type_13;
 typedef _gostring_ swig_type_14;
 typedef _gostring_ swig_type_15;
-typedef long long swig_type_16;
-typedef long long swig_type_17;
-typedef long long swig_type_18;
+typedef _gostring_ swig_type_16;
+typedef _gostring_ swig_type_17;
+typedef _gostring_ swig_type_18;
 typedef long long swig_type_19;
 typedef long long swig_type_20;
 typedef long long swig_type_21;
@@ -69,6 +69,9 @@ typedef long long swig_type_39;
 typedef long long swig_type_40;
 typedef long long swig_type_41;
 typedef long long swig_type_42;
+typedef long long swig_type_43;
+typedef long long swig_type_44;
+typedef long long swig_type_45;
 extern void _wrap_Swig_free_capi_0ed364253aba67eb(uintptr_t arg1);
 extern uintptr_t _wrap_Swig_malloc_capi_0ed364253aba67eb(swig_intgo arg1);
 extern swig_type_1 _wrap_comm_go_name_capi_0ed364253aba67eb(uintptr_t arg1);
@@ -129,6 +132,7 @@ extern swig_intgo _wrap_comm_config_create_capi_0ed364253aba67eb(swig_voidp arg1
 extern swig_intgo _wrap_comm_config_destroy_capi_0ed364253aba67eb(uintptr_t arg1);
 extern swig_intgo _wrap_comm_config_set_capi_0ed364253aba67eb(uintptr_t arg1, swig_type_9 arg2, swig_type_10 arg3);
 extern swig_intgo _wrap_comm_init_capi_0ed364253aba67eb(swig_voidp arg1, uintptr_t arg2);
+extern swig_intgo _wrap_comm_init_async_capi_0ed364253aba67eb(swig_voidp arg1, uintptr_t arg2, swig_voidp arg3);
 extern swig_intgo _wrap_comm_destroy_capi_0ed364253aba67eb(uintptr_t arg1);
 extern swig_intgo _wrap_comm_abort_capi_0ed364253aba67eb(uintptr_t arg1);
 extern swig_intgo _wrap_comm_revoke_capi_0ed364253aba67eb(uintptr_t arg1);
@@ -143,17 +147,20 @@ extern swig_intgo _wrap_comm_failed_rank_capi_0ed364253aba67eb(swig_voidp arg1, 
 extern swig_intgo _wrap_comm_failed_ranks_capi_0ed364253aba67eb(swig_voidp arg1, swig_voidp arg2, swig_intgo arg3, uintptr_t arg4);
 extern swig_intgo _wrap_comm_agree_capi_0ed364253aba67eb(swig_voidp arg1, swig_voidp arg2, swig_voidp arg3, swig_intgo arg4, uintptr_t arg5);
 extern swig_intgo _wrap_comm_shrink_capi_0ed364253aba67eb(swig_voidp arg1, uintptr_t arg2, swig_type_11 arg3);
-extern swig_intgo _wrap_comm_set_timeout_capi_0ed364253aba67eb(uintptr_t arg1, swig_type_12 arg2);
+extern swig_intgo _wrap_comm_shrink_async_capi_0ed364253aba67eb(swig_voidp arg1, uintptr_t arg2, swig_type_12 arg3, swig_voidp arg4);
+extern swig_intgo _wrap_comm_set_timeout_capi_0ed364253aba67eb(uintptr_t arg1, swig_type_13 arg2);
 extern swig_intgo _wrap_comm_set_stream_capi_0ed364253aba67eb(uintptr_t arg1, uintptr_t arg2);
 extern swig_intgo _wrap_comm_stream_capi_0ed364253aba67eb(swig_voidp arg1, uintptr_t arg2);
 extern swig_intgo _wrap_COMM_UNDEFINED_capi_0ed364253aba67eb(void);
-extern swig_intgo _wrap_comm_group_create_capi_0ed364253aba67eb(swig_voidp arg1, uintptr_t arg2, swig_intgo arg3, swig_voidp arg4, swig_type_13 arg5);
-extern swig_intgo _wrap_comm_split_capi_0ed364253aba67eb(swig_voidp arg1, uintptr_t arg2, swig_intgo arg3, swig_intgo arg4, swig_type_14 arg5);
-extern swig_intgo _wrap_comm_split_by_node_capi_0ed364253aba67eb(swig_voidp arg1, uintptr_t arg2, swig_type_15 arg3);
+extern swig_intgo _wrap_comm_group_create_capi_0ed364253aba67eb(swig_voidp arg1, uintptr_t arg2, swig_intgo arg3, swig_voidp arg4, swig_type_14 arg5);
+extern swig_intgo _wrap_comm_group_create_async_capi_0ed364253aba67eb(swig_voidp arg1, uintptr_t arg2, swig_intgo arg3, swig_voidp arg4, swig_type_15 arg5, swig_voidp arg6);
+extern swig_intgo _wrap_comm_split_capi_0ed364253aba67eb(swig_voidp arg1, uintptr_t arg2, swig_intgo arg3, swig_intgo arg4, swig_type_16 arg5);
+extern swig_intgo _wrap_comm_split_async_capi_0ed364253aba67eb(swig_voidp arg1, uintptr_t arg2, swig_intgo arg3, swig_intgo arg4, swig_type_17 arg5, swig_voidp arg6);
+extern swig_intgo _wrap_comm_split_by_node_capi_0ed364253aba67eb(swig_voidp arg1, uintptr_t arg2, swig_type_18 arg3);
 extern swig_intgo _wrap_comm_rank_to_world_capi_0ed364253aba67eb(swig_voidp arg1, uintptr_t arg2, swig_intgo arg3);
 extern swig_intgo _wrap_comm_rank_from_world_capi_0ed364253aba67eb(swig_voidp arg1, uintptr_t arg2, swig_intgo arg3);
 extern swig_intgo _wrap_COMM_TIMEOUT_DEFAULT_capi_0ed364253aba67eb(void);
-extern swig_intgo _wrap_comm_handle_wait_capi_0ed364253aba67eb(uintptr_t arg1, swig_type_16 arg2);
+extern swig_intgo _wrap_comm_handle_wait_capi_0ed364253aba67eb(uintptr_t arg1, swig_type_19 arg2);
 extern swig_intgo _wrap_comm_handle_test_capi_0ed364253aba67eb(uintptr_t arg1);
 extern swig_intgo _wrap_comm_handle_destroy_capi_0ed364253aba67eb(uintptr_t arg1);
 extern swig_intgo _wrap_comm_send_capi_0ed364253aba67eb(uintptr_t arg1, uintptr_t arg2, swig_intgo arg3, swig_intgo arg4, swig_voidp arg5);
@@ -177,20 +184,20 @@ extern swig_intgo _wrap_comm_all_gather_v_capi_0ed364253aba67eb(uintptr_t arg1, 
 extern swig_intgo _wrap_comm_reduce_scatter_v_capi_0ed364253aba67eb(uintptr_t arg1, uintptr_t arg2, uintptr_t arg3, swig_voidp arg4, swig_intgo arg5, swig_voidp arg6);
 extern swig_intgo _wrap_comm_gather_v_capi_0ed364253aba67eb(uintptr_t arg1, uintptr_t arg2, uintptr_t arg3, swig_voidp arg4, swig_intgo arg5, swig_voidp arg6);
 extern swig_intgo _wrap_comm_scatter_v_capi_0ed364253aba67eb(uintptr_t arg1, uintptr_t arg2, uintptr_t arg3, swig_voidp arg4, swig_intgo arg5, swig_voidp arg6);
-extern swig_intgo _wrap_comm_go_all_reduce_capi_0ed364253aba67eb(uintptr_t arg1, swig_voidp arg2, swig_type_17 arg3, swig_intgo arg4, swig_voidp arg5, swig_type_18 arg6, swig_intgo arg7, swig_intgo arg8, swig_intgo arg9, swig_voidp arg10);
-extern swig_intgo _wrap_comm_go_reduce_capi_0ed364253aba67eb(uintptr_t arg1, swig_voidp arg2, swig_type_19 arg3, swig_intgo arg4, swig_voidp arg5, swig_type_20 arg6, swig_intgo arg7, swig_intgo arg8, swig_intgo arg9, swig_intgo arg10, swig_voidp arg11);
-extern swig_intgo _wrap_comm_go_broadcast_capi_0ed364253aba67eb(uintptr_t arg1, swig_voidp arg2, swig_type_21 arg3, swig_intgo arg4, swig_voidp arg5, swig_type_22 arg6, swig_intgo arg7, swig_intgo arg8, swig_intgo arg9, swig_voidp arg10);
-extern swig_intgo _wrap_comm_go_all_gather_capi_0ed364253aba67eb(uintptr_t arg1, swig_voidp arg2, swig_type_23 arg3, swig_intgo arg4, swig_voidp arg5, swig_type_24 arg6, swig_intgo arg7, swig_intgo arg8, swig_voidp arg9);
-extern swig_intgo _wrap_comm_go_reduce_scatter_capi_0ed364253aba67eb(uintptr_t arg1, swig_voidp arg2, swig_type_25 arg3, swig_intgo arg4, swig_voidp arg5, swig_type_26 arg6, swig_intgo arg7, swig_intgo arg8, swig_intgo arg9, swig_voidp arg10);
-extern swig_intgo _wrap_comm_go_gather_capi_0ed364253aba67eb(uintptr_t arg1, swig_voidp arg2, swig_type_27 arg3, swig_intgo arg4, swig_voidp arg5, swig_type_28 arg6, swig_intgo arg7, swig_intgo arg8, swig_intgo arg9, swig_voidp arg10);
-extern swig_intgo _wrap_comm_go_scatter_capi_0ed364253aba67eb(uintptr_t arg1, swig_voidp arg2, swig_type_29 arg3, swig_intgo arg4, swig_voidp arg5, swig_type_30 arg6, swig_intgo arg7, swig_intgo arg8, swig_intgo arg9, swig_voidp arg10);
-extern swig_intgo _wrap_comm_go_all_to_all_single_capi_0ed364253aba67eb(uintptr_t arg1, swig_voidp arg2, swig_type_31 arg3, swig_intgo arg4, swig_voidp arg5, swig_type_32 arg6, swig_intgo arg7, swig_intgo arg8, swig_voidp arg9, swig_voidp arg10, swig_voidp arg11);
-extern swig_intgo _wrap_comm_go_all_gather_v_capi_0ed364253aba67eb(uintptr_t arg1, swig_voidp arg2, swig_type_33 arg3, swig_intgo arg4, swig_voidp arg5, swig_type_34 arg6, swig_intgo arg7, swig_intgo arg8, swig_voidp arg9, swig_voidp arg10);
-extern swig_intgo _wrap_comm_go_reduce_scatter_v_capi_0ed364253aba67eb(uintptr_t arg1, swig_voidp arg2, swig_type_35 arg3, swig_intgo arg4, swig_voidp arg5, swig_type_36 arg6, swig_intgo arg7, swig_intgo arg8, swig_voidp arg9, swig_intgo arg10, swig_voidp arg11);
-extern swig_intgo _wrap_comm_go_gather_v_capi_0ed364253aba67eb(uintptr_t arg1, swig_voidp arg2, swig_type_37 arg3, swig_intgo arg4, swig_voidp arg5, swig_type_38 arg6, swig_intgo arg7, swig_intgo arg8, swig_voidp arg9, swig_intgo arg10, swig_voidp arg11);
-extern swig_intgo _wrap_comm_go_scatter_v_capi_0ed364253aba67eb(uintptr_t arg1, swig_voidp arg2, swig_type_39 arg3, swig_intgo arg4, swig_voidp arg5, swig_type_40 arg6, swig_intgo arg7, swig_intgo arg8, swig_voidp arg9, swig_intgo arg10, swig_voidp arg11);
-extern swig_intgo _wrap_comm_go_send_capi_0ed364253aba67eb(uintptr_t arg1, swig_voidp arg2, swig_type_41 arg3, swig_intgo arg4, swig_intgo arg5, swig_intgo arg6, swig_voidp arg7);
-extern swig_intgo _wrap_comm_go_recv_capi_0ed364253aba67eb(uintptr_t arg1, swig_voidp arg2, swig_type_42 arg3, swig_intgo arg4, swig_intgo arg5, swig_intgo arg6, swig_voidp arg7);
+extern swig_intgo _wrap_comm_go_all_reduce_capi_0ed364253aba67eb(uintptr_t arg1, swig_voidp arg2, swig_type_20 arg3, swig_intgo arg4, swig_voidp arg5, swig_type_21 arg6, swig_intgo arg7, swig_intgo arg8, swig_intgo arg9, swig_voidp arg10);
+extern swig_intgo _wrap_comm_go_reduce_capi_0ed364253aba67eb(uintptr_t arg1, swig_voidp arg2, swig_type_22 arg3, swig_intgo arg4, swig_voidp arg5, swig_type_23 arg6, swig_intgo arg7, swig_intgo arg8, swig_intgo arg9, swig_intgo arg10, swig_voidp arg11);
+extern swig_intgo _wrap_comm_go_broadcast_capi_0ed364253aba67eb(uintptr_t arg1, swig_voidp arg2, swig_type_24 arg3, swig_intgo arg4, swig_voidp arg5, swig_type_25 arg6, swig_intgo arg7, swig_intgo arg8, swig_intgo arg9, swig_voidp arg10);
+extern swig_intgo _wrap_comm_go_all_gather_capi_0ed364253aba67eb(uintptr_t arg1, swig_voidp arg2, swig_type_26 arg3, swig_intgo arg4, swig_voidp arg5, swig_type_27 arg6, swig_intgo arg7, swig_intgo arg8, swig_voidp arg9);
+extern swig_intgo _wrap_comm_go_reduce_scatter_capi_0ed364253aba67eb(uintptr_t arg1, swig_voidp arg2, swig_type_28 arg3, swig_intgo arg4, swig_voidp arg5, swig_type_29 arg6, swig_intgo arg7, swig_intgo arg8, swig_intgo arg9, swig_voidp arg10);
+extern swig_intgo _wrap_comm_go_gather_capi_0ed364253aba67eb(uintptr_t arg1, swig_voidp arg2, swig_type_30 arg3, swig_intgo arg4, swig_voidp arg5, swig_type_31 arg6, swig_intgo arg7, swig_intgo arg8, swig_intgo arg9, swig_voidp arg10);
+extern swig_intgo _wrap_comm_go_scatter_capi_0ed364253aba67eb(uintptr_t arg1, swig_voidp arg2, swig_type_32 arg3, swig_intgo arg4, swig_voidp arg5, swig_type_33 arg6, swig_intgo arg7, swig_intgo arg8, swig_intgo arg9, swig_voidp arg10);
+extern swig_intgo _wrap_comm_go_all_to_all_single_capi_0ed364253aba67eb(uintptr_t arg1, swig_voidp arg2, swig_type_34 arg3, swig_intgo arg4, swig_voidp arg5, swig_type_35 arg6, swig_intgo arg7, swig_intgo arg8, swig_voidp arg9, swig_voidp arg10, swig_voidp arg11);
+extern swig_intgo _wrap_comm_go_all_gather_v_capi_0ed364253aba67eb(uintptr_t arg1, swig_voidp arg2, swig_type_36 arg3, swig_intgo arg4, swig_voidp arg5, swig_type_37 arg6, swig_intgo arg7, swig_intgo arg8, swig_voidp arg9, swig_voidp arg10);
+extern swig_intgo _wrap_comm_go_reduce_scatter_v_capi_0ed364253aba67eb(uintptr_t arg1, swig_voidp arg2, swig_type_38 arg3, swig_intgo arg4, swig_voidp arg5, swig_type_39 arg6, swig_intgo arg7, swig_intgo arg8, swig_voidp arg9, swig_intgo arg10, swig_voidp arg11);
+extern swig_intgo _wrap_comm_go_gather_v_capi_0ed364253aba67eb(uintptr_t arg1, swig_voidp arg2, swig_type_40 arg3, swig_intgo arg4, swig_voidp arg5, swig_type_41 arg6, swig_intgo arg7, swig_intgo arg8, swig_voidp arg9, swig_intgo arg10, swig_voidp arg11);
+extern swig_intgo _wrap_comm_go_scatter_v_capi_0ed364253aba67eb(uintptr_t arg1, swig_voidp arg2, swig_type_42 arg3, swig_intgo arg4, swig_voidp arg5, swig_type_43 arg6, swig_intgo arg7, swig_intgo arg8, swig_voidp arg9, swig_intgo arg10, swig_voidp arg11);
+extern swig_intgo _wrap_comm_go_send_capi_0ed364253aba67eb(uintptr_t arg1, swig_voidp arg2, swig_type_44 arg3, swig_intgo arg4, swig_intgo arg5, swig_intgo arg6, swig_voidp arg7);
+extern swig_intgo _wrap_comm_go_recv_capi_0ed364253aba67eb(uintptr_t arg1, swig_voidp arg2, swig_type_45 arg3, swig_intgo arg4, swig_intgo arg5, swig_intgo arg6, swig_voidp arg7);
 #undef intgo
 */
 import "C"
@@ -691,6 +698,15 @@ func Comm_init(arg1 *uintptr, arg2 uintptr) (_swig_ret Enum_SS_comm_status) {
 	return swig_r
 }
 
+func Comm_init_async(arg1 *uintptr, arg2 uintptr, arg3 *uintptr) (_swig_ret Enum_SS_comm_status) {
+	var swig_r Enum_SS_comm_status
+	_swig_i_0 := arg1
+	_swig_i_1 := arg2
+	_swig_i_2 := arg3
+	swig_r = (Enum_SS_comm_status)(C._wrap_comm_init_async_capi_0ed364253aba67eb(C.swig_voidp(_swig_i_0), C.uintptr_t(_swig_i_1), C.swig_voidp(_swig_i_2)))
+	return swig_r
+}
+
 func Comm_destroy(arg1 uintptr) (_swig_ret Enum_SS_comm_status) {
 	var swig_r Enum_SS_comm_status
 	_swig_i_0 := arg1
@@ -809,11 +825,24 @@ func Comm_shrink(arg1 *uintptr, arg2 uintptr, arg3 string) (_swig_ret Enum_SS_co
 	return swig_r
 }
 
+func Comm_shrink_async(arg1 *uintptr, arg2 uintptr, arg3 string, arg4 *uintptr) (_swig_ret Enum_SS_comm_status) {
+	var swig_r Enum_SS_comm_status
+	_swig_i_0 := arg1
+	_swig_i_1 := arg2
+	_swig_i_2 := arg3
+	_swig_i_3 := arg4
+	swig_r = (Enum_SS_comm_status)(C._wrap_comm_shrink_async_capi_0ed364253aba67eb(C.swig_voidp(_swig_i_0), C.uintptr_t(_swig_i_1), *(*C.swig_type_12)(unsafe.Pointer(&_swig_i_2)), C.swig_voidp(_swig_i_3)))
+	if Swig_escape_always_false {
+		Swig_escape_val = arg3
+	}
+	return swig_r
+}
+
 func Comm_set_timeout(arg1 uintptr, arg2 int64) (_swig_ret Enum_SS_comm_status) {
 	var swig_r Enum_SS_comm_status
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
-	swig_r = (Enum_SS_comm_status)(C._wrap_comm_set_timeout_capi_0ed364253aba67eb(C.uintptr_t(_swig_i_0), C.swig_type_12(_swig_i_1)))
+	swig_r = (Enum_SS_comm_status)(C._wrap_comm_set_timeout_capi_0ed364253aba67eb(C.uintptr_t(_swig_i_0), C.swig_type_13(_swig_i_1)))
 	return swig_r
 }
 
@@ -847,7 +876,22 @@ func Comm_group_create(arg1 *uintptr, arg2 uintptr, arg3 int, arg4 *int32, arg5 
 	_swig_i_2 := arg3
 	_swig_i_3 := arg4
 	_swig_i_4 := arg5
-	swig_r = (Enum_SS_comm_status)(C._wrap_comm_group_create_capi_0ed364253aba67eb(C.swig_voidp(_swig_i_0), C.uintptr_t(_swig_i_1), C.swig_intgo(_swig_i_2), C.swig_voidp(_swig_i_3), *(*C.swig_type_13)(unsafe.Pointer(&_swig_i_4))))
+	swig_r = (Enum_SS_comm_status)(C._wrap_comm_group_create_capi_0ed364253aba67eb(C.swig_voidp(_swig_i_0), C.uintptr_t(_swig_i_1), C.swig_intgo(_swig_i_2), C.swig_voidp(_swig_i_3), *(*C.swig_type_14)(unsafe.Pointer(&_swig_i_4))))
+	if Swig_escape_always_false {
+		Swig_escape_val = arg5
+	}
+	return swig_r
+}
+
+func Comm_group_create_async(arg1 *uintptr, arg2 uintptr, arg3 int, arg4 *int32, arg5 string, arg6 *uintptr) (_swig_ret Enum_SS_comm_status) {
+	var swig_r Enum_SS_comm_status
+	_swig_i_0 := arg1
+	_swig_i_1 := arg2
+	_swig_i_2 := arg3
+	_swig_i_3 := arg4
+	_swig_i_4 := arg5
+	_swig_i_5 := arg6
+	swig_r = (Enum_SS_comm_status)(C._wrap_comm_group_create_async_capi_0ed364253aba67eb(C.swig_voidp(_swig_i_0), C.uintptr_t(_swig_i_1), C.swig_intgo(_swig_i_2), C.swig_voidp(_swig_i_3), *(*C.swig_type_15)(unsafe.Pointer(&_swig_i_4)), C.swig_voidp(_swig_i_5)))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg5
 	}
@@ -861,7 +905,22 @@ func Comm_split(arg1 *uintptr, arg2 uintptr, arg3 int, arg4 int, arg5 string) (_
 	_swig_i_2 := arg3
 	_swig_i_3 := arg4
 	_swig_i_4 := arg5
-	swig_r = (Enum_SS_comm_status)(C._wrap_comm_split_capi_0ed364253aba67eb(C.swig_voidp(_swig_i_0), C.uintptr_t(_swig_i_1), C.swig_intgo(_swig_i_2), C.swig_intgo(_swig_i_3), *(*C.swig_type_14)(unsafe.Pointer(&_swig_i_4))))
+	swig_r = (Enum_SS_comm_status)(C._wrap_comm_split_capi_0ed364253aba67eb(C.swig_voidp(_swig_i_0), C.uintptr_t(_swig_i_1), C.swig_intgo(_swig_i_2), C.swig_intgo(_swig_i_3), *(*C.swig_type_16)(unsafe.Pointer(&_swig_i_4))))
+	if Swig_escape_always_false {
+		Swig_escape_val = arg5
+	}
+	return swig_r
+}
+
+func Comm_split_async(arg1 *uintptr, arg2 uintptr, arg3 int, arg4 int, arg5 string, arg6 *uintptr) (_swig_ret Enum_SS_comm_status) {
+	var swig_r Enum_SS_comm_status
+	_swig_i_0 := arg1
+	_swig_i_1 := arg2
+	_swig_i_2 := arg3
+	_swig_i_3 := arg4
+	_swig_i_4 := arg5
+	_swig_i_5 := arg6
+	swig_r = (Enum_SS_comm_status)(C._wrap_comm_split_async_capi_0ed364253aba67eb(C.swig_voidp(_swig_i_0), C.uintptr_t(_swig_i_1), C.swig_intgo(_swig_i_2), C.swig_intgo(_swig_i_3), *(*C.swig_type_17)(unsafe.Pointer(&_swig_i_4)), C.swig_voidp(_swig_i_5)))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg5
 	}
@@ -873,7 +932,7 @@ func Comm_split_by_node(arg1 *uintptr, arg2 uintptr, arg3 string) (_swig_ret Enu
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
 	_swig_i_2 := arg3
-	swig_r = (Enum_SS_comm_status)(C._wrap_comm_split_by_node_capi_0ed364253aba67eb(C.swig_voidp(_swig_i_0), C.uintptr_t(_swig_i_1), *(*C.swig_type_15)(unsafe.Pointer(&_swig_i_2))))
+	swig_r = (Enum_SS_comm_status)(C._wrap_comm_split_by_node_capi_0ed364253aba67eb(C.swig_voidp(_swig_i_0), C.uintptr_t(_swig_i_1), *(*C.swig_type_18)(unsafe.Pointer(&_swig_i_2))))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg3
 	}
@@ -909,7 +968,7 @@ func Comm_handle_wait(arg1 uintptr, arg2 int64) (_swig_ret Enum_SS_comm_status) 
 	var swig_r Enum_SS_comm_status
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
-	swig_r = (Enum_SS_comm_status)(C._wrap_comm_handle_wait_capi_0ed364253aba67eb(C.uintptr_t(_swig_i_0), C.swig_type_16(_swig_i_1)))
+	swig_r = (Enum_SS_comm_status)(C._wrap_comm_handle_wait_capi_0ed364253aba67eb(C.uintptr_t(_swig_i_0), C.swig_type_19(_swig_i_1)))
 	return swig_r
 }
 
@@ -1161,7 +1220,7 @@ func Comm_go_all_reduce(arg1 uintptr, arg2 unsafe.Pointer, arg3 int64, arg4 int,
 	_swig_i_7 := arg8
 	_swig_i_8 := arg9
 	_swig_i_9 := arg10
-	swig_r = (Enum_SS_comm_status)(C._wrap_comm_go_all_reduce_capi_0ed364253aba67eb(C.uintptr_t(_swig_i_0), C.swig_voidp(_swig_i_1), C.swig_type_17(_swig_i_2), C.swig_intgo(_swig_i_3), C.swig_voidp(_swig_i_4), C.swig_type_18(_swig_i_5), C.swig_intgo(_swig_i_6), C.swig_intgo(_swig_i_7), C.swig_intgo(_swig_i_8), C.swig_voidp(_swig_i_9)))
+	swig_r = (Enum_SS_comm_status)(C._wrap_comm_go_all_reduce_capi_0ed364253aba67eb(C.uintptr_t(_swig_i_0), C.swig_voidp(_swig_i_1), C.swig_type_20(_swig_i_2), C.swig_intgo(_swig_i_3), C.swig_voidp(_swig_i_4), C.swig_type_21(_swig_i_5), C.swig_intgo(_swig_i_6), C.swig_intgo(_swig_i_7), C.swig_intgo(_swig_i_8), C.swig_voidp(_swig_i_9)))
 	return swig_r
 }
 
@@ -1178,7 +1237,7 @@ func Comm_go_reduce(arg1 uintptr, arg2 unsafe.Pointer, arg3 int64, arg4 int, arg
 	_swig_i_8 := arg9
 	_swig_i_9 := arg10
 	_swig_i_10 := arg11
-	swig_r = (Enum_SS_comm_status)(C._wrap_comm_go_reduce_capi_0ed364253aba67eb(C.uintptr_t(_swig_i_0), C.swig_voidp(_swig_i_1), C.swig_type_19(_swig_i_2), C.swig_intgo(_swig_i_3), C.swig_voidp(_swig_i_4), C.swig_type_20(_swig_i_5), C.swig_intgo(_swig_i_6), C.swig_intgo(_swig_i_7), C.swig_intgo(_swig_i_8), C.swig_intgo(_swig_i_9), C.swig_voidp(_swig_i_10)))
+	swig_r = (Enum_SS_comm_status)(C._wrap_comm_go_reduce_capi_0ed364253aba67eb(C.uintptr_t(_swig_i_0), C.swig_voidp(_swig_i_1), C.swig_type_22(_swig_i_2), C.swig_intgo(_swig_i_3), C.swig_voidp(_swig_i_4), C.swig_type_23(_swig_i_5), C.swig_intgo(_swig_i_6), C.swig_intgo(_swig_i_7), C.swig_intgo(_swig_i_8), C.swig_intgo(_swig_i_9), C.swig_voidp(_swig_i_10)))
 	return swig_r
 }
 
@@ -1194,7 +1253,7 @@ func Comm_go_broadcast(arg1 uintptr, arg2 unsafe.Pointer, arg3 int64, arg4 int, 
 	_swig_i_7 := arg8
 	_swig_i_8 := arg9
 	_swig_i_9 := arg10
-	swig_r = (Enum_SS_comm_status)(C._wrap_comm_go_broadcast_capi_0ed364253aba67eb(C.uintptr_t(_swig_i_0), C.swig_voidp(_swig_i_1), C.swig_type_21(_swig_i_2), C.swig_intgo(_swig_i_3), C.swig_voidp(_swig_i_4), C.swig_type_22(_swig_i_5), C.swig_intgo(_swig_i_6), C.swig_intgo(_swig_i_7), C.swig_intgo(_swig_i_8), C.swig_voidp(_swig_i_9)))
+	swig_r = (Enum_SS_comm_status)(C._wrap_comm_go_broadcast_capi_0ed364253aba67eb(C.uintptr_t(_swig_i_0), C.swig_voidp(_swig_i_1), C.swig_type_24(_swig_i_2), C.swig_intgo(_swig_i_3), C.swig_voidp(_swig_i_4), C.swig_type_25(_swig_i_5), C.swig_intgo(_swig_i_6), C.swig_intgo(_swig_i_7), C.swig_intgo(_swig_i_8), C.swig_voidp(_swig_i_9)))
 	return swig_r
 }
 
@@ -1209,7 +1268,7 @@ func Comm_go_all_gather(arg1 uintptr, arg2 unsafe.Pointer, arg3 int64, arg4 int,
 	_swig_i_6 := arg7
 	_swig_i_7 := arg8
 	_swig_i_8 := arg9
-	swig_r = (Enum_SS_comm_status)(C._wrap_comm_go_all_gather_capi_0ed364253aba67eb(C.uintptr_t(_swig_i_0), C.swig_voidp(_swig_i_1), C.swig_type_23(_swig_i_2), C.swig_intgo(_swig_i_3), C.swig_voidp(_swig_i_4), C.swig_type_24(_swig_i_5), C.swig_intgo(_swig_i_6), C.swig_intgo(_swig_i_7), C.swig_voidp(_swig_i_8)))
+	swig_r = (Enum_SS_comm_status)(C._wrap_comm_go_all_gather_capi_0ed364253aba67eb(C.uintptr_t(_swig_i_0), C.swig_voidp(_swig_i_1), C.swig_type_26(_swig_i_2), C.swig_intgo(_swig_i_3), C.swig_voidp(_swig_i_4), C.swig_type_27(_swig_i_5), C.swig_intgo(_swig_i_6), C.swig_intgo(_swig_i_7), C.swig_voidp(_swig_i_8)))
 	return swig_r
 }
 
@@ -1225,7 +1284,7 @@ func Comm_go_reduce_scatter(arg1 uintptr, arg2 unsafe.Pointer, arg3 int64, arg4 
 	_swig_i_7 := arg8
 	_swig_i_8 := arg9
 	_swig_i_9 := arg10
-	swig_r = (Enum_SS_comm_status)(C._wrap_comm_go_reduce_scatter_capi_0ed364253aba67eb(C.uintptr_t(_swig_i_0), C.swig_voidp(_swig_i_1), C.swig_type_25(_swig_i_2), C.swig_intgo(_swig_i_3), C.swig_voidp(_swig_i_4), C.swig_type_26(_swig_i_5), C.swig_intgo(_swig_i_6), C.swig_intgo(_swig_i_7), C.swig_intgo(_swig_i_8), C.swig_voidp(_swig_i_9)))
+	swig_r = (Enum_SS_comm_status)(C._wrap_comm_go_reduce_scatter_capi_0ed364253aba67eb(C.uintptr_t(_swig_i_0), C.swig_voidp(_swig_i_1), C.swig_type_28(_swig_i_2), C.swig_intgo(_swig_i_3), C.swig_voidp(_swig_i_4), C.swig_type_29(_swig_i_5), C.swig_intgo(_swig_i_6), C.swig_intgo(_swig_i_7), C.swig_intgo(_swig_i_8), C.swig_voidp(_swig_i_9)))
 	return swig_r
 }
 
@@ -1241,7 +1300,7 @@ func Comm_go_gather(arg1 uintptr, arg2 unsafe.Pointer, arg3 int64, arg4 int, arg
 	_swig_i_7 := arg8
 	_swig_i_8 := arg9
 	_swig_i_9 := arg10
-	swig_r = (Enum_SS_comm_status)(C._wrap_comm_go_gather_capi_0ed364253aba67eb(C.uintptr_t(_swig_i_0), C.swig_voidp(_swig_i_1), C.swig_type_27(_swig_i_2), C.swig_intgo(_swig_i_3), C.swig_voidp(_swig_i_4), C.swig_type_28(_swig_i_5), C.swig_intgo(_swig_i_6), C.swig_intgo(_swig_i_7), C.swig_intgo(_swig_i_8), C.swig_voidp(_swig_i_9)))
+	swig_r = (Enum_SS_comm_status)(C._wrap_comm_go_gather_capi_0ed364253aba67eb(C.uintptr_t(_swig_i_0), C.swig_voidp(_swig_i_1), C.swig_type_30(_swig_i_2), C.swig_intgo(_swig_i_3), C.swig_voidp(_swig_i_4), C.swig_type_31(_swig_i_5), C.swig_intgo(_swig_i_6), C.swig_intgo(_swig_i_7), C.swig_intgo(_swig_i_8), C.swig_voidp(_swig_i_9)))
 	return swig_r
 }
 
@@ -1257,7 +1316,7 @@ func Comm_go_scatter(arg1 uintptr, arg2 unsafe.Pointer, arg3 int64, arg4 int, ar
 	_swig_i_7 := arg8
 	_swig_i_8 := arg9
 	_swig_i_9 := arg10
-	swig_r = (Enum_SS_comm_status)(C._wrap_comm_go_scatter_capi_0ed364253aba67eb(C.uintptr_t(_swig_i_0), C.swig_voidp(_swig_i_1), C.swig_type_29(_swig_i_2), C.swig_intgo(_swig_i_3), C.swig_voidp(_swig_i_4), C.swig_type_30(_swig_i_5), C.swig_intgo(_swig_i_6), C.swig_intgo(_swig_i_7), C.swig_intgo(_swig_i_8), C.swig_voidp(_swig_i_9)))
+	swig_r = (Enum_SS_comm_status)(C._wrap_comm_go_scatter_capi_0ed364253aba67eb(C.uintptr_t(_swig_i_0), C.swig_voidp(_swig_i_1), C.swig_type_32(_swig_i_2), C.swig_intgo(_swig_i_3), C.swig_voidp(_swig_i_4), C.swig_type_33(_swig_i_5), C.swig_intgo(_swig_i_6), C.swig_intgo(_swig_i_7), C.swig_intgo(_swig_i_8), C.swig_voidp(_swig_i_9)))
 	return swig_r
 }
 
@@ -1274,7 +1333,7 @@ func Comm_go_all_to_all_single(arg1 uintptr, arg2 unsafe.Pointer, arg3 int64, ar
 	_swig_i_8 := arg9
 	_swig_i_9 := arg10
 	_swig_i_10 := arg11
-	swig_r = (Enum_SS_comm_status)(C._wrap_comm_go_all_to_all_single_capi_0ed364253aba67eb(C.uintptr_t(_swig_i_0), C.swig_voidp(_swig_i_1), C.swig_type_31(_swig_i_2), C.swig_intgo(_swig_i_3), C.swig_voidp(_swig_i_4), C.swig_type_32(_swig_i_5), C.swig_intgo(_swig_i_6), C.swig_intgo(_swig_i_7), C.swig_voidp(_swig_i_8), C.swig_voidp(_swig_i_9), C.swig_voidp(_swig_i_10)))
+	swig_r = (Enum_SS_comm_status)(C._wrap_comm_go_all_to_all_single_capi_0ed364253aba67eb(C.uintptr_t(_swig_i_0), C.swig_voidp(_swig_i_1), C.swig_type_34(_swig_i_2), C.swig_intgo(_swig_i_3), C.swig_voidp(_swig_i_4), C.swig_type_35(_swig_i_5), C.swig_intgo(_swig_i_6), C.swig_intgo(_swig_i_7), C.swig_voidp(_swig_i_8), C.swig_voidp(_swig_i_9), C.swig_voidp(_swig_i_10)))
 	return swig_r
 }
 
@@ -1290,7 +1349,7 @@ func Comm_go_all_gather_v(arg1 uintptr, arg2 unsafe.Pointer, arg3 int64, arg4 in
 	_swig_i_7 := arg8
 	_swig_i_8 := arg9
 	_swig_i_9 := arg10
-	swig_r = (Enum_SS_comm_status)(C._wrap_comm_go_all_gather_v_capi_0ed364253aba67eb(C.uintptr_t(_swig_i_0), C.swig_voidp(_swig_i_1), C.swig_type_33(_swig_i_2), C.swig_intgo(_swig_i_3), C.swig_voidp(_swig_i_4), C.swig_type_34(_swig_i_5), C.swig_intgo(_swig_i_6), C.swig_intgo(_swig_i_7), C.swig_voidp(_swig_i_8), C.swig_voidp(_swig_i_9)))
+	swig_r = (Enum_SS_comm_status)(C._wrap_comm_go_all_gather_v_capi_0ed364253aba67eb(C.uintptr_t(_swig_i_0), C.swig_voidp(_swig_i_1), C.swig_type_36(_swig_i_2), C.swig_intgo(_swig_i_3), C.swig_voidp(_swig_i_4), C.swig_type_37(_swig_i_5), C.swig_intgo(_swig_i_6), C.swig_intgo(_swig_i_7), C.swig_voidp(_swig_i_8), C.swig_voidp(_swig_i_9)))
 	return swig_r
 }
 
@@ -1307,7 +1366,7 @@ func Comm_go_reduce_scatter_v(arg1 uintptr, arg2 unsafe.Pointer, arg3 int64, arg
 	_swig_i_8 := arg9
 	_swig_i_9 := arg10
 	_swig_i_10 := arg11
-	swig_r = (Enum_SS_comm_status)(C._wrap_comm_go_reduce_scatter_v_capi_0ed364253aba67eb(C.uintptr_t(_swig_i_0), C.swig_voidp(_swig_i_1), C.swig_type_35(_swig_i_2), C.swig_intgo(_swig_i_3), C.swig_voidp(_swig_i_4), C.swig_type_36(_swig_i_5), C.swig_intgo(_swig_i_6), C.swig_intgo(_swig_i_7), C.swig_voidp(_swig_i_8), C.swig_intgo(_swig_i_9), C.swig_voidp(_swig_i_10)))
+	swig_r = (Enum_SS_comm_status)(C._wrap_comm_go_reduce_scatter_v_capi_0ed364253aba67eb(C.uintptr_t(_swig_i_0), C.swig_voidp(_swig_i_1), C.swig_type_38(_swig_i_2), C.swig_intgo(_swig_i_3), C.swig_voidp(_swig_i_4), C.swig_type_39(_swig_i_5), C.swig_intgo(_swig_i_6), C.swig_intgo(_swig_i_7), C.swig_voidp(_swig_i_8), C.swig_intgo(_swig_i_9), C.swig_voidp(_swig_i_10)))
 	return swig_r
 }
 
@@ -1324,7 +1383,7 @@ func Comm_go_gather_v(arg1 uintptr, arg2 unsafe.Pointer, arg3 int64, arg4 int, a
 	_swig_i_8 := arg9
 	_swig_i_9 := arg10
 	_swig_i_10 := arg11
-	swig_r = (Enum_SS_comm_status)(C._wrap_comm_go_gather_v_capi_0ed364253aba67eb(C.uintptr_t(_swig_i_0), C.swig_voidp(_swig_i_1), C.swig_type_37(_swig_i_2), C.swig_intgo(_swig_i_3), C.swig_voidp(_swig_i_4), C.swig_type_38(_swig_i_5), C.swig_intgo(_swig_i_6), C.swig_intgo(_swig_i_7), C.swig_voidp(_swig_i_8), C.swig_intgo(_swig_i_9), C.swig_voidp(_swig_i_10)))
+	swig_r = (Enum_SS_comm_status)(C._wrap_comm_go_gather_v_capi_0ed364253aba67eb(C.uintptr_t(_swig_i_0), C.swig_voidp(_swig_i_1), C.swig_type_40(_swig_i_2), C.swig_intgo(_swig_i_3), C.swig_voidp(_swig_i_4), C.swig_type_41(_swig_i_5), C.swig_intgo(_swig_i_6), C.swig_intgo(_swig_i_7), C.swig_voidp(_swig_i_8), C.swig_intgo(_swig_i_9), C.swig_voidp(_swig_i_10)))
 	return swig_r
 }
 
@@ -1341,7 +1400,7 @@ func Comm_go_scatter_v(arg1 uintptr, arg2 unsafe.Pointer, arg3 int64, arg4 int, 
 	_swig_i_8 := arg9
 	_swig_i_9 := arg10
 	_swig_i_10 := arg11
-	swig_r = (Enum_SS_comm_status)(C._wrap_comm_go_scatter_v_capi_0ed364253aba67eb(C.uintptr_t(_swig_i_0), C.swig_voidp(_swig_i_1), C.swig_type_39(_swig_i_2), C.swig_intgo(_swig_i_3), C.swig_voidp(_swig_i_4), C.swig_type_40(_swig_i_5), C.swig_intgo(_swig_i_6), C.swig_intgo(_swig_i_7), C.swig_voidp(_swig_i_8), C.swig_intgo(_swig_i_9), C.swig_voidp(_swig_i_10)))
+	swig_r = (Enum_SS_comm_status)(C._wrap_comm_go_scatter_v_capi_0ed364253aba67eb(C.uintptr_t(_swig_i_0), C.swig_voidp(_swig_i_1), C.swig_type_42(_swig_i_2), C.swig_intgo(_swig_i_3), C.swig_voidp(_swig_i_4), C.swig_type_43(_swig_i_5), C.swig_intgo(_swig_i_6), C.swig_intgo(_swig_i_7), C.swig_voidp(_swig_i_8), C.swig_intgo(_swig_i_9), C.swig_voidp(_swig_i_10)))
 	return swig_r
 }
 
@@ -1354,7 +1413,7 @@ func Comm_go_send(arg1 uintptr, arg2 unsafe.Pointer, arg3 int64, arg4 Enum_SS_co
 	_swig_i_4 := arg5
 	_swig_i_5 := arg6
 	_swig_i_6 := arg7
-	swig_r = (Enum_SS_comm_status)(C._wrap_comm_go_send_capi_0ed364253aba67eb(C.uintptr_t(_swig_i_0), C.swig_voidp(_swig_i_1), C.swig_type_41(_swig_i_2), C.swig_intgo(_swig_i_3), C.swig_intgo(_swig_i_4), C.swig_intgo(_swig_i_5), C.swig_voidp(_swig_i_6)))
+	swig_r = (Enum_SS_comm_status)(C._wrap_comm_go_send_capi_0ed364253aba67eb(C.uintptr_t(_swig_i_0), C.swig_voidp(_swig_i_1), C.swig_type_44(_swig_i_2), C.swig_intgo(_swig_i_3), C.swig_intgo(_swig_i_4), C.swig_intgo(_swig_i_5), C.swig_voidp(_swig_i_6)))
 	return swig_r
 }
 
@@ -1367,7 +1426,7 @@ func Comm_go_recv(arg1 uintptr, arg2 unsafe.Pointer, arg3 int64, arg4 Enum_SS_co
 	_swig_i_4 := arg5
 	_swig_i_5 := arg6
 	_swig_i_6 := arg7
-	swig_r = (Enum_SS_comm_status)(C._wrap_comm_go_recv_capi_0ed364253aba67eb(C.uintptr_t(_swig_i_0), C.swig_voidp(_swig_i_1), C.swig_type_42(_swig_i_2), C.swig_intgo(_swig_i_3), C.swig_intgo(_swig_i_4), C.swig_intgo(_swig_i_5), C.swig_voidp(_swig_i_6)))
+	swig_r = (Enum_SS_comm_status)(C._wrap_comm_go_recv_capi_0ed364253aba67eb(C.uintptr_t(_swig_i_0), C.swig_voidp(_swig_i_1), C.swig_type_45(_swig_i_2), C.swig_intgo(_swig_i_3), C.swig_intgo(_swig_i_4), C.swig_intgo(_swig_i_5), C.swig_voidp(_swig_i_6)))
 	return swig_r
 }
 

@@ -1164,6 +1164,23 @@ intgo _wrap_comm_init_capi_0ed364253aba67eb(comm_t **_swig_go_0, comm_config_t *
 }
 
 
+intgo _wrap_comm_init_async_capi_0ed364253aba67eb(comm_t **_swig_go_0, comm_config_t *_swig_go_1, comm_handle_t **_swig_go_2) {
+  comm_t **arg1 = (comm_t **) 0 ;
+  comm_config_t *arg2 = (comm_config_t *) 0 ;
+  comm_handle_t **arg3 = (comm_handle_t **) 0 ;
+  comm_status_t result;
+  intgo _swig_go_result;
+  
+  arg1 = (comm_t **)_swig_go_0; 
+  arg2 = (comm_config_t *)_swig_go_1; 
+  arg3 = (comm_handle_t **)_swig_go_2; 
+  
+  result = (comm_status_t)comm_init_async(arg1,(struct comm_config const *)arg2,arg3);
+  _swig_go_result = (intgo)result; 
+  return _swig_go_result;
+}
+
+
 intgo _wrap_comm_destroy_capi_0ed364253aba67eb(comm_t *_swig_go_0) {
   comm_t *arg1 = (comm_t *) 0 ;
   comm_status_t result;
@@ -1389,6 +1406,34 @@ intgo _wrap_comm_shrink_capi_0ed364253aba67eb(comm_t **_swig_go_0, comm_t *_swig
 }
 
 
+intgo _wrap_comm_shrink_async_capi_0ed364253aba67eb(comm_t **_swig_go_0, comm_t *_swig_go_1, _gostring_ _swig_go_2, comm_handle_t **_swig_go_3) {
+  comm_t **arg1 = (comm_t **) 0 ;
+  comm_t *arg2 = (comm_t *) 0 ;
+  char *arg3 = (char *) 0 ;
+  comm_handle_t **arg4 = (comm_handle_t **) 0 ;
+  comm_status_t result;
+  intgo _swig_go_result;
+  
+  arg1 = (comm_t **)_swig_go_0; 
+  arg2 = (comm_t *)_swig_go_1; 
+  
+  arg3 = NULL;
+  if (_swig_go_2.n > 0) {
+    arg3 = (char *)malloc((size_t)_swig_go_2.n + 1);
+    if (arg3 == NULL) return COMM_ERR_NO_MEMORY;
+    memcpy((char *)arg3, _swig_go_2.p, (size_t)_swig_go_2.n);
+    ((char *)arg3)[_swig_go_2.n] = '\0';
+  }
+  
+  arg4 = (comm_handle_t **)_swig_go_3; 
+  
+  result = (comm_status_t)comm_shrink_async(arg1,arg2,(char const *)arg3,arg4);
+  _swig_go_result = (intgo)result; 
+  free((char *)arg3); 
+  return _swig_go_result;
+}
+
+
 intgo _wrap_comm_set_timeout_capi_0ed364253aba67eb(comm_t *_swig_go_0, long long _swig_go_1) {
   comm_t *arg1 = (comm_t *) 0 ;
   int64_t arg2 ;
@@ -1475,6 +1520,38 @@ intgo _wrap_comm_group_create_capi_0ed364253aba67eb(comm_t **_swig_go_0, comm_t 
 }
 
 
+intgo _wrap_comm_group_create_async_capi_0ed364253aba67eb(comm_t **_swig_go_0, comm_t *_swig_go_1, intgo _swig_go_2, int *_swig_go_3, _gostring_ _swig_go_4, comm_handle_t **_swig_go_5) {
+  comm_t **arg1 = (comm_t **) 0 ;
+  comm_t *arg2 = (comm_t *) 0 ;
+  int arg3 ;
+  int *arg4 = (int *) 0 ;
+  char *arg5 = (char *) 0 ;
+  comm_handle_t **arg6 = (comm_handle_t **) 0 ;
+  comm_status_t result;
+  intgo _swig_go_result;
+  
+  arg1 = (comm_t **)_swig_go_0; 
+  arg2 = (comm_t *)_swig_go_1; 
+  arg3 = (int)_swig_go_2; 
+  arg4 = (int *)_swig_go_3; 
+  
+  arg5 = NULL;
+  if (_swig_go_4.n > 0) {
+    arg5 = (char *)malloc((size_t)_swig_go_4.n + 1);
+    if (arg5 == NULL) return COMM_ERR_NO_MEMORY;
+    memcpy((char *)arg5, _swig_go_4.p, (size_t)_swig_go_4.n);
+    ((char *)arg5)[_swig_go_4.n] = '\0';
+  }
+  
+  arg6 = (comm_handle_t **)_swig_go_5; 
+  
+  result = (comm_status_t)comm_group_create_async(arg1,arg2,arg3,(int const *)arg4,(char const *)arg5,arg6);
+  _swig_go_result = (intgo)result; 
+  free((char *)arg5); 
+  return _swig_go_result;
+}
+
+
 intgo _wrap_comm_split_capi_0ed364253aba67eb(comm_t **_swig_go_0, comm_t *_swig_go_1, intgo _swig_go_2, intgo _swig_go_3, _gostring_ _swig_go_4) {
   comm_t **arg1 = (comm_t **) 0 ;
   comm_t *arg2 = (comm_t *) 0 ;
@@ -1499,6 +1576,38 @@ intgo _wrap_comm_split_capi_0ed364253aba67eb(comm_t **_swig_go_0, comm_t *_swig_
   
   
   result = (comm_status_t)comm_split(arg1,arg2,arg3,arg4,(char const *)arg5);
+  _swig_go_result = (intgo)result; 
+  free((char *)arg5); 
+  return _swig_go_result;
+}
+
+
+intgo _wrap_comm_split_async_capi_0ed364253aba67eb(comm_t **_swig_go_0, comm_t *_swig_go_1, intgo _swig_go_2, intgo _swig_go_3, _gostring_ _swig_go_4, comm_handle_t **_swig_go_5) {
+  comm_t **arg1 = (comm_t **) 0 ;
+  comm_t *arg2 = (comm_t *) 0 ;
+  int arg3 ;
+  int arg4 ;
+  char *arg5 = (char *) 0 ;
+  comm_handle_t **arg6 = (comm_handle_t **) 0 ;
+  comm_status_t result;
+  intgo _swig_go_result;
+  
+  arg1 = (comm_t **)_swig_go_0; 
+  arg2 = (comm_t *)_swig_go_1; 
+  arg3 = (int)_swig_go_2; 
+  arg4 = (int)_swig_go_3; 
+  
+  arg5 = NULL;
+  if (_swig_go_4.n > 0) {
+    arg5 = (char *)malloc((size_t)_swig_go_4.n + 1);
+    if (arg5 == NULL) return COMM_ERR_NO_MEMORY;
+    memcpy((char *)arg5, _swig_go_4.p, (size_t)_swig_go_4.n);
+    ((char *)arg5)[_swig_go_4.n] = '\0';
+  }
+  
+  arg6 = (comm_handle_t **)_swig_go_5; 
+  
+  result = (comm_status_t)comm_split_async(arg1,arg2,arg3,arg4,(char const *)arg5,arg6);
   _swig_go_result = (intgo)result; 
   free((char *)arg5); 
   return _swig_go_result;
