@@ -57,6 +57,9 @@ void FailureNotices::notify(comm_status_t status, int otherRank, const Signature
   try {
     for (int peer = 0; peer < size_; ++peer) {
       if (peer == rank_) continue;
+      // A peer known dead needs no notice, and over tcp;ofi_rxm a send to
+      // it holds up the messages to the live ones behind it.
+      if (comm_.world().knownFailures().count(comm_.worldRankOf(peer))) continue;
       transport::Request& request = requests_.emplace_back();
       comm_.send(peer, tag(), &outgoing, sizeof(outgoing), request);
       pending_.push_back({&request, peer, false});

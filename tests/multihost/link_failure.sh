@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# link_failure.sh down|outage COMMRUN PROBE: 2 hosts x 2 ranks run
+# link_failure.sh down|outage|shrink COMMRUN PROBE: 2 hosts x 2 ranks run
 # link_probe (all_reduces checked against their sum) while host1's link to
 # the bridge goes away, as a pulled cable would.
 #   down    the link goes down (once every rank has a right result) and
@@ -8,12 +8,15 @@
 #           must name a rank of the other host, which it can no longer reach.
 #   outage  the link is down for 5 s, then back: TCP retransmits what was
 #           lost and every rank finishes with right results.
+#   shrink  as down, then every rank calls comm_shrink: a rank that cannot
+#           reach the others (nor the store, on host0) must fail within
+#           COMM_TIMEOUT (+ the margin) too, never hang.
 # The environment reaches the ranks (COMM_PROVIDER, COMM_TIMEOUT...).
 # Exits 77 where hosts.sh cannot make hosts.
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 if [ "${1:-}" != --inside ]; then
-  [ $# -eq 3 ] && [[ $1 =~ ^(down|outage)$ ]] || { sed -n '2,/^set /p' "$0" | sed '$d; s/^# \{0,1\}//' >&2; exit 2; }
+  [ $# -eq 3 ] && [[ $1 =~ ^(down|outage|shrink)$ ]] || { sed -n '2,/^set /p' "$0" | sed '$d; s/^# \{0,1\}//' >&2; exit 2; }
   exec "$here/hosts.sh" run 2 -- "$0" --inside "$@"
 fi
 mode=$2 commrun=$3 probe=$4
@@ -40,7 +43,10 @@ when_ready() {
   done
   sleep 1
 }
-if [ "$mode" = down ]; then
+if [ "$mode" = shrink ]; then
+  export LINK_PROBE_SHRINK=1
+fi
+if [ "$mode" != outage ]; then
   (when_ready && "$here/hosts.sh" link 1 down) &
   seconds=$((timeout + 120))
 else
@@ -76,7 +82,17 @@ for rank in 0 1 2 3; do
   if grep -qE "$others" <<<"${line#*: *: }"; then named[$host]=1; fi
   echo "$line"
 done
+if [ "$mode" = shrink ]; then
+  for rank in 0 1 2 3; do
+    line=$(grep -E "^\[$rank\] rank $rank: shrink [a-zA-Z_ ]+ after [0-9.]+ s: " "$work/out" || true)
+    [ -n "$line" ] || fail "rank $rank did not come back from comm_shrink"
+    took=$(sed -E 's/^\[[0-9]+\] rank [0-9]+: shrink [a-zA-Z_ ]+ after ([0-9.]+) s: .*/\1/' <<<"$line")
+    awk -v took="$took" -v limit=$((timeout + margin)) 'BEGIN { exit !(took <= limit) }' ||
+      fail "rank $rank's shrink returned after $took s, more than COMM_TIMEOUT=$timeout s + $margin"
+    echo "$line"
+  done
+fi
 # A rank that waited only for a neighbour of its own host (itself stuck)
 # may name that neighbour; on each host, some rank names the other host.
 [ "${named[0]}" -eq 1 ] && [ "${named[1]}" -eq 1 ] || fail "a host's ranks named no rank of the other host"
-echo "link_failure down: every rank failed in time, and each host's ranks named the other host"
+echo "link_failure $mode: every rank failed in time, and each host's ranks named the other host"

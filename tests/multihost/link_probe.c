@@ -3,7 +3,8 @@
  * Rank 0 says when the time is up, so every rank makes the same calls.
  * Prints "rank R: N all_reduces, all right" and exits 0, or, at the first
  * failure, "rank R: STATUS after S s: MESSAGE" (S: how long that call took)
- * and exits 3. link_failure.sh takes a host's link away underneath it.
+ * and exits 3 (after a shrink, with LINK_PROBE_SHRINK set: see shrink()).
+ * link_failure.sh takes a host's link away underneath it.
  * Between calls each rank naps for a millisecond: the link must find calls
  * in flight, not the cores saturated for the whole run. */
 #include <stdio.h>
@@ -30,6 +31,20 @@ static double now(void) {
   struct timespec t;
   clock_gettime(CLOCK_MONOTONIC, &t);
   return (double)t.tv_sec + (double)t.tv_nsec / 1e9;
+}
+
+/* With LINK_PROBE_SHRINK set, a rank whose all_reduce failed shrinks the
+ * world and says how that went: "rank R: shrink STATUS after S s: ...". */
+static void shrink(comm_t *world, int rank) {
+  const double start = now();
+  comm_t *survivors = NULL;
+  const comm_status_t status = comm_shrink(&survivors, world, NULL);
+  int size = 0;
+  if (status == COMM_OK) comm_size(&size, survivors);
+  printf("rank %d: shrink %s after %.1f s: %s\n", rank, comm_status_string(status), now() - start,
+         status == COMM_OK ? "a communicator of the survivors" : comm_last_error());
+  fflush(stdout);
+  comm_destroy(survivors);
 }
 
 int main(int argc, char **argv) {
@@ -66,6 +81,7 @@ int main(int argc, char **argv) {
     if (status != COMM_OK) {
       printf("rank %d: %s after %.1f s: %s\n", rank, comm_status_string(status), now() - start, comm_last_error());
       failed = 1;
+      if (getenv("LINK_PROBE_SHRINK") != NULL) shrink(world, rank);
       break;
     }
     last = values[0] != 0;

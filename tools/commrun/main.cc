@@ -106,7 +106,9 @@ void leaveStore(const Options& options, uint16_t storePort, const std::string& s
     const comm::Deadline deadline(kLeaveTimeout);
     comm::bootstrap::StoreClient client(options.masterAddr, storePort, secret, deadline);
     if (client.add(kNodesDone, 1, deadline) == options.nodes) client.set(kAllNodesDone, "1", deadline);
-    if (!options.hostsStore() || !succeeded) return;
+    // After a failure the job is over, unless --keep-going keeps the
+    // survivors on the other nodes running: they still need the store.
+    if (!options.hostsStore() || !(succeeded || options.keepGoing)) return;
     const std::chrono::duration<double> wait =
         options.timeoutSeconds ? std::chrono::duration<double>(*options.timeoutSeconds) : kNodesDoneWait;
     const comm::Deadline end(std::chrono::duration_cast<std::chrono::milliseconds>(wait));
