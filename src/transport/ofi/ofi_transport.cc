@@ -22,6 +22,8 @@ namespace comm::transport {
 namespace {
 
 constexpr size_t kCompletionBatch = 16;
+// How many batches (or errors) one drain of a completion queue takes at most.
+constexpr int kDrainRounds = 64;
 // Messages this large go by rendezvous, whose bytes (rxm over tcp's sockets,
 // shm's copies) move only while somebody polls the completion queue: a waiter
 // must not nap while one is in flight: a nap stalls the transfer for its
@@ -185,7 +187,9 @@ bool OfiTransport::progressLocked() {
 
 void OfiTransport::drain(Slot& slot) {
   fi_cq_tagged_entry entries[kCompletionBatch];
-  for (;;) {
+  // Bounded: after a peer's death rxm can report errors as fast as they are
+  // read, and the caller must get back to its deadline between rounds.
+  for (int round = 0; round < kDrainRounds; ++round) {
     ssize_t count = slot.endpoint->readCompletions(entries, kCompletionBatch);
     if (count > 0) {
       for (ssize_t i = 0; i < count; ++i) onCompletion(entries[i]);
@@ -201,6 +205,7 @@ void OfiTransport::drain(Slot& slot) {
            fabricError(static_cast<int>(-count)), count);
     }
   }
+  completed_ = true;  // more may be waiting: the caller comes back
 }
 
 void OfiTransport::flush(OfiOpQueue& backlog) {
