@@ -6,18 +6,19 @@
 # Counts the trials that passed, hung (commrun's timeout), computed a wrong
 # result, or failed otherwise; exits 1 unless every trial passed.
 # usage: recovery_trials.sh COMMRUN RECOVERY_TRIAL TRIALS [FIRST_SEED] [TRIAL_TIMEOUT_S]
+#   environment: PATHS, the paths to take in turn (default "shm tcp rxm").
 # e.g.:  bench/fault/recovery_trials.sh build/tools/commrun/commrun \
 #          build/tests/liveness/recovery_trial 1000
 set -u
 commrun="$1" program="$2" trials="$3" first="${4:-1}" limit="${5:-120}"
-paths=(shm tcp rxm)
+read -r -a paths <<<"${PATHS:-shm tcp rxm}"
 out=$(mktemp)
 trap 'rm -f "$out"' EXIT
 passed=0 hung=0 wrong=0 failed=0
 start=$(date +%s)
 for ((seed = first; seed < first + trials; ++seed)); do
   ranks=$((2 + seed % 7))
-  path=${paths[$((seed / 7 % 3))]}
+  path=${paths[$((seed / 7 % ${#paths[@]}))]}
   case $path in
     shm) environment=(COMM_SHM=1) ;;
     tcp) environment=(COMM_PROVIDER=tcp COMM_SHM=0) ;;
