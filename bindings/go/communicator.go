@@ -34,9 +34,10 @@ type Communicator struct {
 	// waiting for the very call the Abort is meant to end.
 	abortMu sync.Mutex
 
-	ownedMu  sync.Mutex // guards the two sets below
+	ownedMu  sync.Mutex // guards the three sets below
 	handles  map[*Handle]struct{}
 	children map[*Communicator]struct{}
+	makings  map[*Making]struct{} // communicators being made that will be children
 }
 
 // Option adjusts Init.
@@ -64,6 +65,22 @@ func WithTimeout(d time.Duration) Option {
 // It first refuses a loaded C library older than this package needs
 // (CheckVersion).
 func Init(options ...Option) (*Communicator, error) {
+	settings, err := initSettings("comm.Init", options)
+	if err != nil {
+		return nil, err
+	}
+	var ptr uintptr
+	err = locked(func() error {
+		return withConfig(settings, func(config uintptr) error { return check(capi.Comm_init(&ptr, config)) })
+	})
+	if err != nil {
+		return nil, err
+	}
+	return wrap(ptr, nil)
+}
+
+// initSettings checks the library's version and gathers Init's options.
+func initSettings(call string, options []Option) (map[string]string, error) {
 	if err := CheckVersion(); err != nil {
 		return nil, err
 	}
@@ -75,27 +92,25 @@ func Init(options ...Option) (*Communicator, error) {
 	}
 	for key, value := range settings {
 		if strings.ContainsRune(key, 0) || strings.ContainsRune(value, 0) {
-			return nil, argumentError("comm.Init", "setting %q holds a NUL character", key)
+			return nil, argumentError(call, "setting %q holds a NUL character", key)
 		}
 	}
-	var ptr uintptr
-	err := locked(func() error {
-		var config uintptr
-		if err := check(capi.Comm_config_create(&config)); err != nil {
+	return settings, nil
+}
+
+// withConfig runs f (inside locked) with a C configuration of settings.
+func withConfig(settings map[string]string, f func(config uintptr) error) error {
+	var config uintptr
+	if err := check(capi.Comm_config_create(&config)); err != nil {
+		return err
+	}
+	defer capi.Comm_config_destroy(config)
+	for key, value := range settings {
+		if err := check(capi.Comm_config_set(config, key, value)); err != nil {
 			return err
 		}
-		defer capi.Comm_config_destroy(config)
-		for key, value := range settings {
-			if err := check(capi.Comm_config_set(config, key, value)); err != nil {
-				return err
-			}
-		}
-		return check(capi.Comm_init(&ptr, config))
-	})
-	if err != nil {
-		return nil, err
 	}
-	return wrap(ptr, nil)
+	return f(config)
 }
 
 // Version is the version of the loaded C library, "MAJOR.MINOR.PATCH".
@@ -115,7 +130,7 @@ func CheckVersion() error {
 // wrap makes the Communicator of ptr, reading what never changes once.
 func wrap(ptr uintptr, parent *Communicator) (*Communicator, error) {
 	c := &Communicator{parent: parent, ptr: ptr, handles: map[*Handle]struct{}{},
-		children: map[*Communicator]struct{}{}}
+		children: map[*Communicator]struct{}{}, makings: map[*Making]struct{}{}}
 	err := locked(func() error {
 		var rank, size, localRank, localSize int32
 		for _, status := range []capi.Enum_SS_comm_status{
@@ -240,8 +255,8 @@ func (c *Communicator) SetTimeout(d time.Duration) error {
 // generated one. Closing c closes the new communicator.
 func (c *Communicator) Split(color, key int, name string) (*Communicator, error) {
 	const call = "comm.Split"
-	if color < 0 && color != Undefined {
-		return nil, argumentError(call, "color %d is negative and not Undefined", color)
+	if err := checkColor(call, color); err != nil {
+		return nil, err
 	}
 	return c.adopt(call, name, func(ptr uintptr, out *uintptr, cname string) capi.Enum_SS_comm_status {
 		return capi.Comm_split(out, ptr, color, key, cname)
@@ -262,6 +277,24 @@ func (c *Communicator) SplitByNode(name string) (*Communicator, error) {
 // "" for a generated one. Closing c closes the new communicator.
 func (c *Communicator) Group(ranks []int, name string) (*Communicator, error) {
 	const call = "comm.Group"
+	members, err := c.groupRanks(call, ranks)
+	if err != nil {
+		return nil, err
+	}
+	return c.adopt(call, name, func(ptr uintptr, out *uintptr, cname string) capi.Enum_SS_comm_status {
+		return capi.Comm_group_create(out, ptr, len(ranks), &members[0], cname)
+	})
+}
+
+func checkColor(call string, color int) error {
+	if color < 0 && color != Undefined {
+		return argumentError(call, "color %d is negative and not Undefined", color)
+	}
+	return nil
+}
+
+// groupRanks checks the ranks of a group of c and converts them to C's.
+func (c *Communicator) groupRanks(call string, ranks []int) ([]int32, error) {
 	members := make([]int32, len(ranks)+1) // +1: never a zero-length array to point into
 	for i, r := range ranks {
 		if r < 0 || r >= c.Size() {
@@ -269,9 +302,7 @@ func (c *Communicator) Group(ranks []int, name string) (*Communicator, error) {
 		}
 		members[i] = int32(r)
 	}
-	return c.adopt(call, name, func(ptr uintptr, out *uintptr, cname string) capi.Enum_SS_comm_status {
-		return capi.Comm_group_create(out, ptr, len(ranks), &members[0], cname)
-	})
+	return members, nil
 }
 
 // Abort makes every pending and future wait on c fail with ErrAborted (on
@@ -354,10 +385,7 @@ func someRanks(ranks []int32, count int32, capacity int) []int {
 // communicator belongs to the world, which must outlive it: closing the
 // world closes it, closing c does not.
 func (c *Communicator) Shrink(name string) (*Communicator, error) {
-	world := c
-	for world != nil && world.parent != nil {
-		world = world.parent
-	}
+	world := c.world()
 	if world != c {
 		// Held before c's, as the world's Close takes them: the world
 		// cannot close between the shrink and the adoption.
@@ -368,6 +396,15 @@ func (c *Communicator) Shrink(name string) (*Communicator, error) {
 		func(ptr uintptr, out *uintptr, cname string) capi.Enum_SS_comm_status {
 			return capi.Comm_shrink(out, ptr, cname)
 		})
+}
+
+// world is the communicator c was made from, through its parents.
+func (c *Communicator) world() *Communicator {
+	world := c
+	for world != nil && world.parent != nil {
+		world = world.parent
+	}
+	return world
 }
 
 // stop runs Abort's or Revoke's C call on c, which may come from any
@@ -384,9 +421,11 @@ func (c *Communicator) stop(call string, cCall func(uintptr) capi.Enum_SS_comm_s
 	return locked(func() error { return check(cCall(c.ptr)) })
 }
 
-// Close leaves c: it closes the groups made from c, then c's handles (each
-// waits for its operation), then c once calls in progress on other
-// goroutines have returned. Not collective. Closing again does nothing.
+// Close leaves c: it gives up the communicators still being made from c
+// (or, for the world, shrunk from its groups), closes the groups made from
+// c, then c's handles (each waits for its operation), then c once calls in
+// progress on other goroutines have returned. Not collective. Closing again
+// does nothing.
 func (c *Communicator) Close() error {
 	if c == nil {
 		return nil
@@ -395,6 +434,15 @@ func (c *Communicator) Close() error {
 	if c.ptr == 0 {
 		c.mu.Unlock()
 		return nil
+	}
+	c.ownedMu.Lock()
+	makings := make([]*Making, 0, len(c.makings))
+	for m := range c.makings {
+		makings = append(makings, m)
+	}
+	c.ownedMu.Unlock()
+	for _, m := range makings {
+		m.Close() // before the children are listed: a making that completed is one
 	}
 	c.ownedMu.Lock()
 	children := make([]*Communicator, 0, len(c.children))
@@ -513,6 +561,9 @@ func (c *Communicator) adoptInto(owner *Communicator, call, name string,
 }
 
 func (c *Communicator) forgetHandle(h *Handle) {
+	if c == nil { // a Making's handle
+		return
+	}
 	c.ownedMu.Lock()
 	delete(c.handles, h)
 	c.ownedMu.Unlock()

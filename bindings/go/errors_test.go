@@ -71,6 +71,19 @@ func TestNilObjectsGiveErrors(t *testing.T) {
 	if _, err := c.Shrink(""); !isUsage(err) {
 		t.Fatalf("nil Shrink: %v", err)
 	}
+	if _, err := c.SplitAsync(0, 0, ""); !isUsage(err) {
+		t.Fatalf("nil SplitAsync: %v", err)
+	}
+	var m *comm.Making
+	if _, err := m.Wait(context.Background()); !isUsage(err) {
+		t.Fatalf("nil Making.Wait: %v", err)
+	}
+	if _, err := m.Test(); !isUsage(err) {
+		t.Fatalf("nil Making.Test: %v", err)
+	}
+	if err := m.Close(); err != nil {
+		t.Fatalf("nil Making.Close: %v", err)
+	}
 	if _, _, err := c.Agree(1); !isUsage(err) {
 		t.Fatalf("nil Agree: %v", err)
 	}
@@ -103,17 +116,18 @@ func TestClosedObjectsGiveErrors(t *testing.T) {
 	must(t, group.Close())
 	data := []int32{1}
 	for what, err := range map[string]error{
-		"barrier":    group.Barrier(),
-		"all_reduce": comm.AllReduce(group, data, data, comm.Sum),
-		"send":       comm.Send(group, data, 0, 0),
-		"abort":      group.Abort(),
-		"timeout":    func() error { _, err := group.Timeout(); return err }(),
-		"split":      func() error { _, err := group.Split(0, 0, ""); return err }(),
-		"failed":     func() error { _, err := group.FailedRanks(); return err }(),
-		"agree":      func() error { _, _, err := group.Agree(1); return err }(),
-		"shrink":     func() error { _, err := group.Shrink(""); return err }(),
-		"async":      func() error { _, err := comm.AllReduceAsync(group, data, data, comm.Sum); return err }(),
-		"handle":     unwaited.Wait(context.Background()), // closing the communicator closed it
+		"barrier":     group.Barrier(),
+		"all_reduce":  comm.AllReduce(group, data, data, comm.Sum),
+		"send":        comm.Send(group, data, 0, 0),
+		"abort":       group.Abort(),
+		"timeout":     func() error { _, err := group.Timeout(); return err }(),
+		"split":       func() error { _, err := group.Split(0, 0, ""); return err }(),
+		"failed":      func() error { _, err := group.FailedRanks(); return err }(),
+		"agree":       func() error { _, _, err := group.Agree(1); return err }(),
+		"shrink":      func() error { _, err := group.Shrink(""); return err }(),
+		"shrinkAsync": func() error { _, err := group.ShrinkAsync(""); return err }(),
+		"async":       func() error { _, err := comm.AllReduceAsync(group, data, data, comm.Sum); return err }(),
+		"handle":      unwaited.Wait(context.Background()), // closing the communicator closed it
 	} {
 		expectStatus(t, what, err, comm.ErrInvalidUsage)
 		if !strings.Contains(err.Error(), "closed") {
@@ -311,4 +325,50 @@ func TestDeviceSlices(t *testing.T) {
 		t.Fatalf("host all_reduce beside a device slice: %v, want %d", host[0], size)
 	}
 	must(t, world.Barrier())
+}
+
+// Rank 0 comes late to a group of every rank: the others cannot finish
+// making it before, so a second making from the world fails meanwhile, and
+// they abort theirs. Rank 0 then joins, blocking: that needs the others'
+// abandoned makings, which go on in the background.
+func TestAbortOfAMakingThatWaitsForALateRank(t *testing.T) {
+	if size < 2 {
+		t.Skip("needs a late rank")
+	}
+	all := make([]int, size)
+	for i := range all {
+		all[i] = i
+	}
+	if rank != 0 {
+		making, err := world.GroupAsync(all, "late")
+		must(t, err)
+		if done, err := making.Test(); done || err != nil {
+			t.Fatalf("Test while rank 0 sleeps = %v, %v", done, err)
+		}
+		_, err = world.SplitAsync(0, 0, "")
+		expectStatus(t, "a second making", err, comm.ErrInvalidUsage)
+		if !strings.Contains(err.Error(), "another communicator is being made") {
+			t.Fatalf("second making: %v", err)
+		}
+		must(t, making.Abort())
+		ctx, cancel := context.WithTimeout(context.Background(), time.Second)
+		defer cancel()
+		group, err := making.Wait(ctx)
+		expectStatus(t, "Wait after Abort", err, comm.ErrAborted)
+		if group != nil || !strings.Contains(err.Error(), "aborted while it was being made") {
+			t.Fatalf("Wait after Abort: %v, %v", group, err)
+		}
+		if _, again := making.Wait(ctx); again != err {
+			t.Fatalf("second Wait: %v, want %v", again, err)
+		}
+		must(t, making.Close())
+	} else {
+		time.Sleep(300 * time.Millisecond)
+		group, err := world.Group(all, "late")
+		must(t, err)
+		must(t, group.Close())
+	}
+	if got, want := sumOfWorldRanks(t, world), int64(size*(size-1)/2); got != want {
+		t.Fatalf("world sum %d, want %d", got, want)
+	}
 }

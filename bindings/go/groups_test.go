@@ -1,6 +1,7 @@
 package comm_test
 
 import (
+	"context"
 	"os"
 	"regexp"
 	"strconv"
@@ -178,4 +179,79 @@ func TestTimeouts(t *testing.T) {
 	if d, err := group.Timeout(); err != nil || d != 12345*time.Millisecond {
 		t.Fatalf("Timeout: %v, %v", d, err)
 	}
+}
+
+// sumOfWorldRanks is the all_reduce over c of its members' world ranks.
+func sumOfWorldRanks(t *testing.T, c *comm.Communicator) int64 {
+	t.Helper()
+	sum := []int64{int64(rank)}
+	must(t, comm.AllReduce(c, sum, sum, comm.Sum))
+	return sum[0]
+}
+
+func TestSplitGroupAndShrinkMadeWithoutBlocking(t *testing.T) {
+	ctx := context.Background()
+	splitting, err := world.SplitAsync(rank%2, rank, "half-async")
+	must(t, err)
+	for i := 0; i < 3; i++ { // collectives on the parent go on meanwhile
+		if got, want := sumOfWorldRanks(t, world), int64(size*(size-1)/2); got != want {
+			t.Fatalf("world sum %d, want %d", got, want)
+		}
+	}
+	half, err := splitting.Wait(ctx)
+	must(t, err)
+	if done, err := splitting.Test(); !done || err != nil {
+		t.Fatalf("Test after Wait = %v, %v", done, err)
+	}
+	want := int64(0)
+	for r := rank % 2; r < size; r += 2 {
+		want += int64(r)
+	}
+	if got := sumOfWorldRanks(t, half); got != want || half.Name() != "half-async" || half.Rank() != rank/2 {
+		t.Fatalf("half: sum %d (want %d), %v", got, want, half)
+	}
+
+	reversed := make([]int, size)
+	for i := range reversed {
+		reversed[i] = size - 1 - i
+	}
+	grouping, err := world.GroupAsync(reversed, "")
+	must(t, err)
+	var group *comm.Communicator
+	for group == nil {
+		done, err := grouping.Test()
+		must(t, err)
+		if done {
+			group, err = grouping.Wait(ctx)
+			must(t, err)
+		}
+	}
+	if got, want := sumOfWorldRanks(t, group), int64(size*(size-1)/2); got != want || group.Rank() != size-1-rank {
+		t.Fatalf("reversed group: sum %d (want %d), rank %d", got, want, group.Rank())
+	}
+
+	shrinking, err := half.ShrinkAsync("half-shrunk")
+	must(t, err)
+	shrunk, err := shrinking.Wait(ctx)
+	must(t, err)
+	must(t, half.Close()) // the shrunk communicator is the world's
+	if got := sumOfWorldRanks(t, shrunk); got != want || shrunk.Name() != "half-shrunk" {
+		t.Fatalf("shrunk: sum %d (want %d), %v", got, want, shrunk)
+	}
+	must(t, shrinking.Close()) // closing a completed making leaves its communicator
+	if got := sumOfWorldRanks(t, shrunk); got != want {
+		t.Fatalf("shrunk after closing its making: sum %d, want %d", got, want)
+	}
+	must(t, shrunk.Close())
+	must(t, group.Close())
+
+	undefined, err := world.SplitAsync(map[bool]int{true: 0, false: comm.Undefined}[rank == 0], 0, "")
+	must(t, err)
+	alone, err := undefined.Wait(ctx)
+	must(t, err)
+	if (rank == 0) != (alone != nil) {
+		t.Fatalf("split with Undefined on rank %d gave %v", rank, alone)
+	}
+	must(t, alone.Close())
+	must(t, world.Barrier())
 }

@@ -149,7 +149,7 @@ func (h *Handle) release() {
 }
 
 func (h *Handle) ensureOpen(call string) error {
-	if h == nil || h.owner == nil {
+	if h == nil || h.done == nil {
 		return usageError(call, "the handle is nil")
 	}
 	h.mu.RLock()

@@ -5,6 +5,7 @@ package comm_test
 // Alone (no COMM_RANK in the environment) they skip.
 
 import (
+	"context"
 	"fmt"
 	"os"
 	"testing"
@@ -22,12 +23,20 @@ func TestMain(m *testing.M) {
 		fmt.Println("comm tests: not under commrun (COMM_RANK unset); skipping")
 		os.Exit(0)
 	}
-	var err error
-	world, err = comm.Init()
+	// The tests' world is joined without blocking (the examples use Init).
+	joining, err := comm.InitAsync()
+	if err == nil {
+		world, err = joining.Wait(context.Background())
+	}
 	if err != nil {
-		fmt.Fprintln(os.Stderr, "comm.Init:", err)
+		fmt.Fprintln(os.Stderr, "comm.InitAsync:", err)
 		os.Exit(1)
 	}
+	if again, err := joining.Wait(context.Background()); again != world || err != nil {
+		fmt.Fprintln(os.Stderr, "second Wait:", again, err)
+		os.Exit(1)
+	}
+	must0(joining.Close()) // the world is the caller's: it stays open
 	rank, size = world.Rank(), world.Size()
 	code := m.Run()
 	if err := world.Close(); err != nil {
@@ -35,6 +44,13 @@ func TestMain(m *testing.M) {
 		code = 1
 	}
 	os.Exit(code)
+}
+
+func must0(err error) {
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		os.Exit(1)
+	}
 }
 
 // must fails the test at once on an error (every rank fails the same way

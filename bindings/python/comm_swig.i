@@ -46,4 +46,33 @@
 %nothread comm_set_stream;
 %nothread comm_cuda_device_count;
 
+/* comm.h's makings without blocking give a communicator and a handle: as
+   two outputs their argouts would overwrite each other, so they are
+   wrapped again with the handle named `making` (outputs.i). */
+%ignore comm_init_async;
+%ignore comm_split_async;
+%ignore comm_group_create_async;
+%ignore comm_shrink_async;
+
 %include "comm.i"
+
+%rename(comm_init_async) pycomm_init_async;
+%rename(comm_split_async) pycomm_split_async;
+%rename(comm_group_create_async) pycomm_group_create_async;
+%rename(comm_shrink_async) pycomm_shrink_async;
+%inline %{
+static comm_status_t pycomm_init_async(comm_t **out, const comm_config_t *config, comm_handle_t **making) {
+  return comm_init_async(out, config, making);
+}
+static comm_status_t pycomm_split_async(comm_t **out, comm_t *parent, int color, int key, const char *name,
+                                        comm_handle_t **making) {
+  return comm_split_async(out, parent, color, key, name, making);
+}
+static comm_status_t pycomm_group_create_async(comm_t **out, comm_t *parent, int nranks, const int *ranks,
+                                               const char *name, comm_handle_t **making) {
+  return comm_group_create_async(out, parent, nranks, ranks, name, making);
+}
+static comm_status_t pycomm_shrink_async(comm_t **out, comm_t *comm, const char *name, comm_handle_t **making) {
+  return comm_shrink_async(out, comm, name, making);
+}
+%}

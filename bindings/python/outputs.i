@@ -135,6 +135,22 @@ static PyObject *pycomm_rank_list(const int *ranks, int count, int capacity) {
   }
 }
 
+/* The _async makings (comm_swig.i) return (communicator, handle): the
+   communicator is None for a split with COMM_UNDEFINED, the handle always
+   there. */
+%typemap(in, numinputs=0) comm_handle_t **making (comm_handle_t *temp = NULL) {
+  $1 = &temp;
+}
+
+%typemap(argout) comm_handle_t **making {
+  PyObject *handle = SWIG_NewPointerObj(temp$argnum, $*1_descriptor, 0);
+  PyObject *pair = handle != NULL ? PyTuple_Pack(2, $result, handle) : NULL;
+  Py_XDECREF(handle);
+  if (pair == NULL) SWIG_fail;
+  Py_DECREF($result);
+  $result = pair;
+}
+
 /* Groups from a sequence of ranks. */
 %typemap(in) (int nranks, const int *ranks) (int *temp = NULL) {
   PyObject *fast = PySequence_Fast($input, "ranks must be a sequence of int");

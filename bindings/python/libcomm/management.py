@@ -9,11 +9,15 @@ import numbers
 from typing import Any
 
 from . import _comm_swig as _c
+from .errors import CommError, CommInvalidUsageError
+from .handle import CommHandle
 
 __all__ = [
     "WORLD_COMM_GROUP",
     "GlobalComm",
+    "GroupHandle",
     "init",
+    "init_async",
     "release",
     "abort",
     "revoke",
@@ -21,6 +25,7 @@ __all__ = [
     "failed_ranks",
     "agree",
     "shrink",
+    "shrink_async",
     "get_rank",
     "get_local_rank",
     "get_group_size",
@@ -28,6 +33,7 @@ __all__ = [
     "get_node_count",
     "get_node_id",
     "create_group",
+    "create_group_async",
     "create_node_group",
     "destroy_group",
     "get_world_rank_from_group_rank",
@@ -76,6 +82,42 @@ class Group:
 _groups: dict[str, Group] = {}  # name -> Group; the world is there under every name it has
 
 
+class GroupHandle(CommHandle):
+    """What init_async, create_group_async and shrink_async return: a
+    CommHandle whose completion, seen by :meth:`wait` or
+    :meth:`is_completed`, registers the group (the world for init_async).
+    Until then the group's name is taken and using it raises
+    CommInvalidUsageError; when the making failed, the name is free again.
+    """
+
+    __slots__ = ("_name", "_comm")
+
+    def __init__(self, handle: Any, name: str, comm: Any) -> None:
+        super().__init__(handle, None)
+        self._name = name
+        self._comm = comm
+
+    def abort(self) -> None:
+        """Give up the making: :meth:`wait` then raises CommAbortedError at
+        once. Nothing happens when it has completed already."""
+        if self._handle is not None:
+            _c.comm_abort(self._comm)
+
+    def _close(self) -> None:
+        super()._close()
+        comm, self._comm = self._comm, None
+        del _making[self._name]
+        if self._error is not None:
+            _c.comm_destroy(comm)
+        elif self._name == WORLD_COMM_GROUP:
+            _register_world(comm)
+        else:
+            _groups[self._name] = Group(self._name, comm)
+
+
+_making: dict[str, GroupHandle] = {}  # name -> the handle of the group being made under it
+
+
 def group_of(group: str | None, call: str) -> Group:
     """The Group named ``group`` (None means the world)."""
     try:
@@ -84,6 +126,8 @@ def group_of(group: str | None, call: str) -> Group:
         pass
     if not isinstance(group, str):
         raise TypeError(f"For {call}, group must be str, not {type(group).__name__}")
+    if group in _making or (group in _WORLD_ALIASES and WORLD_COMM_GROUP in _making):
+        raise CommInvalidUsageError(f"For {call}, group '{group}' is still being made; wait for its handle first")
     if not _groups:
         raise RuntimeError(f"For {call}, libcomm is not initialized; call libcomm.init() first")
     raise ValueError(f"For {call}, group '{group}' does not exist; create_group() makes it")
@@ -94,27 +138,63 @@ def _check_group_name(group: str, call: str) -> None:
         raise TypeError(f"For {call}, group must be str, not {type(group).__name__}")
 
 
-def init(backend_name: str | None = None) -> None:
-    """Join the world: every rank calls it once, under commrun, torchrun,
-    msrun, srun or mpirun. ``backend_name`` is accepted for compatibility
-    (MindSpore's names or "comm"); there is one backend. Calling it again
-    does nothing.
-    """
+def _check_backend(backend_name: str | None, call: str) -> None:
     if backend_name is not None and not isinstance(backend_name, str):
-        raise TypeError(f"For init, backend_name must be str, not {type(backend_name).__name__}")
+        raise TypeError(f"For {call}, backend_name must be str, not {type(backend_name).__name__}")
     if backend_name not in _BACKENDS:
-        raise RuntimeError(f"For init, backend '{backend_name}' is unknown; use one of {_BACKENDS[1:]} or None")
-    if _groups:
-        return
-    world = Group(WORLD_COMM_GROUP, _c.comm_init(None))
+        raise RuntimeError(f"For {call}, backend '{backend_name}' is unknown; use one of {_BACKENDS[1:]} or None")
+
+
+def _register_world(comm: Any) -> None:
+    world = Group(WORLD_COMM_GROUP, comm)
     for name in (WORLD_COMM_GROUP, *_WORLD_ALIASES):
         _groups[name] = world
     GlobalComm.INITED = True
 
 
+def init(backend_name: str | None = None) -> None:
+    """Join the world: every rank calls it once, under commrun, torchrun,
+    msrun, srun or mpirun. ``backend_name`` is accepted for compatibility
+    (MindSpore's names or "comm"); there is one backend. Calling it again
+    does nothing; after init_async it waits for that handle.
+    """
+    _check_backend(backend_name, "init")
+    if WORLD_COMM_GROUP in _making:
+        _making[WORLD_COMM_GROUP].wait()
+    if _groups:
+        return
+    _register_world(_c.comm_init(None))
+
+
+def init_async(backend_name: str | None = None) -> GroupHandle | CommHandle:
+    """init() without blocking: returns at once a handle whose wait() (or
+    is_completed() once true) makes the world usable. Until then the world
+    group raises CommInvalidUsageError; the handle's abort() gives up
+    joining (wait() then raises CommAbortedError). Calling it again returns
+    the same handle while the world is being joined, and a completed handle
+    once it is.
+    """
+    _check_backend(backend_name, "init_async")
+    if WORLD_COMM_GROUP in _making:
+        return _making[WORLD_COMM_GROUP]
+    if _groups:
+        return CommHandle(None, None)
+    comm, handle = _c.comm_init_async(None)
+    making = _making[WORLD_COMM_GROUP] = GroupHandle(handle, WORLD_COMM_GROUP, comm)
+    return making
+
+
 def release() -> None:
     """Leave the world: destroy every group, then the world communicator.
-    Waits for this rank's pending operations. Not collective."""
+    Waits for this rank's pending operations; groups still being made, and
+    the world if init_async has not completed, are aborted first. Not
+    collective."""
+    for making in list(_making.values()):
+        making.abort()
+        try:
+            making.wait()
+        except CommError:
+            pass  # aborted: the making's own failure is its handle's to report
     world = _groups.get(WORLD_COMM_GROUP)
     if world is None:
         return
@@ -189,9 +269,27 @@ def shrink(group: str | None, new_group_name: str) -> None:
     call = "shrink"
     _check_group_name(new_group_name, call)
     source = group_of(group, call)
-    if new_group_name in _groups:
-        raise ValueError(f"For {call}, group '{new_group_name}' exists already")
+    _check_name_free(new_group_name, call)
     _groups[new_group_name] = Group(new_group_name, _c.comm_shrink(source.comm, new_group_name))
+
+
+def shrink_async(group: str | None, new_group_name: str) -> GroupHandle:
+    """shrink() without blocking: returns at once a handle whose wait()
+    registers ``new_group_name``. Until then that name raises
+    CommInvalidUsageError, and making another group from ``group`` too;
+    operations on ``group`` may run meanwhile."""
+    call = "shrink_async"
+    _check_group_name(new_group_name, call)
+    source = group_of(group, call)
+    _check_name_free(new_group_name, call)
+    comm, handle = _c.comm_shrink_async(source.comm, new_group_name)
+    making = _making[new_group_name] = GroupHandle(handle, new_group_name, comm)
+    return making
+
+
+def _check_name_free(group: str, call: str) -> None:
+    if group in _groups or group in _making:
+        raise ValueError(f"For {call}, group '{group}' exists already")
 
 
 def _world_ranks(target: Group, ranks: list[int]) -> list[int]:
@@ -234,6 +332,24 @@ def create_group(group: str, rank_ids: list[int]) -> None:
     """Make group ``group`` of the world ranks ``rank_ids`` (group rank i is
     rank_ids[i]). Called by the member ranks only, all with the same list."""
     call = "create_group"
+    world = _check_group_args(group, rank_ids, call)
+    _groups[group] = Group(group, _c.comm_group_create(world.comm, [int(r) for r in rank_ids], group))
+
+
+def create_group_async(group: str, rank_ids: list[int]) -> GroupHandle:
+    """create_group() without blocking: returns at once a handle whose
+    wait() registers ``group``. Until then ``group`` raises
+    CommInvalidUsageError, and making another group meanwhile too (wait
+    for the first); collectives on the world may run meanwhile."""
+    call = "create_group_async"
+    world = _check_group_args(group, rank_ids, call)
+    comm, handle = _c.comm_group_create_async(world.comm, [int(r) for r in rank_ids], group)
+    making = _making[group] = GroupHandle(handle, group, comm)
+    return making
+
+
+def _check_group_args(group: str, rank_ids: list[int], call: str) -> Group:
+    """Check create_group's arguments; the world."""
     _check_group_name(group, call)
     if not isinstance(rank_ids, list):
         raise TypeError(f"For {call}, rank_ids must be a list, not {type(rank_ids).__name__}")
@@ -245,9 +361,8 @@ def create_group(group: str, rank_ids: list[int]) -> None:
     if len(rank_ids) < 2:
         raise ValueError(f"For {call}, rank_ids {rank_ids} must hold at least 2 ranks")
     world = group_of(WORLD_COMM_GROUP, call)
-    if group in _groups:
-        raise ValueError(f"For {call}, group '{group}' exists already")
-    _groups[group] = Group(group, _c.comm_group_create(world.comm, [int(r) for r in rank_ids], group))
+    _check_name_free(group, call)
+    return world
 
 
 def create_node_group(group: str, parent: str | None = WORLD_COMM_GROUP) -> None:
@@ -257,8 +372,7 @@ def create_node_group(group: str, parent: str | None = WORLD_COMM_GROUP) -> None
     call = "create_node_group"
     _check_group_name(group, call)
     source = group_of(parent, call)
-    if group in _groups:
-        raise ValueError(f"For {call}, group '{group}' exists already")
+    _check_name_free(group, call)
     _groups[group] = Group(group, _c.comm_split_by_node(source.comm, group))
 
 

@@ -9,7 +9,14 @@ import libcomm as comm
 
 @pytest.fixture(scope="session", autouse=True)
 def world():
-    comm.init()
+    # The session's world is joined without blocking (test_world calls
+    # init(), the examples join with it): unusable until the handle is waited.
+    joined = comm.init_async()
+    assert comm.init_async() is joined
+    with pytest.raises(comm.CommInvalidUsageError, match="still being made"):
+        comm.get_rank()
+    joined.wait()
+    assert joined.is_completed() and comm.init_async().is_completed()
     yield
     comm.barrier()
     comm.release()

@@ -1,6 +1,7 @@
 """init, ranks and groups by name."""
 
 import os
+import time
 
 import numpy as np
 import pytest
@@ -186,3 +187,66 @@ def test_failed_ranks_agree_and_shrink_checks(rank, size):
         C.comm_failed_ranks(-1, world.comm)
     with pytest.raises(OverflowError):
         C.comm_agree(1 << 32, size, world.comm)
+
+
+def test_group_and_shrink_made_without_blocking(rank, size):
+    members = list(reversed(range(size)))
+    making = comm.create_group_async("reversed-async", members)
+    with pytest.raises(comm.CommInvalidUsageError, match="still being made"):
+        comm.get_rank("reversed-async")
+    with pytest.raises(ValueError, match="exists already"):
+        comm.create_group_async("reversed-async", members)
+    # Collectives on the world go on meanwhile.
+    out, _ = comm.all_reduce(np.array([rank], np.int64))
+    assert_same(out, np.array([size * (size - 1) // 2], np.int64))
+    making.wait()
+    assert making.is_completed()
+    making.wait()  # again: nothing more
+    assert comm.get_rank("reversed-async") == size - 1 - rank
+    assert comm.get_world_rank_from_group_rank("reversed-async", 0) == size - 1
+    out, _ = comm.all_reduce(np.array([rank + 1], np.int64), group="reversed-async")
+    assert_same(out, np.array([size * (size + 1) // 2], np.int64))
+
+    shrinking = comm.shrink_async("reversed-async", "shrunk-async")
+    with pytest.raises(comm.CommInvalidUsageError, match="still being made"):
+        comm.get_group_size("shrunk-async")
+    while not shrinking.is_completed():
+        time.sleep(0.001)
+    assert comm.get_rank("shrunk-async") == size - 1 - rank
+    out, _ = comm.all_reduce(np.array([10 * rank], np.int64), group="shrunk-async")
+    assert_same(out, np.array([10 * size * (size - 1) // 2], np.int64))
+    comm.destroy_group("reversed-async")
+    comm.destroy_group("shrunk-async")
+
+
+def test_abort_of_a_group_being_made(rank, size):
+    # Rank 0 comes late: the others' making cannot end before it comes.
+    members = list(range(size))
+    if rank != 0:
+        making = comm.create_group_async("late", members)
+        assert not making.is_completed()
+        with pytest.raises(comm.CommInvalidUsageError, match="another communicator is being made"):
+            comm.shrink_async(comm.WORLD_COMM_GROUP, "second")
+        making.abort()
+        with pytest.raises(comm.CommAbortedError, match="aborted while it was being made"):
+            making.wait()
+        with pytest.raises(comm.CommAbortedError):
+            making.wait()  # the same failure again
+        with pytest.raises(ValueError, match="does not exist"):
+            comm.get_rank("late")
+    else:
+        time.sleep(0.3)
+        comm.create_group("late", members)  # needs the others' abandoned makings
+        assert comm.get_group_size("late") == size
+        comm.destroy_group("late")
+    out, _ = comm.all_reduce(np.array([rank], np.int64))
+    assert_same(out, np.array([size * (size - 1) // 2], np.int64))
+
+
+def test_async_making_checks(rank, size):
+    with pytest.raises(TypeError, match="group must be str"):
+        comm.create_group_async(3, [0, 1])
+    with pytest.raises(ValueError, match="exists already"):
+        comm.shrink_async(comm.WORLD_COMM_GROUP, comm.WORLD_COMM_GROUP)
+    with pytest.raises(ValueError, match="does not exist"):
+        comm.shrink_async("no-such-group", "x")

@@ -11,6 +11,8 @@ import java.util.Objects;
 import java.util.Optional;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.function.Function;
+import java.util.function.LongConsumer;
 import java.util.concurrent.locks.ReentrantReadWriteLock;
 
 /**
@@ -57,6 +59,8 @@ public final class Communicator implements AutoCloseable {
   private volatile boolean closed;
   private final Set<Handle> handles = ConcurrentHashMap.newKeySet();
   private final Set<Communicator> children = ConcurrentHashMap.newKeySet();
+  // Communicators being made that will be children (Pending).
+  private final Set<Pending<?>> makings = ConcurrentHashMap.newKeySet();
 
   private Communicator(long comm, Communicator parent) {
     this.comm = comm;
@@ -92,20 +96,43 @@ public final class Communicator implements AutoCloseable {
    * "log_level", ...; see {@code comm-info}).
    */
   public static Communicator init(Map<String, String> settings) {
+    long[] out = new long[1];
+    withConfig("Communicator.init", settings, config -> CommNative.comm_init(out, config));
+    return new Communicator(out[0], null);
+  }
+
+  /**
+   * {@link #init()} without blocking: returns at once, and the
+   * {@link Pending}'s {@code await()} gives the world once every rank has
+   * joined; its {@code abort()} gives up joining.
+   */
+  public static Pending<Communicator> initAsync() {
+    return initAsync(Map.of());
+  }
+
+  /** {@link #initAsync()} with {@code settings} overriding the environment, as {@link #init(Map)}. */
+  public static Pending<Communicator> initAsync(Map<String, String> settings) {
+    long[] out = new long[1];
+    long[] handle = new long[1];
+    withConfig("Communicator.initAsync", settings, config -> CommNative.comm_init_async(out, config, handle));
+    return new Pending<>(null, "Communicator.initAsync", out[0], handle[0], Function.identity());
+  }
+
+  /** Run {@code body} with a C configuration of {@code settings}. */
+  private static void withConfig(String call, Map<String, String> settings, LongConsumer body) {
     Objects.requireNonNull(settings, "settings");
     long[] out = new long[1];
     CommNative.comm_config_create(out);
     long config = out[0];
     try {
       for (Map.Entry<String, String> setting : settings.entrySet()) {
-        CommNative.comm_config_set(config, utf8("Communicator.init", "a setting's key", setting.getKey()),
-            utf8("Communicator.init", "a setting's value", setting.getValue()));
+        CommNative.comm_config_set(config, utf8(call, "a setting's key", setting.getKey()),
+            utf8(call, "a setting's value", setting.getValue()));
       }
-      CommNative.comm_init(out, config);
+      body.accept(config);
     } finally {
       CommNative.comm_config_destroy(config);
     }
-    return new Communicator(out[0], null);
   }
 
   /** The version of the loaded C library, "MAJOR.MINOR.PATCH". */
@@ -114,9 +141,11 @@ public final class Communicator implements AutoCloseable {
   }
 
   /**
-   * Leave: close the groups made from this communicator, then its handles
-   * (each waits for its operation), then the communicator itself once calls
-   * in progress on other threads have returned. Not collective. Idempotent.
+   * Leave: give up the communicators still being made from this one (for
+   * the world, also those shrunk from its groups), close the groups made
+   * from it, then its handles (each waits for its operation), then the
+   * communicator itself once calls in progress on other threads have
+   * returned. Not collective. Idempotent.
    */
   @Override
   public void close() {
@@ -124,6 +153,9 @@ public final class Communicator implements AutoCloseable {
     try {
       if (closed) {
         return;
+      }
+      for (Pending<?> making : new ArrayList<>(makings)) {
+        making.close(); // before the children are listed: a making that completed is one
       }
       for (Communicator child : new ArrayList<>(children)) {
         child.close();
@@ -236,10 +268,7 @@ public final class Communicator implements AutoCloseable {
     String call = "Communicator.shrink";
     byte[] encoded = utf8(call, "name", name);
     long[] out = new long[1];
-    Communicator world = this;
-    while (world.parent != null) {
-      world = world.parent;
-    }
+    Communicator world = world();
     // Taken before this communicator's, as the world's close() takes them:
     // the world cannot close between the shrink and the adoption.
     world.lock.readLock().lock();
@@ -248,6 +277,40 @@ public final class Communicator implements AutoCloseable {
     } finally {
       world.lock.readLock().unlock();
     }
+  }
+
+  /**
+   * {@link #shrink()} without blocking: the {@link Pending}'s
+   * {@code await()} gives the new communicator, which belongs to the world
+   * as {@link #shrink()}'s does. Operations on this communicator may run
+   * meanwhile, but making another from it throws
+   * {@link CommInvalidUsageException}: await the first.
+   */
+  public Pending<Communicator> shrinkAsync() {
+    return shrinkAsync(null);
+  }
+
+  /** {@link #shrinkAsync()} naming the new communicator ({@code null}: this one's name + "-shrunk"). */
+  public Pending<Communicator> shrinkAsync(String name) {
+    String call = "Communicator.shrinkAsync";
+    byte[] encoded = utf8(call, "name", name);
+    Communicator world = world();
+    // Taken before this communicator's, as the world's close() takes them.
+    world.lock.readLock().lock();
+    try {
+      return startMaking(call, world, Function.identity(),
+          (out, handle) -> CommNative.comm_shrink_async(out, comm, encoded, handle));
+    } finally {
+      world.lock.readLock().unlock();
+    }
+  }
+
+  private Communicator world() {
+    Communicator world = this;
+    while (world.parent != null) {
+      world = world.parent;
+    }
+    return world;
   }
 
   // --- queries -----------------------------------------------------------------
@@ -361,13 +424,37 @@ public final class Communicator implements AutoCloseable {
   /** {@link #split(int, int)} naming the new communicator ({@code null}: generated). */
   public Optional<Communicator> split(int color, int key, String name) {
     String call = "Communicator.split";
-    if (color < 0 && color != UNDEFINED) {
-      throw new IllegalArgumentException(call + ": color " + color + " is negative and not UNDEFINED");
-    }
+    checkColor(call, color);
     byte[] encoded = utf8(call, "name", name);
     long[] out = new long[1];
     return Optional.ofNullable(
         adopt(call, handle -> CommNative.comm_split(out, comm, color, key, encoded), out));
+  }
+
+  /**
+   * {@link #split(int, int)} without blocking: the {@link Pending}'s
+   * {@code await()} gives the new communicator (empty for
+   * {@link #UNDEFINED}). Operations on this communicator may run meanwhile,
+   * but making another from it throws {@link CommInvalidUsageException}:
+   * await the first.
+   */
+  public Pending<Optional<Communicator>> splitAsync(int color, int key) {
+    return splitAsync(color, key, null);
+  }
+
+  /** {@link #splitAsync(int, int)} naming the new communicator ({@code null}: generated). */
+  public Pending<Optional<Communicator>> splitAsync(int color, int key, String name) {
+    String call = "Communicator.splitAsync";
+    checkColor(call, color);
+    byte[] encoded = utf8(call, "name", name);
+    return startMaking(call, this, Optional::ofNullable,
+        (out, handle) -> CommNative.comm_split_async(out, comm, color, key, encoded, handle));
+  }
+
+  private static void checkColor(String call, int color) {
+    if (color < 0 && color != UNDEFINED) {
+      throw new IllegalArgumentException(call + ": color " + color + " is negative and not UNDEFINED");
+    }
   }
 
   /**
@@ -399,13 +486,37 @@ public final class Communicator implements AutoCloseable {
   /** {@link #createGroup(int[])} naming the new communicator ({@code null}: generated). */
   public Communicator createGroup(int[] ranks, String name) {
     String call = "Communicator.createGroup";
+    int[] members = checkMembers(call, ranks);
+    byte[] encoded = utf8(call, "name", name);
+    long[] out = new long[1];
+    return adopt(call, handle -> CommNative.comm_group_create(out, comm, members, encoded), out);
+  }
+
+  /**
+   * {@link #createGroup(int[])} without blocking: the {@link Pending}'s
+   * {@code await()} gives the new communicator. Collectives on this
+   * communicator may run meanwhile, but making another from it throws
+   * {@link CommInvalidUsageException}: await the first.
+   */
+  public Pending<Communicator> createGroupAsync(int[] ranks) {
+    return createGroupAsync(ranks, null);
+  }
+
+  /** {@link #createGroupAsync(int[])} naming the new communicator ({@code null}: generated). */
+  public Pending<Communicator> createGroupAsync(int[] ranks, String name) {
+    String call = "Communicator.createGroupAsync";
+    int[] members = checkMembers(call, ranks);
+    byte[] encoded = utf8(call, "name", name);
+    return startMaking(call, this, Function.identity(),
+        (out, handle) -> CommNative.comm_group_create_async(out, comm, members, encoded, handle));
+  }
+
+  private int[] checkMembers(String call, int[] ranks) {
     int[] members = Objects.requireNonNull(ranks, "ranks").clone();
     for (int member : members) {
       checkRank(call, "ranks", member);
     }
-    byte[] encoded = utf8(call, "name", name);
-    long[] out = new long[1];
-    return adopt(call, handle -> CommNative.comm_group_create(out, comm, members, encoded), out);
+    return members;
   }
 
   // --- collectives ---------------------------------------------------------------
@@ -805,22 +916,60 @@ public final class Communicator implements AutoCloseable {
       if (out[0] == 0) {
         return null;
       }
-      Communicator child;
-      try {
-        child = new Communicator(out[0], owner);
-      } catch (RuntimeException queryFailed) {
-        CommNative.comm_destroy(out[0]);
-        throw queryFailed;
-      }
-      owner.children.add(child);
-      return child;
+      return made(out[0], owner);
     } finally {
       lock.readLock().unlock();
     }
   }
 
+  /** One native call that starts making a communicator into out[0], its handle into handle[0]. */
+  @FunctionalInterface
+  private interface MakingCall {
+    void run(long[] out, long[] handle);
+  }
+
+  /** Start {@code body} under the shared lock; its {@link Pending} belongs to {@code owner}. */
+  private <T> Pending<T> startMaking(String call, Communicator owner, Function<Communicator, T> result,
+      MakingCall body) {
+    lock.readLock().lock();
+    try {
+      ensureOpen(call);
+      long[] out = new long[1];
+      long[] handle = new long[1];
+      body.run(out, handle);
+      Pending<T> making = new Pending<>(owner, call, out[0], handle[0], result);
+      owner.makings.add(making);
+      return making;
+    } finally {
+      lock.readLock().unlock();
+    }
+  }
+
+  /**
+   * Wrap {@code made}, which a {@link Pending} made, as a child of
+   * {@code owner} (null: the caller's, for initAsync); free it when its
+   * queries fail.
+   */
+  static Communicator made(long made, Communicator owner) {
+    Communicator child;
+    try {
+      child = new Communicator(made, owner);
+    } catch (RuntimeException queryFailed) {
+      CommNative.comm_destroy(made);
+      throw queryFailed;
+    }
+    if (owner != null) {
+      owner.children.add(child);
+    }
+    return child;
+  }
+
   void forget(Handle handle) {
     handles.remove(handle);
+  }
+
+  void forget(Pending<?> making) {
+    makings.remove(making);
   }
 
   private Handle barrier(boolean async) {

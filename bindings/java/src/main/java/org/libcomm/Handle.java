@@ -119,7 +119,7 @@ public final class Handle implements AutoCloseable {
         throwFailure();
         return;
       }
-      error = waitNative(timeoutMs);
+      error = waitNative(handle, timeoutMs);
     } finally {
       lock.readLock().unlock();
     }
@@ -131,7 +131,7 @@ public final class Handle implements AutoCloseable {
    * out first. A failure is whatever the JNI layer throws for the status
    * (CommException.fromNative), not only a CommException.
    */
-  private RuntimeException waitNative(long timeoutMs) {
+  static RuntimeException waitNative(long handle, long timeoutMs) {
     try {
       CommNative.comm_handle_wait(handle, timeoutMs);
       return null;

@@ -184,6 +184,8 @@ class ErrorsTest {
     assertClosed(group::failedRanks);
     assertClosed(() -> group.agree(1));
     assertClosed(group::shrink);
+    assertClosed(group::shrinkAsync);
+    assertClosed(() -> group.splitAsync(0, 0));
     assertClosed(() -> group.allReduce(new float[1], ReduceOp.SUM));
     assertClosed(unwaited::await); // closing the communicator closed it
     assertTrue(done.isDone()); // it completed before: its outcome stays
@@ -298,5 +300,41 @@ class ErrorsTest {
     int[] stillWorks = {1};
     world.allReduce(stillWorks, ReduceOp.SUM);
     assertEquals(size, stillWorks[0]);
+  }
+
+  /**
+   * Rank 0 comes late to a group of every rank: the others cannot finish
+   * making it before, so a second making from the world fails meanwhile, and
+   * they abort theirs. Rank 0 then joins, blocking: that needs the others'
+   * abandoned makings, which go on in the background.
+   */
+  @Test
+  void abortOfAMakingThatWaitsForALateRank() throws InterruptedException {
+    if (size < 2) {
+      return;
+    }
+    int[] all = new int[size];
+    for (int i = 0; i < size; ++i) {
+      all[i] = i;
+    }
+    if (rank != 0) {
+      try (Pending<Communicator> making = world.createGroupAsync(all, "late")) {
+        assertFalse(making.isDone());
+        CommInvalidUsageException second =
+            assertThrows(CommInvalidUsageException.class, () -> world.splitAsync(0, 0));
+        assertTrue(second.getMessage().contains("another communicator is being made"), second.getMessage());
+        making.abort();
+        CommAbortedException aborted =
+            assertThrows(CommAbortedException.class, () -> making.await(Duration.ofSeconds(1)));
+        assertTrue(aborted.getMessage().contains("aborted while it was being made"), aborted.getMessage());
+        assertEquals(aborted, assertThrows(CommAbortedException.class, making::await)); // the same again
+      }
+    } else {
+      Thread.sleep(300);
+      world.createGroup(all, "late").close();
+    }
+    long[] sum = {rank};
+    world.allReduce(sum, ReduceOp.SUM);
+    assertEquals((long) size * (size - 1) / 2, sum[0]);
   }
 }

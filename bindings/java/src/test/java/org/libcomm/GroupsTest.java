@@ -147,4 +147,58 @@ class GroupsTest {
       assertFalse(world.timeout().isZero());
     }
   }
+
+  /** The all_reduce over {@code comm} of its members' world ranks. */
+  private static long sumOfWorldRanks(Communicator comm) {
+    long[] sum = {rank};
+    comm.allReduce(sum, ReduceOp.SUM);
+    return sum[0];
+  }
+
+  @Test
+  void splitGroupAndShrinkMadeWithoutBlocking() {
+    Pending<Optional<Communicator>> splitting = world.splitAsync(rank % 2, rank, "half-async");
+    for (int i = 0; i < 3; ++i) { // collectives on the parent go on meanwhile
+      assertEquals((long) size * (size - 1) / 2, sumOfWorldRanks(world));
+    }
+    Communicator half = splitting.await().orElseThrow();
+    assertTrue(splitting.isDone());
+    assertEquals(half, splitting.await().orElseThrow()); // the same one again
+    long expected = 0;
+    for (int r = rank % 2; r < size; r += 2) {
+      expected += r;
+    }
+    assertEquals("half-async", half.name());
+    assertEquals(rank / 2, half.rank());
+    assertEquals(expected, sumOfWorldRanks(half));
+
+    int[] reversed = new int[size];
+    for (int i = 0; i < size; ++i) {
+      reversed[i] = size - 1 - i;
+    }
+    Pending<Communicator> grouping = world.createGroupAsync(reversed);
+    while (!grouping.isDone()) {
+      Thread.onSpinWait();
+    }
+    try (Communicator group = grouping.await()) {
+      assertEquals(size - 1 - rank, group.rank());
+      assertEquals((long) size * (size - 1) / 2, sumOfWorldRanks(group));
+    }
+
+    Pending<Communicator> shrinking = half.shrinkAsync("half-shrunk");
+    Communicator shrunk = shrinking.await(Duration.ofMinutes(1));
+    half.close(); // the shrunk communicator is the world's, not half's
+    shrinking.close(); // closing a completed making leaves its communicator
+    try (shrunk) {
+      assertFalse(shrunk.isClosed());
+      assertEquals("half-shrunk", shrunk.name());
+      assertEquals(expected, sumOfWorldRanks(shrunk));
+    }
+
+    Pending<Optional<Communicator>> undefined = world.splitAsync(rank == 0 ? 0 : Communicator.UNDEFINED, 0);
+    Optional<Communicator> alone = undefined.await();
+    assertEquals(rank == 0, alone.isPresent());
+    alone.ifPresent(Communicator::close);
+    world.barrier();
+  }
 }

@@ -13,7 +13,13 @@ final class World {
 
   static synchronized Communicator get() {
     if (world == null) {
-      world = Communicator.init();
+      // Joined without blocking (the examples use init()).
+      Pending<Communicator> joining = Communicator.initAsync();
+      world = joining.await();
+      if (joining.await() != world || !joining.isDone()) {
+        throw new AssertionError("initAsync's Pending gave another world");
+      }
+      joining.close(); // the world is the caller's: it stays open
       Communicator joined = world;
       Runtime.getRuntime().addShutdownHook(new Thread(joined::close));
     }
