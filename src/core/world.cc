@@ -367,13 +367,16 @@ std::optional<std::string> World::peerFailure(int worldRank) {
   return failure;
 }
 
-std::optional<std::string> World::reportedPeerFailure(int worldRank) {
+std::optional<std::string> World::exitSeenOnThisNode(int worldRank) {
   const PeerRecord& peer = peers_[worldRank];
-  if (peer.sameNode && peer.pid > 0 && kill(peer.pid, 0) != 0 && errno == ESRCH) {
-    const std::string what = fmt::format("{} has exited", describePeer(worldRank));
-    noteFailure(worldRank, what);
-    return what;
-  }
+  if (!peer.sameNode || peer.pid <= 0 || kill(peer.pid, 0) == 0 || errno != ESRCH) return std::nullopt;
+  const std::string what = fmt::format("{} has exited", describePeer(worldRank));
+  noteFailure(worldRank, what);
+  return what;
+}
+
+std::optional<std::string> World::reportedPeerFailure(int worldRank) {
+  if (std::optional<std::string> exited = exitSeenOnThisNode(worldRank)) return exited;
   std::optional<std::string> reported = launcherFailure(false);
   if (!reported) return std::nullopt;
   // commrun ends every rank after the first failure, so any peer awaited is
@@ -392,12 +395,7 @@ std::optional<std::string> World::failureEvidence(int worldRank) {
     auto known = failures_.find(worldRank);
     if (known != failures_.end()) return known->second;
   }
-  const PeerRecord& peer = peers_[worldRank];
-  if (peer.sameNode && peer.pid > 0 && kill(peer.pid, 0) != 0 && errno == ESRCH) {
-    const std::string what = fmt::format("{} has exited", describePeer(worldRank));
-    noteFailure(worldRank, what);
-    return what;
-  }
+  if (std::optional<std::string> exited = exitSeenOnThisNode(worldRank)) return exited;
   if (launcher_ != "commrun" || !store_) return std::nullopt;
   std::optional<std::string> reported =
       launcherKeepsGoing() ? launcherRankFailure(worldRank, true) : launcherFailure(true);

@@ -150,6 +150,8 @@ class World {
   void logSettings() const;
   Deadline storeDeadline() const;
 
+  // That `worldRank`, a peer on this node, has exited (noted as its failure).
+  std::optional<std::string> exitSeenOnThisNode(int worldRank);
   // peerFailure without taking in what the transport holds.
   std::optional<std::string> reportedPeerFailure(int worldRank);
   // What commrun recorded as the job's first failure, read from the store
