@@ -224,6 +224,15 @@ int main(int argc, char **argv) {
     printf(", survivors %d\n", size - plan.victims);
     fflush(stdout);
   }
+  /* Nobody dies before every rank has finished comm_init, which is not
+   * fault-tolerant: a member that dies while others are still joining fails
+   * their comm_init. A rank that leaves this agreement knows every rank has
+   * entered it; those still inside tolerate the deaths that follow. */
+  uint32_t joined = 1;
+  if (comm_agree(&joined, NULL, NULL, 0, world) != COMM_OK) {
+    printf("world rank %d: the first comm_agree failed: %s\n", me, comm_last_error());
+    return 4;
+  }
   const int64_t most = kCounts[sizeof kCounts / sizeof kCounts[0] - 1] * size;
   int64_t *in = malloc(sizeof(int64_t) * most), *out = malloc(sizeof(int64_t) * most);
   comm_t *comm = world;
