@@ -14,8 +14,14 @@ inline constexpr const char* kFailures = "commrun/failures";
 // Set when commrun runs with --keep-going: a failure is that rank's alone,
 // not the end of every rank.
 inline constexpr const char* kKeepGoing = "commrun/keep_going";
-// Under --keep-going, the end of rank N, written for every rank that fails:
-// "rank N (pid P on HOST) what happened".
-inline std::string rankFailed(int rank) { return "commrun/rank_failed/" + std::to_string(rank); }
+// Under --keep-going, the end of launch slot S, written for every process
+// that fails: "rank N (pid P on HOST) what happened" when S is rank N's own
+// slot (S = N), "rank N (launch slot S, pid P on HOST) what happened" for a
+// replacement (--replace).
+inline std::string rankFailed(int slot) { return "commrun/rank_failed/" + std::to_string(slot); }
+// How many replacements (--replace) the job's commruns have taken a launch
+// slot for: the commrun whose add makes it k starts its replacement with
+// COMM_LAUNCH_SLOT = COMM_WORLD_SIZE + k - 1, so that no two share a slot.
+inline constexpr const char* kReplacements = "commrun/replacements";
 
 }  // namespace comm::bootstrap::commrun_keys

@@ -3,6 +3,8 @@
 //   rendezvous           meet every rank of the world through the store
 //   await-failure <r>    rank r kills itself with SIGKILL; the others print
 //                        the store's "commrun/failed" and exit 0
+//   await-key <key>      waits for <key> in the store and prints
+//                        "<key> = <value>"
 //   cores                the cores (package:core) this process may run on
 //   free-port            (not a rank) a loopback port nothing listens on now
 //   guard                rank 0 stores "probe/private"; every rank waits
@@ -100,6 +102,12 @@ int awaitFailure(int victim) {
   }
   StoreClient store = connect(info);
   fmt::print("commrun/failed = {}\n", store.get("commrun/failed", Deadline(20s)));
+  return 0;
+}
+
+int awaitKey(const std::string& key) {
+  StoreClient store = connect(launch());
+  fmt::print("{} = {}\n", key, store.get(key, Deadline(20s)));
   return 0;
 }
 
@@ -272,6 +280,7 @@ int main(int argc, char** argv) {
     if (mode == "env") return printEnv();
     if (mode == "rendezvous") return rendezvous();
     if (mode == "await-failure" && argc > 2) return awaitFailure(std::atoi(argv[2]));
+    if (mode == "await-key" && argc > 2) return awaitKey(argv[2]);
     if (mode == "cores") return printCores();
     if (mode == "free-port") return printFreePort();
     if (mode == "guard") return guard();
@@ -283,9 +292,9 @@ int main(int argc, char** argv) {
     fmt::print(stderr, "commrun_probe {}: {}\n", mode, error.what());
     return 1;
   }
-  fmt::print(
-      stderr,
-      "usage: commrun_probe env | rendezvous | await-failure <rank> | cores | free-port | guard | stranger <port> "
-      "| release <port> | hold <port> <n> <file> | kill-on-segment <rank> <seconds> <VAR=value>\n");
+  fmt::print(stderr,
+             "usage: commrun_probe env | rendezvous | await-failure <rank> | await-key <key> | cores | free-port | "
+             "guard | stranger <port> "
+             "| release <port> | hold <port> <n> <file> | kill-on-segment <rank> <seconds> <VAR=value>\n");
   return 2;
 }

@@ -70,6 +70,8 @@ std::string remoteCommandLine(const Options& options, int node, bool secretOnStd
   }
   if (options.bindCore) words.emplace_back("--bind-core");
   if (options.keepGoing) words.emplace_back("--keep-going");
+  // Each host's commrun replaces its own ranks: it has their programs and environments.
+  if (options.replace > 0) words.insert(words.end(), {"--replace", std::to_string(options.replace)});
   if (options.logDir) words.insert(words.end(), {"--log-dir", std::filesystem::absolute(*options.logDir).string()});
   words.emplace_back("--");
   words.insert(words.end(), options.command.begin(), options.command.end());
@@ -127,7 +129,9 @@ int runAcrossHosts(const Options& options, int signalFd, const sigset_t& signalM
                                          .storePort = 0,
                                          .secret = {},
                                          .multiNode = false,
-                                         .agentHosts = options.hosts},
+                                         .agentHosts = options.hosts,
+                                         .replaceLimit = 0,
+                                         .worldSize = 0},
                         signalFd);
   return supervisor.run(std::move(launches));
 }

@@ -52,7 +52,9 @@ std::vector<RankLaunch> planRanks(const Options& options, const std::string& pro
       {"COMM_MASTER_ADDR", options.masterAddr},
       {"COMM_MASTER_PORT", std::to_string(storePort)},
   };
-  std::set<std::string> replaced = {"COMM_RANK", "COMM_LOCAL_RANK", "COMM_JOB_SECRET_FILE"};
+  // COMM_JOIN and COMM_LAUNCH_SLOT are for replacements (--replace) alone.
+  std::set<std::string> replaced = {"COMM_RANK", "COMM_LOCAL_RANK", "COMM_JOB_SECRET_FILE", "COMM_JOIN",
+                                    "COMM_LAUNCH_SLOT"};
   for (const auto& [name, value] : shared) replaced.insert(name);
   std::vector<std::string> base = inheritedEnvironment(replaced);
   for (const auto& [name, value] : shared) base.push_back(name + "=" + value);
@@ -212,7 +214,9 @@ int run(const Options& options) {
                        .storePort = storePort,
                        .secret = *secret,
                        .multiNode = options.nodes > 1,
-                       .agentHosts = {}},
+                       .agentHosts = {},
+                       .replaceLimit = options.replace,
+                       .worldSize = options.worldSize()},
       signals.get());
   const int status = supervisor.run(planRanks(options, *program, storePort, *secret, original));
   leaveStore(options, storePort, *secret, signals.get(), status == 0);

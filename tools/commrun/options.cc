@@ -1,6 +1,7 @@
 #include "options.h"
 
 #include <CLI/CLI.hpp>
+#include <charconv>
 #include <fstream>
 #include <sstream>
 
@@ -75,6 +76,20 @@ Options parseOptions(int argc, char** argv) {
   app.add_flag("--keep-going", options.keepGoing,
                "when a rank fails, leave the others running (a job that revokes, shrinks and goes on); the last "
                "line still names every failure");
+  app.add_option("--replace", options.replace,
+                 "implies --keep-going; start a process in a failed rank's place, at most N times: the same rank, "
+                 "program and environment plus COMM_JOIN=1 and COMM_LAUNCH_SLOT (a new number, at least the world "
+                 "size, also in its prefix and log name); exit 0 when every slot's last process exits 0")
+      ->type_name("N")
+      ->check(CLI::Validator(
+          [](std::string& value) {
+            int number = 0;
+            const char* end = value.data() + value.size();
+            auto [stop, error] = std::from_chars(value.data(), end, number);
+            if (error == std::errc() && stop == end && number > 0) return std::string();
+            return "'" + value + "' is not a positive whole number (the most failed ranks this commrun replaces)";
+          },
+          ""));
   app.add_option("--grace", options.graceSeconds,
                  "after a rank fails, seconds the others get to exit by themselves before SIGTERM")
       ->check(CLI::NonNegativeNumber)
@@ -85,6 +100,7 @@ Options parseOptions(int argc, char** argv) {
     options.command = app.remaining();
     if (!options.command.empty() && options.command.front() == "--") options.command.erase(options.command.begin());
     if (options.command.empty()) throw CLI::ValidationError("program", "no program to run was given");
+    if (options.replace > 0) options.keepGoing = true;
     if (options.nodeRank >= options.nodes) {
       throw CLI::ValidationError("--node-rank", "must be below --nnodes (" + std::to_string(options.nodes) + ")");
     }

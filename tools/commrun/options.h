@@ -23,6 +23,7 @@ struct Options {
   std::optional<double> timeoutSeconds;
   double graceSeconds = 3;
   bool keepGoing = false;            // a failed rank leaves the others running
+  int replace = 0;                   // --replace: the most failed ranks this commrun replaces (implies keepGoing)
   std::vector<std::string> command;  // program and its arguments
   // --hosts / --hostfile: start one commrun per host, through the agent.
   std::vector<std::string> hosts;

@@ -10,6 +10,8 @@
 #include <cerrno>
 #include <climits>
 #include <cstring>
+#include <stdexcept>
+#include <utility>
 
 #include <fmt/format.h>
 
@@ -42,12 +44,14 @@ int Supervisor::run(std::vector<RankLaunch> launches) {
   if (config_.timeout) {
     timeoutAt_ = Clock::now() + std::chrono::duration_cast<Clock::duration>(*config_.timeout);
   }
-  if (config_.keepGoing) recordKeepGoing();
+  // Under --hosts each host's commrun records it; this one has no store.
+  if (config_.keepGoing && config_.agentHosts.empty()) recordKeepGoing();
   start(launches);
 
   std::vector<pollfd> fds;
   std::vector<Stream*> polled;
   for (;;) {
+    startReplacements();
     fds.assign(1, pollfd{signalFd_, POLLIN, 0});
     polled.clear();
     for (Rank& rank : ranks_) {
@@ -84,33 +88,88 @@ int Supervisor::run(std::vector<RankLaunch> launches) {
     if (first && *first != message) message = fmt::format("{}, the job's first failure; here {}", *first, message);
   }
   for (const std::string& later : laterFailures_) message += fmt::format("; then {}", later);
+  // Replaced failures are healed: the job succeeded if what took their
+  // places (and every other rank) ended cleanly.
+  const bool healed = config_.replaceLimit > 0 && !ending_ && !unreplacedFailure_;
+  if (healed) {
+    message += fmt::format("; all replaced (--replace {}), and every launch slot's last process exited cleanly",
+                           config_.replaceLimit);
+  } else if (replacementsStarted_ > 0) {
+    message += fmt::format("; {} replaced (--replace {})", replacementsStarted_, config_.replaceLimit);
+  }
   writeAll(STDERR_FILENO, fmt::format("commrun: {}\n", message));
-  return outcome_->exitCode;
+  return healed ? 0 : outcome_->exitCode;
 }
 
 void Supervisor::start(std::vector<RankLaunch>& launches) {
-  for (RankLaunch& launch : launches) {
-    Rank rank{.rank = launch.rank, .pid = -1, .log = {}, .streams = {}};
-    const std::string prefix = config_.agentHosts.empty() ? fmt::format("[{}] ", launch.rank) : std::string();
+  for (RankLaunch& each : launches) {
+    const int rank = each.rank;
     try {
-      if (config_.logDir) {
-        const auto path = *config_.logDir / fmt::format("rank.{}.log", launch.rank);
-        rank.log.reset(open(path.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644));
-        if (!rank.log.valid()) {
-          throw std::system_error(errno, std::generic_category(), "cannot create " + path.string());
-        }
-      }
-      Child child = spawnChild(launch.spec);
-      rank.pid = child.pid;
-      startedPids_.push_back(child.pid);
-      rank.streams.push_back({std::move(child.stdoutPipe), LineRelay(prefix, STDOUT_FILENO, rank.log.get())});
-      rank.streams.push_back({std::move(child.stderrPipe), LineRelay(prefix, STDERR_FILENO, rank.log.get())});
-      ranks_.push_back(std::move(rank));
+      launch(std::move(each), rank);
     } catch (const std::exception& error) {
-      settle({1, fmt::format("could not start rank {}: {}", launch.rank, error.what())});
+      ending_ = true;
+      settle({1, fmt::format("could not start rank {}: {}", rank, error.what())});
       terminateRanks();
       return;
     }
+  }
+}
+
+void Supervisor::launch(RankLaunch launch, int slot) {
+  Rank rank{.rank = launch.rank, .slot = slot, .pid = -1, .log = {}, .streams = {}, .spec = {}};
+  const std::string prefix = config_.agentHosts.empty() ? fmt::format("[{}] ", slot) : std::string();
+  if (config_.logDir) {
+    const auto path = *config_.logDir / fmt::format("rank.{}.log", slot);
+    rank.log.reset(open(path.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644));
+    if (!rank.log.valid()) throw std::system_error(errno, std::generic_category(), "cannot create " + path.string());
+  }
+  Child child = spawnChild(launch.spec);
+  rank.pid = child.pid;
+  startedPids_.push_back(child.pid);
+  rank.streams.push_back({std::move(child.stdoutPipe), LineRelay(prefix, STDOUT_FILENO, rank.log.get())});
+  rank.streams.push_back({std::move(child.stderrPipe), LineRelay(prefix, STDERR_FILENO, rank.log.get())});
+  rank.spec = std::move(launch.spec);
+  ranks_.push_back(std::move(rank));
+}
+
+void Supervisor::startReplacements() {
+  for (Replacement& replacement : std::exchange(replacements_, {})) replace(std::move(replacement));
+}
+
+void Supervisor::replace(Replacement replacement) {
+  if (ending_) {  // interrupted or timed out since the failure
+    unreplacedFailure_ = true;
+    return;
+  }
+  try {
+    const int slot = config_.worldSize + claimReplacementSlot();
+    std::vector<std::string>& environment = replacement.launch.spec.environment;
+    // A replacement's replacement gets a slot of its own.
+    std::erase_if(environment, [](const std::string& entry) {
+      return entry.starts_with("COMM_JOIN=") || entry.starts_with("COMM_LAUNCH_SLOT=");
+    });
+    environment.push_back("COMM_JOIN=1");
+    environment.push_back(fmt::format("COMM_LAUNCH_SLOT={}", slot));
+    launch(std::move(replacement.launch), slot);
+    ++replacementsStarted_;
+    writeAll(STDERR_FILENO, fmt::format("commrun: {}; replacement {} of {} starts as launch slot {} (--replace)\n",
+                                        replacement.failure, replacementsStarted_, config_.replaceLimit, slot));
+  } catch (const std::exception& error) {
+    unreplacedFailure_ = true;
+    writeAll(STDERR_FILENO, fmt::format("commrun: {}; could not start its replacement: {}{}\n", replacement.failure,
+                                        error.what(), anyRunning() ? "; the others go on (--keep-going)" : ""));
+  }
+}
+
+// Through the store, so that the commruns of a job's nodes never hand out
+// the same slot.
+int Supervisor::claimReplacementSlot() {
+  try {
+    const comm::Deadline deadline(kStoreTimeout);
+    comm::bootstrap::StoreClient store(config_.storeHost, config_.storePort, config_.secret, deadline);
+    return static_cast<int>(store.add(keys::kReplacements, 1, deadline) - 1);
+  } catch (const comm::Error& error) {
+    throw std::runtime_error(fmt::format("no launch slot from the store: {}", error.what()));
   }
 }
 
@@ -151,23 +210,39 @@ void Supervisor::rankExited(Rank& rank, int waitStatus) {
     afterFailure(first, describeAgentExit(rank, pid, waitStatus));
     return;
   }
+  const std::string slot = rank.slot != rank.rank ? fmt::format("launch slot {}, ", rank.slot) : std::string();
   const std::string description =
-      fmt::format("rank {} (pid {} on {}) {}", rank.rank, pid, hostName_, describeExit(waitStatus));
+      fmt::format("rank {} ({}pid {} on {}) {}", rank.rank, slot, pid, hostName_, describeExit(waitStatus));
   const bool first = settle({exitCodeOf(waitStatus), description});
-  if (first || config_.keepGoing) recordFailure(rank.rank, description, first);
-  afterFailure(first, description);
+  if (first || config_.keepGoing) recordFailure(rank.slot, description, first);
+  if (config_.replaceLimit == 0) {
+    afterFailure(first, description);
+    return;
+  }
+  const size_t replaceable = static_cast<size_t>(config_.replaceLimit - replacementsStarted_);
+  if (!ending_ && replacements_.size() < replaceable) {
+    if (!first) laterFailures_.push_back(description);
+    replacements_.push_back({{rank.rank, rank.spec}, description});
+    return;
+  }
+  unreplacedFailure_ = true;
+  afterFailure(first, description,
+               ending_ ? std::string() : fmt::format("; not replaced: --replace {} is used up", config_.replaceLimit));
 }
 
-void Supervisor::afterFailure(bool first, const std::string& description) {
+void Supervisor::afterFailure(bool first, const std::string& description, std::string_view unreplaced) {
   if (!config_.keepGoing) {
     if (first) graceEndsAt_ = Clock::now() + std::chrono::duration_cast<Clock::duration>(config_.grace);
     return;
   }
   if (!first) laterFailures_.push_back(description);
-  if (anyRunning()) writeAll(STDERR_FILENO, fmt::format("commrun: {}; the others go on (--keep-going)\n", description));
+  if (anyRunning()) {
+    writeAll(STDERR_FILENO, fmt::format("commrun: {}{}; the others go on (--keep-going)\n", description, unreplaced));
+  }
 }
 
 void Supervisor::interrupted(int signal) {
+  ending_ = true;
   if (interruptions_++ > 0) {
     signalRanks(SIGKILL);  // asked twice: no more patience
     return;
@@ -185,6 +260,7 @@ void Supervisor::fireTimers() {
     return true;
   };
   if (due(timeoutAt_)) {
+    ending_ = true;
     settle({124, fmt::format("timed out after {} s; stopped every rank", config_.timeout->count())});
     terminateRanks();
   }

@@ -8,6 +8,7 @@
 #include <filesystem>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "line_relay.h"
@@ -38,6 +39,13 @@ struct SupervisorConfig {
   // host's failure is told in its commrun's own last line. Nothing is
   // recorded in the store, which is on the first host.
   std::vector<std::string> agentHosts;
+  // --replace (implies keepGoing): a failed process is replaced, at most
+  // this many times, by one that joins the job in its place (same spec and
+  // rank, plus COMM_JOIN=1 and COMM_LAUNCH_SLOT); 0: never.
+  int replaceLimit = 0;
+  // The job's; a replacement's launch slot is worldSize + the job's count
+  // of replacements before it (commrun_keys::kReplacements).
+  int worldSize = 0;
 };
 
 class Supervisor {
@@ -59,9 +67,20 @@ class Supervisor {
   };
   struct Rank {
     int rank;
+    // What names it in the output prefix, log file and store: its rank,
+    // or for a replacement (--replace) its COMM_LAUNCH_SLOT.
+    int slot;
     pid_t pid;  // -1 once reaped
     UniqueFd log;
     std::vector<Stream> streams;
+    ChildSpec spec;  // what a replacement starts again
+  };
+  // A failed process whose replacement starts once the event loop is
+  // between events: starting one adds to ranks_, which event handling
+  // holds references into.
+  struct Replacement {
+    RankLaunch launch;
+    std::string failure;  // the failed process's description
   };
   // Why commrun ends: the first of a rank failure, the timeout or a signal.
   struct AgentExit {
@@ -76,6 +95,11 @@ class Supervisor {
   };
 
   void start(std::vector<RankLaunch>& launches);
+  // Starts `launch` as launch slot `slot`; throws when it cannot.
+  void launch(RankLaunch launch, int slot);
+  void startReplacements();
+  void replace(Replacement replacement);
+  int claimReplacementSlot();
   void handleSignals();
   void reapChildren();
   void rankExited(Rank& rank, int waitStatus);
@@ -87,7 +111,7 @@ class Supervisor {
   bool settle(Outcome outcome);
   // After a rank's (or an agent's) failure: the others get the grace period,
   // or with --keep-going go on.
-  void afterFailure(bool first, const std::string& description);
+  void afterFailure(bool first, const std::string& description, std::string_view unreplaced = {});
   void recordFailure(int rank, const std::string& description, bool first);
   // Tells the ranks that a failure is the failed rank's alone (--keep-going).
   void recordKeepGoing();
@@ -103,6 +127,11 @@ class Supervisor {
   std::optional<Outcome> outcome_;
   std::vector<std::string> laterFailures_;  // --keep-going: those after the first, in order
   int interruptions_ = 0;
+  // Interrupted, timed out or failed to start: failures are no longer replaced.
+  bool ending_ = false;
+  std::vector<Replacement> replacements_;  // waiting to start
+  int replacementsStarted_ = 0;
+  bool unreplacedFailure_ = false;  // --replace: some failed process was not replaced
   Timer timeoutAt_;
   Timer graceEndsAt_;
   Timer killAt_;
