@@ -18,7 +18,7 @@
  *    communication call returns them; an asynchronous one returns COMM_OK
  *    once started and comm_handle_wait/test return them.
  *  - On failure, a pointer out-parameter (the `**out` of a create call,
- *    comm_init, comm_split, comm_shrink, comm_name, comm_tensor_data,
+ *    comm_init, comm_split, comm_shrink, comm_grow, comm_name, comm_tensor_data,
  *    comm_providers and comm_stream, the strings of comm_setting_info, and
  *    the `**handle` of a communication call) is set to NULL when it is not
  *    NULL itself; a scalar out-parameter (an int, size or enum) is left
@@ -308,7 +308,7 @@ COMM_API comm_status_t comm_tensor_memory(comm_memory_type_t *out_type, int *out
  * Keys (the environment variable is COMM_ + the key in upper case):
  *   "rank", "world_size", "local_rank", "local_world_size",
  *   "master_addr", "master_port", "job_secret", "job_secret_file",
- *   "timeout" (seconds), "provider", "shm", "cuda_ipc", "tcp_iface",
+ *   "join" (1: join a running job through comm_grow), "timeout" (seconds), "provider", "shm", "cuda_ipc", "tcp_iface",
  *   "tcp_unexpected_bytes", "log_level", "log_file", "algo", "debug_dir",
  *   "test_ranks_per_node" (for tests: fake nodes of that many ranks),
  *   "test_communicator_ids" (for tests: only that many communicator ids).
@@ -381,7 +381,8 @@ COMM_API comm_status_t comm_init(comm_t **out, const comm_config_t *config);
  * COMM_ERR_ABORTED (the joining goes on in the background until it ends,
  * and what it made is freed). `*out` must be destroyed whatever the
  * handle's status, and the handle too. The same holds for
- * comm_split_async, comm_group_create_async and comm_shrink_async.
+ * comm_split_async, comm_group_create_async, comm_shrink_async and
+ * comm_grow_async.
  * Errors: those of comm_init, and COMM_ERR_INVALID_ARGUMENT (handle NULL).
  */
 COMM_API comm_status_t comm_init_async(comm_t **out, const comm_config_t *config,
@@ -527,6 +528,38 @@ COMM_API comm_status_t comm_shrink(comm_t **out, comm_t *comm, const char *name)
  */
 COMM_API comm_status_t comm_shrink_async(comm_t **out, comm_t *comm, const char *name,
                                          comm_handle_t **handle);
+
+/**
+ * Grow: the ranks of `comm` take in `count` new ranks, processes started
+ * later whose comm_init ran with the setting join=1 (COMM_JOIN=1; commrun
+ * --replace starts replacements so), and make a communicator of them all:
+ * the ranks of `comm` keep their ranks, the newcomers get the next ones in
+ * the order they arrived, and each newcomer's comm_init returns its part
+ * of the result. Every rank of `comm` calls it with the same `count`; the
+ * newcomers may start before or after. State transfer is the
+ * application's (a broadcast from a rank of `comm`). The result belongs to
+ * a world of its own: `comm`, and what was made from it, go on working;
+ * destroy them when done. Waits at most the deadline of `comm` for the
+ * newcomers, then fails on every rank, and a newcomer still waiting fails
+ * too. A rank (old or new) that dies while the result is made fails it on
+ * the others, naming it. `comm` must have no failed rank (shrink it first)
+ * and must have been launched with a store (not a world of one rank).
+ * `name` (copied) may be NULL for "<comm's name>-grown".
+ * Errors: COMM_ERR_INVALID_ARGUMENT (out or comm NULL; count outside
+ * 1..65535; members passed different counts), COMM_ERR_INVALID_USAGE (a
+ * destroyed communicator; a world of one rank), COMM_ERR_REVOKED,
+ * COMM_ERR_REMOTE (a rank of `comm` has failed, or one died while the
+ * result was made), COMM_ERR_TIMEOUT (the newcomers did not come),
+ * COMM_ERR_ABORTED, COMM_ERR_BOOTSTRAP, COMM_ERR_TRANSPORT.
+ */
+COMM_API comm_status_t comm_grow(comm_t **out, comm_t *comm, int count, const char *name);
+
+/**
+ * comm_grow without blocking (see comm_init_async).
+ * Errors: those of comm_grow, and COMM_ERR_INVALID_ARGUMENT (handle NULL).
+ */
+COMM_API comm_status_t comm_grow_async(comm_t **out, comm_t *comm, int count, const char *name,
+                                       comm_handle_t **handle);
 
 /**
  * Deadline for every wait on `comm`, in milliseconds (> 0). Default: the

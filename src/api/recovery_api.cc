@@ -53,6 +53,17 @@ void shrink(const char* call, comm_t** out, comm_t* comm, const char* name, comm
                       [&c, copiedName] { return comm::core::shrink(c, copiedName ? copiedName->c_str() : nullptr); });
 }
 
+void grow(const char* call, comm_t** out, comm_t* comm, int count, const char* name, comm_handle_t** handle) {
+  require(out, "out");
+  comm::core::Communicator& c = comm::api::communicator(comm);
+  if (count < 1 || count > 65535) fail(COMM_ERR_INVALID_ARGUMENT, "count {} is outside 1..65535", count);
+  checkNotStopped(c, false);
+  std::optional<std::string> copiedName = name != nullptr ? std::optional<std::string>(name) : std::nullopt;
+  comm::api::makeFrom(call, out, handle, c, [&c, count, copiedName] {
+    return comm::core::grow(c, count, copiedName ? copiedName->c_str() : nullptr);
+  });
+}
+
 }  // namespace
 
 extern "C" {
@@ -101,6 +112,18 @@ COMM_API comm_status_t comm_shrink_async(comm_t** out, comm_t* comm, const char*
   return guardOut("comm_shrink_async", out, [&] {
     require(handle, "handle");
     shrink("comm_shrink_async", out, comm, name, handle);
+  });
+}
+
+COMM_API comm_status_t comm_grow(comm_t** out, comm_t* comm, int count, const char* name) {
+  return guardOut("comm_grow", out, [&] { grow("comm_grow", out, comm, count, name, nullptr); });
+}
+
+COMM_API comm_status_t comm_grow_async(comm_t** out, comm_t* comm, int count, const char* name,
+                                       comm_handle_t** handle) {
+  return guardOut("comm_grow_async", out, [&] {
+    require(handle, "handle");
+    grow("comm_grow_async", out, comm, count, name, handle);
   });
 }
 

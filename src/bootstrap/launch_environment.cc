@@ -298,6 +298,10 @@ LaunchInfo detectLaunch(const EnvLookup& lookup) {
     info.localWorldSize = chosen->localSize;
   }
   info.storeHostedByLauncher = underCommrun;
+  info.launchSlot = info.rank;
+  if (underCommrun) {
+    info.launchSlot = env.integer("COMM_LAUNCH_SLOT", 0, std::numeric_limits<int>::max()).value_or(info.rank);
+  }
   locateStore(env, outer, info);
   return info;
 }

@@ -20,6 +20,10 @@ struct LaunchInfo {
   uint16_t masterPort = 0;             // port of the rendezvous store
   std::string launcher;                // "commrun", "torchrun", "msrun", "slurm", "mpirun", "config"
   bool storeHostedByLauncher = false;  // true under commrun; else rank 0 hosts it
+  // The number under which commrun records this process's end
+  // (commrun_keys::rankFailed): its rank, or for a rank commrun started
+  // to replace one that failed (--replace), COMM_LAUNCH_SLOT.
+  int launchSlot = 0;
   // Where the job's secret is kept when neither COMM_JOB_SECRET nor
   // COMM_JOB_SECRET_FILE is set and the launcher hands none (Slurm: a file
   // per job step in $HOME/.comm, which a cluster's nodes share); "" when the

@@ -2,6 +2,8 @@
 
 #include <algorithm>
 #include <cstdio>
+#include <cstdlib>
+#include <functional>
 #include <optional>
 #include <random>
 #include <string>
@@ -11,13 +13,15 @@
 
 #include "common/error.h"
 #include "core/agreement.h"
+#include "core/grow_seats.h"
 #include "core/world.h"
 
 namespace comm::core {
 namespace {
 
-// What the drawing member publishes instead of an id when it got none.
-constexpr std::string_view kNoId = "no id: ";
+// What the member that works out a value for the others (sharedByOne)
+// publishes when it could not: the status and why follow.
+constexpr std::string_view kNone = "none: ";
 
 // Tells a communicator from earlier ones that had its id (revocation
 // notices still on their way to a rank that had left them).
@@ -38,50 +42,55 @@ struct ChildId {
   uint64_t identity;
 };
 
+// A value that one member of `parent`, `writer`, works out with `work` and
+// publishes under store key `key`, so that the members agree without
+// messages: `work` runs on the writer alone; when it throws, the others
+// fail with its status and why instead of waiting.
+std::string sharedByOne(Communicator& parent, const std::string& key, int writer, std::string_view what,
+                        const std::function<std::string()>& work) {
+  World& world = parent.world();
+  if (world.size() == 1) return work();
+  if (parent.rank() == writer) {
+    std::string value;
+    try {
+      value = work();
+    } catch (const Error& error) {
+      world.storeSet(key, fmt::format("{}{} {}", kNone, static_cast<int>(error.status()), error.what()));
+      throw;
+    }
+    world.storeSet(key, value);
+    return value;
+  }
+  std::string published = world.storeGetFrom(key, parent.worldRankOf(writer), what);
+  if (published.starts_with(kNone)) {
+    int status = COMM_ERR_INTERNAL;
+    int consumed = 0;
+    std::sscanf(published.c_str() + kNone.size(), "%d %n", &status, &consumed);
+    fail(static_cast<comm_status_t>(status), "rank {} of '{}', which works out {}, failed: {}", writer, parent.name(),
+         what, published.substr(kNone.size() + consumed));
+  }
+  return published;
+}
+
 // The id of a new communicator of `members` of `parent`: the first member
-// draws a fresh one and publishes it under a key every member derives
-// alike, so the members agree without messages.
+// draws a fresh one and publishes it under a key every member derives alike.
 ChildId childId(Communicator& parent, const std::vector<int>& members, const std::string& purpose) {
   std::string list;
   for (int m : members) list += fmt::format("{},", m);
   std::string key = fmt::format("{}:{}", purpose, list);
   int index = parent.nextChildIndex(key);
   std::string storeKey = fmt::format("child/{}/{}/{}", parent.id(), key, index);
-  World& world = parent.world();
-  uint16_t id;
-  uint64_t identity = 0;
-  if (world.size() == 1) {
-    id = world.allocateCommunicatorId();
-    identity = drawIdentity();
-  } else if (members[0] == parent.rank()) {
-    try {
-      id = world.allocateCommunicatorId();
-      identity = drawIdentity();
-    } catch (const Error& error) {
-      // The other members wait for the id: they learn why there is none.
-      world.storeSet(storeKey, fmt::format("{}{} {}", kNoId, static_cast<int>(error.status()), error.what()));
-      throw;
-    }
-    world.storeSet(storeKey, fmt::format("{} {}", id, identity));
-  } else {
-    std::string published = world.storeGetFrom(storeKey, parent.worldRankOf(members[0]), "the new communicator's id");
-    if (published.starts_with(kNoId)) {
-      int status = COMM_ERR_INTERNAL;
-      int consumed = 0;
-      std::sscanf(published.c_str() + kNoId.size(), "%d %n", &status, &consumed);
-      fail(static_cast<comm_status_t>(status), "rank {} of '{}', which draws the new communicator's id, found none: {}",
-           members[0], parent.name(), published.substr(kNoId.size() + consumed));
-    }
-    unsigned publishedId = 0;
-    unsigned long long publishedIdentity = 0;
-    if (std::sscanf(published.c_str(), "%u %llu", &publishedId, &publishedIdentity) != 2) {
-      fail(COMM_ERR_BOOTSTRAP, "rank {} of '{}' published a malformed communicator id '{}'", members[0], parent.name(),
-           published);
-    }
-    id = static_cast<uint16_t>(publishedId);
-    identity = publishedIdentity;
+  const std::string published = sharedByOne(parent, storeKey, members[0], "the new communicator's id", [&parent] {
+    const uint16_t id = parent.world().allocateCommunicatorId();
+    return fmt::format("{} {}", id, drawIdentity());
+  });
+  unsigned id = 0;
+  unsigned long long identity = 0;
+  if (std::sscanf(published.c_str(), "%u %llu", &id, &identity) != 2) {
+    fail(COMM_ERR_BOOTSTRAP, "rank {} of '{}' published a malformed communicator id '{}'", members[0], parent.name(),
+         published);
   }
-  return {id, identity};
+  return {static_cast<uint16_t>(id), identity};
 }
 
 std::shared_ptr<Communicator> makeChild(Communicator& parent, const std::vector<int>& members, const char* name,
@@ -92,11 +101,11 @@ std::shared_ptr<Communicator> makeChild(Communicator& parent, const std::vector<
 
 }  // namespace
 
-std::shared_ptr<Communicator> worldCommunicator(const std::shared_ptr<World>& world) {
+std::shared_ptr<Communicator> worldCommunicator(const std::shared_ptr<World>& world, std::string name) {
   std::vector<int> ranks(world->size());
   for (int r = 0; r < world->size(); ++r) ranks[r] = r;
   // Id 0 is the world's alone: no earlier communicator had it.
-  return std::make_shared<Communicator>(world, 0, 0, std::move(ranks), "world");
+  return std::make_shared<Communicator>(world, 0, 0, std::move(ranks), std::move(name));
 }
 
 std::shared_ptr<Communicator> createGroup(Communicator& parent, const std::vector<int>& members, const char* name) {
@@ -170,6 +179,45 @@ std::shared_ptr<Communicator> shrink(Communicator& parent, const char* name) {
     if (id && made.proposedHere && died > 0) world.releaseCommunicatorId(id->id, members, died);
     if (failure && failure->status() != COMM_ERR_REMOTE) throw *failure;
   }
+}
+
+std::shared_ptr<Communicator> grow(Communicator& parent, int count, const char* name) {
+  // Each member's count in the low half of the flags and its complement in
+  // the high half: the AND keeps them complements only when all are equal.
+  const uint32_t asked = static_cast<uint32_t>(count) | (~static_cast<uint32_t>(count) & 0xffffu) << 16;
+  const Agreement agreement = agree(parent, "comm_grow", "grow", asked, true);
+  if (!agreement.failed.empty()) {
+    fail(COMM_ERR_REMOTE,
+         "rank {} of '{}' has failed ({} failed in all): shrink the communicator (comm_shrink), "
+         "then grow the survivors",
+         agreement.failed.front(), parent.name(), agreement.failed.size());
+  }
+  if ((agreement.flags & 0xffffu) != (~agreement.flags >> 16 & 0xffffu)) {
+    fail(COMM_ERR_INVALID_ARGUMENT,
+         "the members of '{}' asked for different counts of new ranks ({} here); every "
+         "member must pass the same count",
+         parent.name(), count);
+  }
+  World& world = parent.world();
+  if (world.size() == 1) {
+    fail(COMM_ERR_INVALID_USAGE,
+         "a world of one rank has no store where newcomers could meet it; launch the job "
+         "with commrun, or with a store (COMM_MASTER_ADDR and COMM_MASTER_PORT), to grow it");
+  }
+  const std::string key =
+      fmt::format("child/{}/grow/{}/{}", parent.id(), parent.identity(), parent.nextChildIndex("grow"));
+  const std::string epoch = sharedByOne(parent, key, 0, "the grown world", [&] {
+    std::vector<Occupant> members;
+    for (int r = 0; r < parent.size(); ++r) {
+      const PeerRecord& peer = world.peer(parent.worldRankOf(r));
+      members.push_back({peer.launchSlot, peer.pid, peer.host, peer.node});
+    }
+    return std::to_string(seatNewcomers(world, members, count, parent.deadline()));
+  });
+  Seat seat{.epoch = std::atoi(epoch.c_str()), .rank = parent.rank()};
+  seat.occupants = grownWorldOccupants(world, seat.epoch);
+  return worldCommunicator(World::createGrown(world, seat),
+                           name != nullptr ? name : fmt::format("{}-grown", parent.name()));
 }
 
 }  // namespace comm::core

@@ -5,6 +5,7 @@
 #pragma once
 
 #include <memory>
+#include <string>
 #include <vector>
 
 #include "core/communicator.h"
@@ -14,7 +15,7 @@ namespace comm::core {
 class World;
 
 // The communicator of every rank of `world`, in world rank order (id 0).
-std::shared_ptr<Communicator> worldCommunicator(const std::shared_ptr<World>& world);
+std::shared_ptr<Communicator> worldCommunicator(const std::shared_ptr<World>& world, std::string name = "world");
 
 // The communicator of `members` (parent ranks, in the new communicator's
 // rank order, distinct, this rank among them); called by every member.
@@ -30,5 +31,14 @@ std::shared_ptr<Communicator> split(Communicator& parent, int color, int key, co
 // members failed (core/agreement.h) and make a communicator of the others,
 // in parent rank order. `name` may be null (then "<parent>-shrunk").
 std::shared_ptr<Communicator> shrink(Communicator& parent, const char* name);
+
+// comm_grow: called by every member of `parent`, each with the same
+// `count` (1..65535); `count` ranks started with COMM_JOIN=1 join them
+// (core/grow_seats.h). The result is the world of the members, in parent
+// rank order, then the newcomers in the order they arrived: a world of its
+// own (World::createGrown), made like comm_init's, so a death while it is
+// made fails it on every rank within the deadline. `name` may be null
+// (then "<parent>-grown").
+std::shared_ptr<Communicator> grow(Communicator& parent, int count, const char* name);
 
 }  // namespace comm::core

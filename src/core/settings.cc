@@ -21,6 +21,10 @@ constexpr SettingSpec kSpecs[] = {
     {"job_secret_file", "",
      "a file (mode 0600) holding the job secret, for launchers that cannot set job_secret; the rank that hosts the "
      "store creates it when missing"},
+    {"join", "0",
+     "1: comm_init joins a running job as a new rank, taking the next seat that the job's ranks offer with comm_grow "
+     "(commrun --replace sets it for the ranks it starts in place of failed ones); 0: an ordinary member of the "
+     "launch"},
     {"timeout", "600", "seconds any wait may take before it fails with COMM_ERR_TIMEOUT"},
     {"provider", "",
      "transport to the peers the direct shared-memory path does not serve (other nodes; every peer when shm is 0): "

@@ -100,6 +100,28 @@ std::shared_ptr<World> World::createThreadRank(const Settings& settings, Algorit
   return world;
 }
 
+std::shared_ptr<World> World::createGrown(const World& from, const Seat& seat) {
+  std::shared_ptr<World> world(new World());
+  world->settings_ = from.settings_;
+  world->cudaIpc_ = from.cudaIpc_;
+  world->algorithmOverrides_ = from.algorithmOverrides_;
+  world->timeout_ = from.timeout_;
+  world->launcher_ = from.launcher_;
+  world->masterAddr_ = from.masterAddr_;
+  world->masterPort_ = from.masterPort_;
+  world->secret_ = from.secret_;
+  world->launchSlot_ = from.launchSlot_;
+  world->keyPrefix_ = grownWorldPrefix(seat.epoch);
+  world->rank_ = seat.rank;
+  world->size_ = static_cast<int>(seat.occupants.size());
+  const Deadline deadline(world->timeout_);
+  world->initDeadline_ = deadline;
+  world->store_ =
+      std::make_unique<bootstrap::StoreClient>(world->masterAddr_, world->masterPort_, world->secret_, deadline);
+  world->meet(seat.occupants);
+  return world;
+}
+
 void World::join(const Settings& settings, AlgorithmOverrides overrides) {
   settings_ = settings;
 
@@ -117,6 +139,14 @@ void World::join(const Settings& settings, AlgorithmOverrides overrides) {
   size_ = launch.worldSize;
   launcher_ = launch.launcher;
   masterAddr_ = launch.masterAddr;
+  masterPort_ = launch.masterPort;
+  launchSlot_ = launch.launchSlot;
+  const bool joining = settings.getSwitch("join");
+  if (joining && launch.masterAddr.empty()) {
+    fail(COMM_ERR_INVALID_ARGUMENT,
+         "COMM_JOIN=1 joins a running job, but nothing says where its store is: start this rank as the job's ranks "
+         "were (COMM_MASTER_ADDR, COMM_MASTER_PORT and COMM_JOB_SECRET, or commrun --replace)");
+  }
   // The log's rank and file are the process's: a thread's rank leaves them.
   if (ownsProcessWorld_) {
     log::setRank(launch.rank);
@@ -131,8 +161,9 @@ void World::join(const Settings& settings, AlgorithmOverrides overrides) {
   Deadline deadline(timeout_);
   initDeadline_ = deadline;
 
-  if (size_ > 1) {
-    const bool hostsStore = !launch.storeHostedByLauncher && rank_ == 0;
+  if (size_ > 1 || joining) {
+    // A newcomer finds the store where the job's ranks have it.
+    const bool hostsStore = !launch.storeHostedByLauncher && rank_ == 0 && !joining;
     // A launcher that hands no secret may offer a place for one.
     const bool launcherFile =
         !launch.secretFile.empty() && !lookup("COMM_JOB_SECRET") && !lookup("COMM_JOB_SECRET_FILE");
@@ -158,14 +189,28 @@ void World::join(const Settings& settings, AlgorithmOverrides overrides) {
     }
     store_ = std::make_unique<bootstrap::StoreClient>(launch.masterAddr, launch.masterPort, secret_, deadline);
   }
+  std::vector<Occupant> occupants;
+  if (joining) {
+    Seat seat = awaitSeat(*this, Occupant{launchSlot_, getpid(), hostName(), nodeIdentity()}, deadline);
+    rank_ = seat.rank;
+    size_ = static_cast<int>(seat.occupants.size());
+    keyPrefix_ = grownWorldPrefix(seat.epoch);
+    occupants = std::move(seat.occupants);
+    if (ownsProcessWorld_) log::setRank(rank_);
+  }
+  meet(occupants);
+  // A newcomer's node count is its grown world's, not the launcher's.
+  if (!joining && launch.localRank >= 0 && launch.localRank != localRank_) {
+    log::warn("the launcher says local rank {}, but {} ranks before this one share its node", launch.localRank,
+              localRank_);
+  }
+}
+
+void World::meet(const std::vector<Occupant>& occupants) {
   makeCommunicatorIds();
   try {
-    meetPeers();
-    if (launch.localRank >= 0 && launch.localRank != localRank_) {
-      log::warn("the launcher says local rank {}, but {} ranks before this one share its node", launch.localRank,
-                localRank_);
-    }
-    connectTransport();
+    meetPeers(occupants);
+    connectTransport(!occupants.empty());
   } catch (const Error&) {
     countJoined();
     throw;
@@ -248,6 +293,21 @@ std::string World::storeGetFrom(const std::string& key, int writer, std::string_
   }
 }
 
+int64_t World::jobStoreAdd(const std::string& key, int64_t delta) {
+  std::lock_guard lock(storeMutex_);
+  return store_->add(key, delta, storeDeadline());
+}
+
+void World::jobStoreSet(const std::string& key, const std::string& value) {
+  std::lock_guard lock(storeMutex_);
+  store_->set(key, value, storeDeadline());
+}
+
+std::optional<std::string> World::jobStoreCheck(const std::string& key) {
+  std::lock_guard lock(storeMutex_);
+  return store_->check(key, storeDeadline());
+}
+
 std::optional<std::string> World::storeCheck(const std::string& key) {
   std::lock_guard lock(storeMutex_);
   return store_->check(keyPrefix_ + key, storeDeadline());
@@ -263,14 +323,31 @@ void World::storeErasePrefix(const std::string& prefix) {
   store_->erasePrefix(keyPrefix_ + prefix, storeDeadline());
 }
 
-void World::meetPeers() {
-  peers_.assign(size_, {});
+std::string World::peerValue(const std::string& key, int rank, bool grown, std::string_view what) {
+  return grown ? storeGetFrom(key, rank, fmt::format("rank {}'s {}", rank, what)) : storeGet(key);
+}
+
+void World::meetPeers(const std::vector<Occupant>& occupants) {
   PeerRecord self{nodeIdentity(), hostName(), getpid(), placement(), true};
+  self.launchSlot = launchSlot_;
+  peers_.assign(size_, {});
+  // In a grown world what the seats say of each rank comes first, so that
+  // one that dies before it says more is seen dead (failureEvidence).
+  for (int r = 0; r < size_; ++r) {
+    PeerRecord& peer = peers_[r];
+    peer.launchSlot = r;
+    if (occupants.empty()) continue;
+    peer.launchSlot = occupants[r].launchSlot;
+    peer.pid = occupants[r].pid;
+    peer.host = occupants[r].host;
+    peer.node = occupants[r].node;
+    peer.sameNode = peer.node == self.node;
+  }
   if (size_ > 1) {
     storeSet(fmt::format("peer/{}", rank_), fmt::format("{}\n{}\n{} {} {}", self.node, self.host, self.pid,
                                                         self.placement.numa, self.placement.socket));
     for (int r = 0; r < size_; ++r) {
-      std::istringstream in(storeGet(fmt::format("peer/{}", r)));
+      std::istringstream in(peerValue(fmt::format("peer/{}", r), r, !occupants.empty(), "peer record"));
       PeerRecord& peer = peers_[r];
       std::getline(in, peer.node);
       std::getline(in, peer.host);
@@ -311,7 +388,7 @@ void World::numberNodes() {
   nodeCount_ = static_cast<int>(indexOf.size());
 }
 
-void World::connectTransport() {
+void World::connectTransport(bool grown) {
   transport::Options options;
   options.provider = settings_.get("provider");
   options.singleNode = localSize_ == size_;
@@ -332,7 +409,7 @@ void World::connectTransport() {
   if (size_ > 1) {
     storeSet(fmt::format("addr/{}", rank_), std::string(self.begin(), self.end()));
     for (int r = 0; r < size_; ++r) {
-      std::string blob = storeGet(fmt::format("addr/{}", r));
+      std::string blob = peerValue(fmt::format("addr/{}", r), r, grown, "address");
       infos[r].address.assign(blob.begin(), blob.end());
       infos[r].sameNode = peers_[r].sameNode;
     }
@@ -412,7 +489,8 @@ std::optional<std::string> World::launcherRankFailure(int worldRank, bool now) {
   if (!now && time - lastRankFailureCheck_[worldRank] < kFailureCheckInterval) return std::nullopt;
   lastRankFailureCheck_[worldRank] = time;
   try {
-    return store_->check(bootstrap::commrun_keys::rankFailed(worldRank), Deadline(std::chrono::seconds(2)));
+    return store_->check(bootstrap::commrun_keys::rankFailed(peers_[worldRank].launchSlot),
+                         Deadline(std::chrono::seconds(2)));
   } catch (const Error&) {
     return std::nullopt;  // the store is gone with commrun: nothing more to learn from it
   }
@@ -462,11 +540,16 @@ void World::noteFailure(int worldRank, const std::string& what) {
     failures_.emplace(worldRank, what);
   }
   if (firstFailure()) return;
-  // commrun writes "rank N (pid P on HOST) what happened" (tools/commrun/supervisor.cc).
+  // commrun writes "rank N (pid P on HOST) what happened", and for a rank it
+  // started as a replacement "rank N (launch slot S, pid P on HOST) ..."
+  // (tools/commrun/supervisor.cc).
   auto recorded = [&]() -> std::optional<Failure> {
     std::optional<std::string> text = launcherFailure(true);
-    int rank = -1;
-    if (!text || std::sscanf(text->c_str(), "rank %d ", &rank) != 1 || rank < 0 || rank >= size_) return std::nullopt;
+    int slot = -1;
+    if (!text || std::sscanf(text->c_str(), "rank %d ", &slot) != 1) return std::nullopt;
+    std::sscanf(text->c_str(), "rank %*d (launch slot %d,", &slot);
+    const int rank = worldRankOfSlot(slot);
+    if (rank < 0) return std::nullopt;
     return Failure{rank, *text};
   };
   std::optional<Failure> failure = recorded();
@@ -477,6 +560,13 @@ void World::noteFailure(int worldRank, const std::string& what) {
   }
   std::lock_guard lock(failureMutex_);
   if (!firstFailure_) firstFailure_ = failure ? *failure : Failure{worldRank, what};
+}
+
+int World::worldRankOfSlot(int slot) const {
+  for (int r = 0; r < size_; ++r) {
+    if (peers_[r].launchSlot == slot) return r;
+  }
+  return -1;
 }
 
 std::map<int, std::string> World::knownFailures() const {

@@ -19,6 +19,7 @@
 #include "bootstrap/store.h"
 #include "common/deadline.h"
 #include "core/communicator_ids.h"
+#include "core/grow_seats.h"
 #include "core/progress_thread.h"
 #include "core/settings.h"
 #include "core/signature.h"
@@ -35,6 +36,9 @@ struct PeerRecord {
   bool sameNode = false;
   int nodeIndex = 0;  // nodes numbered by their lowest world rank (World::nodeCount)
   int hostIndex = 0;  // likewise, the real nodes: never cut by COMM_TEST_RANKS_PER_NODE
+  // The number under which commrun records its end (LaunchInfo::launchSlot):
+  // its world rank, except in a world grown by comm_grow.
+  int launchSlot = 0;
 };
 
 // Per collective kind, the algorithm COMM_ALGO forces ("" for none), as
@@ -52,6 +56,10 @@ class World {
   // (so comm_init's contract stands), not the numbering of its worlds' store
   // keys, not the log's rank or file.
   static std::shared_ptr<World> createThreadRank(const Settings& settings, AlgorithmOverrides overrides = {});
+  // This rank's part of the world that comm_grow makes of a communicator
+  // of `from` and the newcomers (core/grow_seats.h): `from`'s settings,
+  // store and secret, new peers and a transport of its own.
+  static std::shared_ptr<World> createGrown(const World& from, const Seat& seat);
   ~World();
 
   int rank() const { return rank_; }
@@ -132,15 +140,28 @@ class World {
   // Sets `key` to `value` unless it exists; returns the value it then has.
   std::string storeSetIfAbsent(const std::string& key, const std::string& value);
   void storeErasePrefix(const std::string& prefix);
+  // The same for keys every world of the job shares, outside this world's
+  // own (those through which comm_grow meets newcomers).
+  int64_t jobStoreAdd(const std::string& key, int64_t delta);
+  void jobStoreSet(const std::string& key, const std::string& value);
+  std::optional<std::string> jobStoreCheck(const std::string& key);
 
  private:
   World() = default;
   // Everything of create() but what belongs to the process.
   void join(const Settings& settings, AlgorithmOverrides overrides);
+  // What join and createGrown share once the store is there: the peers,
+  // the transport, the progress thread. `occupants`: every rank's seat in
+  // a grown world, empty in a launched one.
+  void meet(const std::vector<Occupant>& occupants);
   void makeCommunicatorIds();
-  void meetPeers();
+  void meetPeers(const std::vector<Occupant>& occupants);
+  // The store's value of `key` for a world's peer `rank`: waited for, and in
+  // a grown world given up as soon as `rank` is known to be gone.
+  std::string peerValue(const std::string& key, int rank, bool grown, std::string_view what);
   void numberNodes();
-  void connectTransport();
+  // `grown`: as peerValue's.
+  void connectTransport(bool grown);
   // Counts this rank in the store as done joining, whether it joined or
   // failed: it reads no more of the others' entries.
   void countJoined();
@@ -154,6 +175,8 @@ class World {
   std::optional<std::string> exitSeenOnThisNode(int worldRank);
   // peerFailure without taking in what the transport holds.
   std::optional<std::string> reportedPeerFailure(int worldRank);
+  // The world rank whose launch slot is `slot`, or -1.
+  int worldRankOfSlot(int slot) const;
   // What commrun recorded as the job's first failure, read from the store
   // at most every kFailureCheckInterval unless `now`; nullopt under other
   // launchers, or while another thread uses the store.
@@ -174,6 +197,8 @@ class World {
   int nodeCount_ = 1;
   std::string launcher_;
   std::string masterAddr_;          // the store's host, which tcp between nodes prefers to face
+  uint16_t masterPort_ = 0;         // the store's port
+  int launchSlot_ = 0;              // this process's (LaunchInfo::launchSlot)
   std::string secret_;              // the job's (job_secret.h); empty in a world of one
   std::string secretFileToRemove_;  // the launcher's default secret file, made by this rank
   std::string keyPrefix_;           // of every store key of this world: "" for a process's first, then "world2/"...

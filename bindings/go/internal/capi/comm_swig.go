@@ -39,14 +39,14 @@ typedef _gostring_ swig_type_9;
 typedef _gostring_ swig_type_10;
 typedef _gostring_ swig_type_11;
 typedef _gostring_ swig_type_12;
-typedef long long swig_type_13;
+typedef _gostring_ swig_type_13;
 typedef _gostring_ swig_type_14;
-typedef _gostring_ swig_type_15;
+typedef long long swig_type_15;
 typedef _gostring_ swig_type_16;
 typedef _gostring_ swig_type_17;
 typedef _gostring_ swig_type_18;
-typedef long long swig_type_19;
-typedef long long swig_type_20;
+typedef _gostring_ swig_type_19;
+typedef _gostring_ swig_type_20;
 typedef long long swig_type_21;
 typedef long long swig_type_22;
 typedef long long swig_type_23;
@@ -72,6 +72,8 @@ typedef long long swig_type_42;
 typedef long long swig_type_43;
 typedef long long swig_type_44;
 typedef long long swig_type_45;
+typedef long long swig_type_46;
+typedef long long swig_type_47;
 extern void _wrap_Swig_free_capi_0ed364253aba67eb(uintptr_t arg1);
 extern uintptr_t _wrap_Swig_malloc_capi_0ed364253aba67eb(swig_intgo arg1);
 extern swig_type_1 _wrap_comm_go_name_capi_0ed364253aba67eb(uintptr_t arg1);
@@ -148,19 +150,21 @@ extern swig_intgo _wrap_comm_failed_ranks_capi_0ed364253aba67eb(swig_voidp arg1,
 extern swig_intgo _wrap_comm_agree_capi_0ed364253aba67eb(swig_voidp arg1, swig_voidp arg2, swig_voidp arg3, swig_intgo arg4, uintptr_t arg5);
 extern swig_intgo _wrap_comm_shrink_capi_0ed364253aba67eb(swig_voidp arg1, uintptr_t arg2, swig_type_11 arg3);
 extern swig_intgo _wrap_comm_shrink_async_capi_0ed364253aba67eb(swig_voidp arg1, uintptr_t arg2, swig_type_12 arg3, swig_voidp arg4);
-extern swig_intgo _wrap_comm_set_timeout_capi_0ed364253aba67eb(uintptr_t arg1, swig_type_13 arg2);
+extern swig_intgo _wrap_comm_grow_capi_0ed364253aba67eb(swig_voidp arg1, uintptr_t arg2, swig_intgo arg3, swig_type_13 arg4);
+extern swig_intgo _wrap_comm_grow_async_capi_0ed364253aba67eb(swig_voidp arg1, uintptr_t arg2, swig_intgo arg3, swig_type_14 arg4, swig_voidp arg5);
+extern swig_intgo _wrap_comm_set_timeout_capi_0ed364253aba67eb(uintptr_t arg1, swig_type_15 arg2);
 extern swig_intgo _wrap_comm_set_stream_capi_0ed364253aba67eb(uintptr_t arg1, uintptr_t arg2);
 extern swig_intgo _wrap_comm_stream_capi_0ed364253aba67eb(swig_voidp arg1, uintptr_t arg2);
 extern swig_intgo _wrap_COMM_UNDEFINED_capi_0ed364253aba67eb(void);
-extern swig_intgo _wrap_comm_group_create_capi_0ed364253aba67eb(swig_voidp arg1, uintptr_t arg2, swig_intgo arg3, swig_voidp arg4, swig_type_14 arg5);
-extern swig_intgo _wrap_comm_group_create_async_capi_0ed364253aba67eb(swig_voidp arg1, uintptr_t arg2, swig_intgo arg3, swig_voidp arg4, swig_type_15 arg5, swig_voidp arg6);
-extern swig_intgo _wrap_comm_split_capi_0ed364253aba67eb(swig_voidp arg1, uintptr_t arg2, swig_intgo arg3, swig_intgo arg4, swig_type_16 arg5);
-extern swig_intgo _wrap_comm_split_async_capi_0ed364253aba67eb(swig_voidp arg1, uintptr_t arg2, swig_intgo arg3, swig_intgo arg4, swig_type_17 arg5, swig_voidp arg6);
-extern swig_intgo _wrap_comm_split_by_node_capi_0ed364253aba67eb(swig_voidp arg1, uintptr_t arg2, swig_type_18 arg3);
+extern swig_intgo _wrap_comm_group_create_capi_0ed364253aba67eb(swig_voidp arg1, uintptr_t arg2, swig_intgo arg3, swig_voidp arg4, swig_type_16 arg5);
+extern swig_intgo _wrap_comm_group_create_async_capi_0ed364253aba67eb(swig_voidp arg1, uintptr_t arg2, swig_intgo arg3, swig_voidp arg4, swig_type_17 arg5, swig_voidp arg6);
+extern swig_intgo _wrap_comm_split_capi_0ed364253aba67eb(swig_voidp arg1, uintptr_t arg2, swig_intgo arg3, swig_intgo arg4, swig_type_18 arg5);
+extern swig_intgo _wrap_comm_split_async_capi_0ed364253aba67eb(swig_voidp arg1, uintptr_t arg2, swig_intgo arg3, swig_intgo arg4, swig_type_19 arg5, swig_voidp arg6);
+extern swig_intgo _wrap_comm_split_by_node_capi_0ed364253aba67eb(swig_voidp arg1, uintptr_t arg2, swig_type_20 arg3);
 extern swig_intgo _wrap_comm_rank_to_world_capi_0ed364253aba67eb(swig_voidp arg1, uintptr_t arg2, swig_intgo arg3);
 extern swig_intgo _wrap_comm_rank_from_world_capi_0ed364253aba67eb(swig_voidp arg1, uintptr_t arg2, swig_intgo arg3);
 extern swig_intgo _wrap_COMM_TIMEOUT_DEFAULT_capi_0ed364253aba67eb(void);
-extern swig_intgo _wrap_comm_handle_wait_capi_0ed364253aba67eb(uintptr_t arg1, swig_type_19 arg2);
+extern swig_intgo _wrap_comm_handle_wait_capi_0ed364253aba67eb(uintptr_t arg1, swig_type_21 arg2);
 extern swig_intgo _wrap_comm_handle_test_capi_0ed364253aba67eb(uintptr_t arg1);
 extern swig_intgo _wrap_comm_handle_destroy_capi_0ed364253aba67eb(uintptr_t arg1);
 extern swig_intgo _wrap_comm_send_capi_0ed364253aba67eb(uintptr_t arg1, uintptr_t arg2, swig_intgo arg3, swig_intgo arg4, swig_voidp arg5);
@@ -184,20 +188,20 @@ extern swig_intgo _wrap_comm_all_gather_v_capi_0ed364253aba67eb(uintptr_t arg1, 
 extern swig_intgo _wrap_comm_reduce_scatter_v_capi_0ed364253aba67eb(uintptr_t arg1, uintptr_t arg2, uintptr_t arg3, swig_voidp arg4, swig_intgo arg5, swig_voidp arg6);
 extern swig_intgo _wrap_comm_gather_v_capi_0ed364253aba67eb(uintptr_t arg1, uintptr_t arg2, uintptr_t arg3, swig_voidp arg4, swig_intgo arg5, swig_voidp arg6);
 extern swig_intgo _wrap_comm_scatter_v_capi_0ed364253aba67eb(uintptr_t arg1, uintptr_t arg2, uintptr_t arg3, swig_voidp arg4, swig_intgo arg5, swig_voidp arg6);
-extern swig_intgo _wrap_comm_go_all_reduce_capi_0ed364253aba67eb(uintptr_t arg1, swig_voidp arg2, swig_type_20 arg3, swig_intgo arg4, swig_voidp arg5, swig_type_21 arg6, swig_intgo arg7, swig_intgo arg8, swig_intgo arg9, swig_voidp arg10);
-extern swig_intgo _wrap_comm_go_reduce_capi_0ed364253aba67eb(uintptr_t arg1, swig_voidp arg2, swig_type_22 arg3, swig_intgo arg4, swig_voidp arg5, swig_type_23 arg6, swig_intgo arg7, swig_intgo arg8, swig_intgo arg9, swig_intgo arg10, swig_voidp arg11);
-extern swig_intgo _wrap_comm_go_broadcast_capi_0ed364253aba67eb(uintptr_t arg1, swig_voidp arg2, swig_type_24 arg3, swig_intgo arg4, swig_voidp arg5, swig_type_25 arg6, swig_intgo arg7, swig_intgo arg8, swig_intgo arg9, swig_voidp arg10);
-extern swig_intgo _wrap_comm_go_all_gather_capi_0ed364253aba67eb(uintptr_t arg1, swig_voidp arg2, swig_type_26 arg3, swig_intgo arg4, swig_voidp arg5, swig_type_27 arg6, swig_intgo arg7, swig_intgo arg8, swig_voidp arg9);
-extern swig_intgo _wrap_comm_go_reduce_scatter_capi_0ed364253aba67eb(uintptr_t arg1, swig_voidp arg2, swig_type_28 arg3, swig_intgo arg4, swig_voidp arg5, swig_type_29 arg6, swig_intgo arg7, swig_intgo arg8, swig_intgo arg9, swig_voidp arg10);
-extern swig_intgo _wrap_comm_go_gather_capi_0ed364253aba67eb(uintptr_t arg1, swig_voidp arg2, swig_type_30 arg3, swig_intgo arg4, swig_voidp arg5, swig_type_31 arg6, swig_intgo arg7, swig_intgo arg8, swig_intgo arg9, swig_voidp arg10);
-extern swig_intgo _wrap_comm_go_scatter_capi_0ed364253aba67eb(uintptr_t arg1, swig_voidp arg2, swig_type_32 arg3, swig_intgo arg4, swig_voidp arg5, swig_type_33 arg6, swig_intgo arg7, swig_intgo arg8, swig_intgo arg9, swig_voidp arg10);
-extern swig_intgo _wrap_comm_go_all_to_all_single_capi_0ed364253aba67eb(uintptr_t arg1, swig_voidp arg2, swig_type_34 arg3, swig_intgo arg4, swig_voidp arg5, swig_type_35 arg6, swig_intgo arg7, swig_intgo arg8, swig_voidp arg9, swig_voidp arg10, swig_voidp arg11);
-extern swig_intgo _wrap_comm_go_all_gather_v_capi_0ed364253aba67eb(uintptr_t arg1, swig_voidp arg2, swig_type_36 arg3, swig_intgo arg4, swig_voidp arg5, swig_type_37 arg6, swig_intgo arg7, swig_intgo arg8, swig_voidp arg9, swig_voidp arg10);
-extern swig_intgo _wrap_comm_go_reduce_scatter_v_capi_0ed364253aba67eb(uintptr_t arg1, swig_voidp arg2, swig_type_38 arg3, swig_intgo arg4, swig_voidp arg5, swig_type_39 arg6, swig_intgo arg7, swig_intgo arg8, swig_voidp arg9, swig_intgo arg10, swig_voidp arg11);
-extern swig_intgo _wrap_comm_go_gather_v_capi_0ed364253aba67eb(uintptr_t arg1, swig_voidp arg2, swig_type_40 arg3, swig_intgo arg4, swig_voidp arg5, swig_type_41 arg6, swig_intgo arg7, swig_intgo arg8, swig_voidp arg9, swig_intgo arg10, swig_voidp arg11);
-extern swig_intgo _wrap_comm_go_scatter_v_capi_0ed364253aba67eb(uintptr_t arg1, swig_voidp arg2, swig_type_42 arg3, swig_intgo arg4, swig_voidp arg5, swig_type_43 arg6, swig_intgo arg7, swig_intgo arg8, swig_voidp arg9, swig_intgo arg10, swig_voidp arg11);
-extern swig_intgo _wrap_comm_go_send_capi_0ed364253aba67eb(uintptr_t arg1, swig_voidp arg2, swig_type_44 arg3, swig_intgo arg4, swig_intgo arg5, swig_intgo arg6, swig_voidp arg7);
-extern swig_intgo _wrap_comm_go_recv_capi_0ed364253aba67eb(uintptr_t arg1, swig_voidp arg2, swig_type_45 arg3, swig_intgo arg4, swig_intgo arg5, swig_intgo arg6, swig_voidp arg7);
+extern swig_intgo _wrap_comm_go_all_reduce_capi_0ed364253aba67eb(uintptr_t arg1, swig_voidp arg2, swig_type_22 arg3, swig_intgo arg4, swig_voidp arg5, swig_type_23 arg6, swig_intgo arg7, swig_intgo arg8, swig_intgo arg9, swig_voidp arg10);
+extern swig_intgo _wrap_comm_go_reduce_capi_0ed364253aba67eb(uintptr_t arg1, swig_voidp arg2, swig_type_24 arg3, swig_intgo arg4, swig_voidp arg5, swig_type_25 arg6, swig_intgo arg7, swig_intgo arg8, swig_intgo arg9, swig_intgo arg10, swig_voidp arg11);
+extern swig_intgo _wrap_comm_go_broadcast_capi_0ed364253aba67eb(uintptr_t arg1, swig_voidp arg2, swig_type_26 arg3, swig_intgo arg4, swig_voidp arg5, swig_type_27 arg6, swig_intgo arg7, swig_intgo arg8, swig_intgo arg9, swig_voidp arg10);
+extern swig_intgo _wrap_comm_go_all_gather_capi_0ed364253aba67eb(uintptr_t arg1, swig_voidp arg2, swig_type_28 arg3, swig_intgo arg4, swig_voidp arg5, swig_type_29 arg6, swig_intgo arg7, swig_intgo arg8, swig_voidp arg9);
+extern swig_intgo _wrap_comm_go_reduce_scatter_capi_0ed364253aba67eb(uintptr_t arg1, swig_voidp arg2, swig_type_30 arg3, swig_intgo arg4, swig_voidp arg5, swig_type_31 arg6, swig_intgo arg7, swig_intgo arg8, swig_intgo arg9, swig_voidp arg10);
+extern swig_intgo _wrap_comm_go_gather_capi_0ed364253aba67eb(uintptr_t arg1, swig_voidp arg2, swig_type_32 arg3, swig_intgo arg4, swig_voidp arg5, swig_type_33 arg6, swig_intgo arg7, swig_intgo arg8, swig_intgo arg9, swig_voidp arg10);
+extern swig_intgo _wrap_comm_go_scatter_capi_0ed364253aba67eb(uintptr_t arg1, swig_voidp arg2, swig_type_34 arg3, swig_intgo arg4, swig_voidp arg5, swig_type_35 arg6, swig_intgo arg7, swig_intgo arg8, swig_intgo arg9, swig_voidp arg10);
+extern swig_intgo _wrap_comm_go_all_to_all_single_capi_0ed364253aba67eb(uintptr_t arg1, swig_voidp arg2, swig_type_36 arg3, swig_intgo arg4, swig_voidp arg5, swig_type_37 arg6, swig_intgo arg7, swig_intgo arg8, swig_voidp arg9, swig_voidp arg10, swig_voidp arg11);
+extern swig_intgo _wrap_comm_go_all_gather_v_capi_0ed364253aba67eb(uintptr_t arg1, swig_voidp arg2, swig_type_38 arg3, swig_intgo arg4, swig_voidp arg5, swig_type_39 arg6, swig_intgo arg7, swig_intgo arg8, swig_voidp arg9, swig_voidp arg10);
+extern swig_intgo _wrap_comm_go_reduce_scatter_v_capi_0ed364253aba67eb(uintptr_t arg1, swig_voidp arg2, swig_type_40 arg3, swig_intgo arg4, swig_voidp arg5, swig_type_41 arg6, swig_intgo arg7, swig_intgo arg8, swig_voidp arg9, swig_intgo arg10, swig_voidp arg11);
+extern swig_intgo _wrap_comm_go_gather_v_capi_0ed364253aba67eb(uintptr_t arg1, swig_voidp arg2, swig_type_42 arg3, swig_intgo arg4, swig_voidp arg5, swig_type_43 arg6, swig_intgo arg7, swig_intgo arg8, swig_voidp arg9, swig_intgo arg10, swig_voidp arg11);
+extern swig_intgo _wrap_comm_go_scatter_v_capi_0ed364253aba67eb(uintptr_t arg1, swig_voidp arg2, swig_type_44 arg3, swig_intgo arg4, swig_voidp arg5, swig_type_45 arg6, swig_intgo arg7, swig_intgo arg8, swig_voidp arg9, swig_intgo arg10, swig_voidp arg11);
+extern swig_intgo _wrap_comm_go_send_capi_0ed364253aba67eb(uintptr_t arg1, swig_voidp arg2, swig_type_46 arg3, swig_intgo arg4, swig_intgo arg5, swig_intgo arg6, swig_voidp arg7);
+extern swig_intgo _wrap_comm_go_recv_capi_0ed364253aba67eb(uintptr_t arg1, swig_voidp arg2, swig_type_47 arg3, swig_intgo arg4, swig_intgo arg5, swig_intgo arg6, swig_voidp arg7);
 #undef intgo
 */
 import "C"
@@ -838,11 +842,38 @@ func Comm_shrink_async(arg1 *uintptr, arg2 uintptr, arg3 string, arg4 *uintptr) 
 	return swig_r
 }
 
+func Comm_grow(arg1 *uintptr, arg2 uintptr, arg3 int, arg4 string) (_swig_ret Enum_SS_comm_status) {
+	var swig_r Enum_SS_comm_status
+	_swig_i_0 := arg1
+	_swig_i_1 := arg2
+	_swig_i_2 := arg3
+	_swig_i_3 := arg4
+	swig_r = (Enum_SS_comm_status)(C._wrap_comm_grow_capi_0ed364253aba67eb(C.swig_voidp(_swig_i_0), C.uintptr_t(_swig_i_1), C.swig_intgo(_swig_i_2), *(*C.swig_type_13)(unsafe.Pointer(&_swig_i_3))))
+	if Swig_escape_always_false {
+		Swig_escape_val = arg4
+	}
+	return swig_r
+}
+
+func Comm_grow_async(arg1 *uintptr, arg2 uintptr, arg3 int, arg4 string, arg5 *uintptr) (_swig_ret Enum_SS_comm_status) {
+	var swig_r Enum_SS_comm_status
+	_swig_i_0 := arg1
+	_swig_i_1 := arg2
+	_swig_i_2 := arg3
+	_swig_i_3 := arg4
+	_swig_i_4 := arg5
+	swig_r = (Enum_SS_comm_status)(C._wrap_comm_grow_async_capi_0ed364253aba67eb(C.swig_voidp(_swig_i_0), C.uintptr_t(_swig_i_1), C.swig_intgo(_swig_i_2), *(*C.swig_type_14)(unsafe.Pointer(&_swig_i_3)), C.swig_voidp(_swig_i_4)))
+	if Swig_escape_always_false {
+		Swig_escape_val = arg4
+	}
+	return swig_r
+}
+
 func Comm_set_timeout(arg1 uintptr, arg2 int64) (_swig_ret Enum_SS_comm_status) {
 	var swig_r Enum_SS_comm_status
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
-	swig_r = (Enum_SS_comm_status)(C._wrap_comm_set_timeout_capi_0ed364253aba67eb(C.uintptr_t(_swig_i_0), C.swig_type_13(_swig_i_1)))
+	swig_r = (Enum_SS_comm_status)(C._wrap_comm_set_timeout_capi_0ed364253aba67eb(C.uintptr_t(_swig_i_0), C.swig_type_15(_swig_i_1)))
 	return swig_r
 }
 
@@ -876,7 +907,7 @@ func Comm_group_create(arg1 *uintptr, arg2 uintptr, arg3 int, arg4 *int32, arg5 
 	_swig_i_2 := arg3
 	_swig_i_3 := arg4
 	_swig_i_4 := arg5
-	swig_r = (Enum_SS_comm_status)(C._wrap_comm_group_create_capi_0ed364253aba67eb(C.swig_voidp(_swig_i_0), C.uintptr_t(_swig_i_1), C.swig_intgo(_swig_i_2), C.swig_voidp(_swig_i_3), *(*C.swig_type_14)(unsafe.Pointer(&_swig_i_4))))
+	swig_r = (Enum_SS_comm_status)(C._wrap_comm_group_create_capi_0ed364253aba67eb(C.swig_voidp(_swig_i_0), C.uintptr_t(_swig_i_1), C.swig_intgo(_swig_i_2), C.swig_voidp(_swig_i_3), *(*C.swig_type_16)(unsafe.Pointer(&_swig_i_4))))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg5
 	}
@@ -891,7 +922,7 @@ func Comm_group_create_async(arg1 *uintptr, arg2 uintptr, arg3 int, arg4 *int32,
 	_swig_i_3 := arg4
 	_swig_i_4 := arg5
 	_swig_i_5 := arg6
-	swig_r = (Enum_SS_comm_status)(C._wrap_comm_group_create_async_capi_0ed364253aba67eb(C.swig_voidp(_swig_i_0), C.uintptr_t(_swig_i_1), C.swig_intgo(_swig_i_2), C.swig_voidp(_swig_i_3), *(*C.swig_type_15)(unsafe.Pointer(&_swig_i_4)), C.swig_voidp(_swig_i_5)))
+	swig_r = (Enum_SS_comm_status)(C._wrap_comm_group_create_async_capi_0ed364253aba67eb(C.swig_voidp(_swig_i_0), C.uintptr_t(_swig_i_1), C.swig_intgo(_swig_i_2), C.swig_voidp(_swig_i_3), *(*C.swig_type_17)(unsafe.Pointer(&_swig_i_4)), C.swig_voidp(_swig_i_5)))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg5
 	}
@@ -905,7 +936,7 @@ func Comm_split(arg1 *uintptr, arg2 uintptr, arg3 int, arg4 int, arg5 string) (_
 	_swig_i_2 := arg3
 	_swig_i_3 := arg4
 	_swig_i_4 := arg5
-	swig_r = (Enum_SS_comm_status)(C._wrap_comm_split_capi_0ed364253aba67eb(C.swig_voidp(_swig_i_0), C.uintptr_t(_swig_i_1), C.swig_intgo(_swig_i_2), C.swig_intgo(_swig_i_3), *(*C.swig_type_16)(unsafe.Pointer(&_swig_i_4))))
+	swig_r = (Enum_SS_comm_status)(C._wrap_comm_split_capi_0ed364253aba67eb(C.swig_voidp(_swig_i_0), C.uintptr_t(_swig_i_1), C.swig_intgo(_swig_i_2), C.swig_intgo(_swig_i_3), *(*C.swig_type_18)(unsafe.Pointer(&_swig_i_4))))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg5
 	}
@@ -920,7 +951,7 @@ func Comm_split_async(arg1 *uintptr, arg2 uintptr, arg3 int, arg4 int, arg5 stri
 	_swig_i_3 := arg4
 	_swig_i_4 := arg5
 	_swig_i_5 := arg6
-	swig_r = (Enum_SS_comm_status)(C._wrap_comm_split_async_capi_0ed364253aba67eb(C.swig_voidp(_swig_i_0), C.uintptr_t(_swig_i_1), C.swig_intgo(_swig_i_2), C.swig_intgo(_swig_i_3), *(*C.swig_type_17)(unsafe.Pointer(&_swig_i_4)), C.swig_voidp(_swig_i_5)))
+	swig_r = (Enum_SS_comm_status)(C._wrap_comm_split_async_capi_0ed364253aba67eb(C.swig_voidp(_swig_i_0), C.uintptr_t(_swig_i_1), C.swig_intgo(_swig_i_2), C.swig_intgo(_swig_i_3), *(*C.swig_type_19)(unsafe.Pointer(&_swig_i_4)), C.swig_voidp(_swig_i_5)))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg5
 	}
@@ -932,7 +963,7 @@ func Comm_split_by_node(arg1 *uintptr, arg2 uintptr, arg3 string) (_swig_ret Enu
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
 	_swig_i_2 := arg3
-	swig_r = (Enum_SS_comm_status)(C._wrap_comm_split_by_node_capi_0ed364253aba67eb(C.swig_voidp(_swig_i_0), C.uintptr_t(_swig_i_1), *(*C.swig_type_18)(unsafe.Pointer(&_swig_i_2))))
+	swig_r = (Enum_SS_comm_status)(C._wrap_comm_split_by_node_capi_0ed364253aba67eb(C.swig_voidp(_swig_i_0), C.uintptr_t(_swig_i_1), *(*C.swig_type_20)(unsafe.Pointer(&_swig_i_2))))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg3
 	}
@@ -968,7 +999,7 @@ func Comm_handle_wait(arg1 uintptr, arg2 int64) (_swig_ret Enum_SS_comm_status) 
 	var swig_r Enum_SS_comm_status
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
-	swig_r = (Enum_SS_comm_status)(C._wrap_comm_handle_wait_capi_0ed364253aba67eb(C.uintptr_t(_swig_i_0), C.swig_type_19(_swig_i_1)))
+	swig_r = (Enum_SS_comm_status)(C._wrap_comm_handle_wait_capi_0ed364253aba67eb(C.uintptr_t(_swig_i_0), C.swig_type_21(_swig_i_1)))
 	return swig_r
 }
 
@@ -1220,7 +1251,7 @@ func Comm_go_all_reduce(arg1 uintptr, arg2 unsafe.Pointer, arg3 int64, arg4 int,
 	_swig_i_7 := arg8
 	_swig_i_8 := arg9
 	_swig_i_9 := arg10
-	swig_r = (Enum_SS_comm_status)(C._wrap_comm_go_all_reduce_capi_0ed364253aba67eb(C.uintptr_t(_swig_i_0), C.swig_voidp(_swig_i_1), C.swig_type_20(_swig_i_2), C.swig_intgo(_swig_i_3), C.swig_voidp(_swig_i_4), C.swig_type_21(_swig_i_5), C.swig_intgo(_swig_i_6), C.swig_intgo(_swig_i_7), C.swig_intgo(_swig_i_8), C.swig_voidp(_swig_i_9)))
+	swig_r = (Enum_SS_comm_status)(C._wrap_comm_go_all_reduce_capi_0ed364253aba67eb(C.uintptr_t(_swig_i_0), C.swig_voidp(_swig_i_1), C.swig_type_22(_swig_i_2), C.swig_intgo(_swig_i_3), C.swig_voidp(_swig_i_4), C.swig_type_23(_swig_i_5), C.swig_intgo(_swig_i_6), C.swig_intgo(_swig_i_7), C.swig_intgo(_swig_i_8), C.swig_voidp(_swig_i_9)))
 	return swig_r
 }
 
@@ -1237,7 +1268,7 @@ func Comm_go_reduce(arg1 uintptr, arg2 unsafe.Pointer, arg3 int64, arg4 int, arg
 	_swig_i_8 := arg9
 	_swig_i_9 := arg10
 	_swig_i_10 := arg11
-	swig_r = (Enum_SS_comm_status)(C._wrap_comm_go_reduce_capi_0ed364253aba67eb(C.uintptr_t(_swig_i_0), C.swig_voidp(_swig_i_1), C.swig_type_22(_swig_i_2), C.swig_intgo(_swig_i_3), C.swig_voidp(_swig_i_4), C.swig_type_23(_swig_i_5), C.swig_intgo(_swig_i_6), C.swig_intgo(_swig_i_7), C.swig_intgo(_swig_i_8), C.swig_intgo(_swig_i_9), C.swig_voidp(_swig_i_10)))
+	swig_r = (Enum_SS_comm_status)(C._wrap_comm_go_reduce_capi_0ed364253aba67eb(C.uintptr_t(_swig_i_0), C.swig_voidp(_swig_i_1), C.swig_type_24(_swig_i_2), C.swig_intgo(_swig_i_3), C.swig_voidp(_swig_i_4), C.swig_type_25(_swig_i_5), C.swig_intgo(_swig_i_6), C.swig_intgo(_swig_i_7), C.swig_intgo(_swig_i_8), C.swig_intgo(_swig_i_9), C.swig_voidp(_swig_i_10)))
 	return swig_r
 }
 
@@ -1253,7 +1284,7 @@ func Comm_go_broadcast(arg1 uintptr, arg2 unsafe.Pointer, arg3 int64, arg4 int, 
 	_swig_i_7 := arg8
 	_swig_i_8 := arg9
 	_swig_i_9 := arg10
-	swig_r = (Enum_SS_comm_status)(C._wrap_comm_go_broadcast_capi_0ed364253aba67eb(C.uintptr_t(_swig_i_0), C.swig_voidp(_swig_i_1), C.swig_type_24(_swig_i_2), C.swig_intgo(_swig_i_3), C.swig_voidp(_swig_i_4), C.swig_type_25(_swig_i_5), C.swig_intgo(_swig_i_6), C.swig_intgo(_swig_i_7), C.swig_intgo(_swig_i_8), C.swig_voidp(_swig_i_9)))
+	swig_r = (Enum_SS_comm_status)(C._wrap_comm_go_broadcast_capi_0ed364253aba67eb(C.uintptr_t(_swig_i_0), C.swig_voidp(_swig_i_1), C.swig_type_26(_swig_i_2), C.swig_intgo(_swig_i_3), C.swig_voidp(_swig_i_4), C.swig_type_27(_swig_i_5), C.swig_intgo(_swig_i_6), C.swig_intgo(_swig_i_7), C.swig_intgo(_swig_i_8), C.swig_voidp(_swig_i_9)))
 	return swig_r
 }
 
@@ -1268,7 +1299,7 @@ func Comm_go_all_gather(arg1 uintptr, arg2 unsafe.Pointer, arg3 int64, arg4 int,
 	_swig_i_6 := arg7
 	_swig_i_7 := arg8
 	_swig_i_8 := arg9
-	swig_r = (Enum_SS_comm_status)(C._wrap_comm_go_all_gather_capi_0ed364253aba67eb(C.uintptr_t(_swig_i_0), C.swig_voidp(_swig_i_1), C.swig_type_26(_swig_i_2), C.swig_intgo(_swig_i_3), C.swig_voidp(_swig_i_4), C.swig_type_27(_swig_i_5), C.swig_intgo(_swig_i_6), C.swig_intgo(_swig_i_7), C.swig_voidp(_swig_i_8)))
+	swig_r = (Enum_SS_comm_status)(C._wrap_comm_go_all_gather_capi_0ed364253aba67eb(C.uintptr_t(_swig_i_0), C.swig_voidp(_swig_i_1), C.swig_type_28(_swig_i_2), C.swig_intgo(_swig_i_3), C.swig_voidp(_swig_i_4), C.swig_type_29(_swig_i_5), C.swig_intgo(_swig_i_6), C.swig_intgo(_swig_i_7), C.swig_voidp(_swig_i_8)))
 	return swig_r
 }
 
@@ -1284,7 +1315,7 @@ func Comm_go_reduce_scatter(arg1 uintptr, arg2 unsafe.Pointer, arg3 int64, arg4 
 	_swig_i_7 := arg8
 	_swig_i_8 := arg9
 	_swig_i_9 := arg10
-	swig_r = (Enum_SS_comm_status)(C._wrap_comm_go_reduce_scatter_capi_0ed364253aba67eb(C.uintptr_t(_swig_i_0), C.swig_voidp(_swig_i_1), C.swig_type_28(_swig_i_2), C.swig_intgo(_swig_i_3), C.swig_voidp(_swig_i_4), C.swig_type_29(_swig_i_5), C.swig_intgo(_swig_i_6), C.swig_intgo(_swig_i_7), C.swig_intgo(_swig_i_8), C.swig_voidp(_swig_i_9)))
+	swig_r = (Enum_SS_comm_status)(C._wrap_comm_go_reduce_scatter_capi_0ed364253aba67eb(C.uintptr_t(_swig_i_0), C.swig_voidp(_swig_i_1), C.swig_type_30(_swig_i_2), C.swig_intgo(_swig_i_3), C.swig_voidp(_swig_i_4), C.swig_type_31(_swig_i_5), C.swig_intgo(_swig_i_6), C.swig_intgo(_swig_i_7), C.swig_intgo(_swig_i_8), C.swig_voidp(_swig_i_9)))
 	return swig_r
 }
 
@@ -1300,7 +1331,7 @@ func Comm_go_gather(arg1 uintptr, arg2 unsafe.Pointer, arg3 int64, arg4 int, arg
 	_swig_i_7 := arg8
 	_swig_i_8 := arg9
 	_swig_i_9 := arg10
-	swig_r = (Enum_SS_comm_status)(C._wrap_comm_go_gather_capi_0ed364253aba67eb(C.uintptr_t(_swig_i_0), C.swig_voidp(_swig_i_1), C.swig_type_30(_swig_i_2), C.swig_intgo(_swig_i_3), C.swig_voidp(_swig_i_4), C.swig_type_31(_swig_i_5), C.swig_intgo(_swig_i_6), C.swig_intgo(_swig_i_7), C.swig_intgo(_swig_i_8), C.swig_voidp(_swig_i_9)))
+	swig_r = (Enum_SS_comm_status)(C._wrap_comm_go_gather_capi_0ed364253aba67eb(C.uintptr_t(_swig_i_0), C.swig_voidp(_swig_i_1), C.swig_type_32(_swig_i_2), C.swig_intgo(_swig_i_3), C.swig_voidp(_swig_i_4), C.swig_type_33(_swig_i_5), C.swig_intgo(_swig_i_6), C.swig_intgo(_swig_i_7), C.swig_intgo(_swig_i_8), C.swig_voidp(_swig_i_9)))
 	return swig_r
 }
 
@@ -1316,7 +1347,7 @@ func Comm_go_scatter(arg1 uintptr, arg2 unsafe.Pointer, arg3 int64, arg4 int, ar
 	_swig_i_7 := arg8
 	_swig_i_8 := arg9
 	_swig_i_9 := arg10
-	swig_r = (Enum_SS_comm_status)(C._wrap_comm_go_scatter_capi_0ed364253aba67eb(C.uintptr_t(_swig_i_0), C.swig_voidp(_swig_i_1), C.swig_type_32(_swig_i_2), C.swig_intgo(_swig_i_3), C.swig_voidp(_swig_i_4), C.swig_type_33(_swig_i_5), C.swig_intgo(_swig_i_6), C.swig_intgo(_swig_i_7), C.swig_intgo(_swig_i_8), C.swig_voidp(_swig_i_9)))
+	swig_r = (Enum_SS_comm_status)(C._wrap_comm_go_scatter_capi_0ed364253aba67eb(C.uintptr_t(_swig_i_0), C.swig_voidp(_swig_i_1), C.swig_type_34(_swig_i_2), C.swig_intgo(_swig_i_3), C.swig_voidp(_swig_i_4), C.swig_type_35(_swig_i_5), C.swig_intgo(_swig_i_6), C.swig_intgo(_swig_i_7), C.swig_intgo(_swig_i_8), C.swig_voidp(_swig_i_9)))
 	return swig_r
 }
 
@@ -1333,7 +1364,7 @@ func Comm_go_all_to_all_single(arg1 uintptr, arg2 unsafe.Pointer, arg3 int64, ar
 	_swig_i_8 := arg9
 	_swig_i_9 := arg10
 	_swig_i_10 := arg11
-	swig_r = (Enum_SS_comm_status)(C._wrap_comm_go_all_to_all_single_capi_0ed364253aba67eb(C.uintptr_t(_swig_i_0), C.swig_voidp(_swig_i_1), C.swig_type_34(_swig_i_2), C.swig_intgo(_swig_i_3), C.swig_voidp(_swig_i_4), C.swig_type_35(_swig_i_5), C.swig_intgo(_swig_i_6), C.swig_intgo(_swig_i_7), C.swig_voidp(_swig_i_8), C.swig_voidp(_swig_i_9), C.swig_voidp(_swig_i_10)))
+	swig_r = (Enum_SS_comm_status)(C._wrap_comm_go_all_to_all_single_capi_0ed364253aba67eb(C.uintptr_t(_swig_i_0), C.swig_voidp(_swig_i_1), C.swig_type_36(_swig_i_2), C.swig_intgo(_swig_i_3), C.swig_voidp(_swig_i_4), C.swig_type_37(_swig_i_5), C.swig_intgo(_swig_i_6), C.swig_intgo(_swig_i_7), C.swig_voidp(_swig_i_8), C.swig_voidp(_swig_i_9), C.swig_voidp(_swig_i_10)))
 	return swig_r
 }
 
@@ -1349,7 +1380,7 @@ func Comm_go_all_gather_v(arg1 uintptr, arg2 unsafe.Pointer, arg3 int64, arg4 in
 	_swig_i_7 := arg8
 	_swig_i_8 := arg9
 	_swig_i_9 := arg10
-	swig_r = (Enum_SS_comm_status)(C._wrap_comm_go_all_gather_v_capi_0ed364253aba67eb(C.uintptr_t(_swig_i_0), C.swig_voidp(_swig_i_1), C.swig_type_36(_swig_i_2), C.swig_intgo(_swig_i_3), C.swig_voidp(_swig_i_4), C.swig_type_37(_swig_i_5), C.swig_intgo(_swig_i_6), C.swig_intgo(_swig_i_7), C.swig_voidp(_swig_i_8), C.swig_voidp(_swig_i_9)))
+	swig_r = (Enum_SS_comm_status)(C._wrap_comm_go_all_gather_v_capi_0ed364253aba67eb(C.uintptr_t(_swig_i_0), C.swig_voidp(_swig_i_1), C.swig_type_38(_swig_i_2), C.swig_intgo(_swig_i_3), C.swig_voidp(_swig_i_4), C.swig_type_39(_swig_i_5), C.swig_intgo(_swig_i_6), C.swig_intgo(_swig_i_7), C.swig_voidp(_swig_i_8), C.swig_voidp(_swig_i_9)))
 	return swig_r
 }
 
@@ -1366,7 +1397,7 @@ func Comm_go_reduce_scatter_v(arg1 uintptr, arg2 unsafe.Pointer, arg3 int64, arg
 	_swig_i_8 := arg9
 	_swig_i_9 := arg10
 	_swig_i_10 := arg11
-	swig_r = (Enum_SS_comm_status)(C._wrap_comm_go_reduce_scatter_v_capi_0ed364253aba67eb(C.uintptr_t(_swig_i_0), C.swig_voidp(_swig_i_1), C.swig_type_38(_swig_i_2), C.swig_intgo(_swig_i_3), C.swig_voidp(_swig_i_4), C.swig_type_39(_swig_i_5), C.swig_intgo(_swig_i_6), C.swig_intgo(_swig_i_7), C.swig_voidp(_swig_i_8), C.swig_intgo(_swig_i_9), C.swig_voidp(_swig_i_10)))
+	swig_r = (Enum_SS_comm_status)(C._wrap_comm_go_reduce_scatter_v_capi_0ed364253aba67eb(C.uintptr_t(_swig_i_0), C.swig_voidp(_swig_i_1), C.swig_type_40(_swig_i_2), C.swig_intgo(_swig_i_3), C.swig_voidp(_swig_i_4), C.swig_type_41(_swig_i_5), C.swig_intgo(_swig_i_6), C.swig_intgo(_swig_i_7), C.swig_voidp(_swig_i_8), C.swig_intgo(_swig_i_9), C.swig_voidp(_swig_i_10)))
 	return swig_r
 }
 
@@ -1383,7 +1414,7 @@ func Comm_go_gather_v(arg1 uintptr, arg2 unsafe.Pointer, arg3 int64, arg4 int, a
 	_swig_i_8 := arg9
 	_swig_i_9 := arg10
 	_swig_i_10 := arg11
-	swig_r = (Enum_SS_comm_status)(C._wrap_comm_go_gather_v_capi_0ed364253aba67eb(C.uintptr_t(_swig_i_0), C.swig_voidp(_swig_i_1), C.swig_type_40(_swig_i_2), C.swig_intgo(_swig_i_3), C.swig_voidp(_swig_i_4), C.swig_type_41(_swig_i_5), C.swig_intgo(_swig_i_6), C.swig_intgo(_swig_i_7), C.swig_voidp(_swig_i_8), C.swig_intgo(_swig_i_9), C.swig_voidp(_swig_i_10)))
+	swig_r = (Enum_SS_comm_status)(C._wrap_comm_go_gather_v_capi_0ed364253aba67eb(C.uintptr_t(_swig_i_0), C.swig_voidp(_swig_i_1), C.swig_type_42(_swig_i_2), C.swig_intgo(_swig_i_3), C.swig_voidp(_swig_i_4), C.swig_type_43(_swig_i_5), C.swig_intgo(_swig_i_6), C.swig_intgo(_swig_i_7), C.swig_voidp(_swig_i_8), C.swig_intgo(_swig_i_9), C.swig_voidp(_swig_i_10)))
 	return swig_r
 }
 
@@ -1400,7 +1431,7 @@ func Comm_go_scatter_v(arg1 uintptr, arg2 unsafe.Pointer, arg3 int64, arg4 int, 
 	_swig_i_8 := arg9
 	_swig_i_9 := arg10
 	_swig_i_10 := arg11
-	swig_r = (Enum_SS_comm_status)(C._wrap_comm_go_scatter_v_capi_0ed364253aba67eb(C.uintptr_t(_swig_i_0), C.swig_voidp(_swig_i_1), C.swig_type_42(_swig_i_2), C.swig_intgo(_swig_i_3), C.swig_voidp(_swig_i_4), C.swig_type_43(_swig_i_5), C.swig_intgo(_swig_i_6), C.swig_intgo(_swig_i_7), C.swig_voidp(_swig_i_8), C.swig_intgo(_swig_i_9), C.swig_voidp(_swig_i_10)))
+	swig_r = (Enum_SS_comm_status)(C._wrap_comm_go_scatter_v_capi_0ed364253aba67eb(C.uintptr_t(_swig_i_0), C.swig_voidp(_swig_i_1), C.swig_type_44(_swig_i_2), C.swig_intgo(_swig_i_3), C.swig_voidp(_swig_i_4), C.swig_type_45(_swig_i_5), C.swig_intgo(_swig_i_6), C.swig_intgo(_swig_i_7), C.swig_voidp(_swig_i_8), C.swig_intgo(_swig_i_9), C.swig_voidp(_swig_i_10)))
 	return swig_r
 }
 
@@ -1413,7 +1444,7 @@ func Comm_go_send(arg1 uintptr, arg2 unsafe.Pointer, arg3 int64, arg4 Enum_SS_co
 	_swig_i_4 := arg5
 	_swig_i_5 := arg6
 	_swig_i_6 := arg7
-	swig_r = (Enum_SS_comm_status)(C._wrap_comm_go_send_capi_0ed364253aba67eb(C.uintptr_t(_swig_i_0), C.swig_voidp(_swig_i_1), C.swig_type_44(_swig_i_2), C.swig_intgo(_swig_i_3), C.swig_intgo(_swig_i_4), C.swig_intgo(_swig_i_5), C.swig_voidp(_swig_i_6)))
+	swig_r = (Enum_SS_comm_status)(C._wrap_comm_go_send_capi_0ed364253aba67eb(C.uintptr_t(_swig_i_0), C.swig_voidp(_swig_i_1), C.swig_type_46(_swig_i_2), C.swig_intgo(_swig_i_3), C.swig_intgo(_swig_i_4), C.swig_intgo(_swig_i_5), C.swig_voidp(_swig_i_6)))
 	return swig_r
 }
 
@@ -1426,7 +1457,7 @@ func Comm_go_recv(arg1 uintptr, arg2 unsafe.Pointer, arg3 int64, arg4 Enum_SS_co
 	_swig_i_4 := arg5
 	_swig_i_5 := arg6
 	_swig_i_6 := arg7
-	swig_r = (Enum_SS_comm_status)(C._wrap_comm_go_recv_capi_0ed364253aba67eb(C.uintptr_t(_swig_i_0), C.swig_voidp(_swig_i_1), C.swig_type_45(_swig_i_2), C.swig_intgo(_swig_i_3), C.swig_intgo(_swig_i_4), C.swig_intgo(_swig_i_5), C.swig_voidp(_swig_i_6)))
+	swig_r = (Enum_SS_comm_status)(C._wrap_comm_go_recv_capi_0ed364253aba67eb(C.uintptr_t(_swig_i_0), C.swig_voidp(_swig_i_1), C.swig_type_47(_swig_i_2), C.swig_intgo(_swig_i_3), C.swig_intgo(_swig_i_4), C.swig_intgo(_swig_i_5), C.swig_voidp(_swig_i_6)))
 	return swig_r
 }
 

@@ -1434,6 +1434,64 @@ intgo _wrap_comm_shrink_async_capi_0ed364253aba67eb(comm_t **_swig_go_0, comm_t 
 }
 
 
+intgo _wrap_comm_grow_capi_0ed364253aba67eb(comm_t **_swig_go_0, comm_t *_swig_go_1, intgo _swig_go_2, _gostring_ _swig_go_3) {
+  comm_t **arg1 = (comm_t **) 0 ;
+  comm_t *arg2 = (comm_t *) 0 ;
+  int arg3 ;
+  char *arg4 = (char *) 0 ;
+  comm_status_t result;
+  intgo _swig_go_result;
+  
+  arg1 = (comm_t **)_swig_go_0; 
+  arg2 = (comm_t *)_swig_go_1; 
+  arg3 = (int)_swig_go_2; 
+  
+  arg4 = NULL;
+  if (_swig_go_3.n > 0) {
+    arg4 = (char *)malloc((size_t)_swig_go_3.n + 1);
+    if (arg4 == NULL) return COMM_ERR_NO_MEMORY;
+    memcpy((char *)arg4, _swig_go_3.p, (size_t)_swig_go_3.n);
+    ((char *)arg4)[_swig_go_3.n] = '\0';
+  }
+  
+  
+  result = (comm_status_t)comm_grow(arg1,arg2,arg3,(char const *)arg4);
+  _swig_go_result = (intgo)result; 
+  free((char *)arg4); 
+  return _swig_go_result;
+}
+
+
+intgo _wrap_comm_grow_async_capi_0ed364253aba67eb(comm_t **_swig_go_0, comm_t *_swig_go_1, intgo _swig_go_2, _gostring_ _swig_go_3, comm_handle_t **_swig_go_4) {
+  comm_t **arg1 = (comm_t **) 0 ;
+  comm_t *arg2 = (comm_t *) 0 ;
+  int arg3 ;
+  char *arg4 = (char *) 0 ;
+  comm_handle_t **arg5 = (comm_handle_t **) 0 ;
+  comm_status_t result;
+  intgo _swig_go_result;
+  
+  arg1 = (comm_t **)_swig_go_0; 
+  arg2 = (comm_t *)_swig_go_1; 
+  arg3 = (int)_swig_go_2; 
+  
+  arg4 = NULL;
+  if (_swig_go_3.n > 0) {
+    arg4 = (char *)malloc((size_t)_swig_go_3.n + 1);
+    if (arg4 == NULL) return COMM_ERR_NO_MEMORY;
+    memcpy((char *)arg4, _swig_go_3.p, (size_t)_swig_go_3.n);
+    ((char *)arg4)[_swig_go_3.n] = '\0';
+  }
+  
+  arg5 = (comm_handle_t **)_swig_go_4; 
+  
+  result = (comm_status_t)comm_grow_async(arg1,arg2,arg3,(char const *)arg4,arg5);
+  _swig_go_result = (intgo)result; 
+  free((char *)arg4); 
+  return _swig_go_result;
+}
+
+
 intgo _wrap_comm_set_timeout_capi_0ed364253aba67eb(comm_t *_swig_go_0, long long _swig_go_1) {
   comm_t *arg1 = (comm_t *) 0 ;
   int64_t arg2 ;

@@ -1,0 +1,55 @@
+// How ranks started later meet the communicator that grows for them
+// (comm_grow, and comm_init with COMM_JOIN=1), through the job's store.
+//
+// Newcomers and grows meet in order, whichever comes first: the n-th
+// newcomer to arrive takes the n-th seat any grow offers. Each newcomer
+// draws a ticket from one counter and writes its launch slot under it; each
+// grow takes its `count` tickets from another counter, waits for their
+// arrivals, and writes every ticket its seat: which grown world (its epoch,
+// the prefix of that world's store keys) and which rank in it.
+#pragma once
+
+#include <sys/types.h>
+
+#include <string>
+#include <vector>
+
+#include "common/deadline.h"
+
+namespace comm::core {
+
+class World;
+
+// Who takes a seat: enough for the others to see it die before it says
+// more of itself (World::failureEvidence).
+struct Occupant {
+  int launchSlot = 0;  // PeerRecord::launchSlot
+  pid_t pid = 0;
+  std::string host;
+  std::string node;  // PeerRecord::node
+};
+
+struct Seat {
+  int epoch = 0;                    // the grow's number in the job
+  int rank = 0;                     // in the grown world
+  std::vector<Occupant> occupants;  // of every rank of the grown world
+};
+
+// The store keys of grown world `epoch` begin with this.
+std::string grownWorldPrefix(int epoch);
+
+// A newcomer's side: arrives as `self` and waits, until `deadline`, for a
+// grow to offer it a seat.
+Seat awaitSeat(World& world, const Occupant& self, Deadline deadline);
+
+// The grow's side, on one member (the others learn the epoch from it):
+// takes `count` tickets, waits until `deadline` for their newcomers, and
+// seats them after `members`, the communicator's. Returns the grown world's
+// epoch. On failure the tickets it took are told so, so that their
+// newcomers fail at once rather than wait.
+int seatNewcomers(World& world, const std::vector<Occupant>& members, int count, Deadline deadline);
+
+// Reads who takes each seat of grown world `epoch`.
+std::vector<Occupant> grownWorldOccupants(World& world, int epoch);
+
+}  // namespace comm::core
