@@ -308,7 +308,8 @@ COMM_API comm_status_t comm_tensor_memory(comm_memory_type_t *out_type, int *out
  * Keys (the environment variable is COMM_ + the key in upper case):
  *   "rank", "world_size", "local_rank", "local_world_size",
  *   "master_addr", "master_port", "job_secret", "job_secret_file",
- *   "join" (1: join a running job through comm_grow), "timeout" (seconds), "provider", "shm", "cuda_ipc", "tcp_iface",
+ *   "join" (1: join a running job through comm_grow), "timeout" (seconds),
+ *   "provider", "shm", "cuda_ipc", "tcp_iface",
  *   "tcp_unexpected_bytes", "log_level", "log_file", "algo", "debug_dir",
  *   "test_ranks_per_node" (for tests: fake nodes of that many ranks),
  *   "test_communicator_ids" (for tests: only that many communicator ids).

@@ -216,8 +216,28 @@ std::shared_ptr<Communicator> grow(Communicator& parent, int count, const char* 
   });
   Seat seat{.epoch = std::atoi(epoch.c_str()), .rank = parent.rank()};
   seat.occupants = grownWorldOccupants(world, seat.epoch);
-  return worldCommunicator(World::createGrown(world, seat),
-                           name != nullptr ? name : fmt::format("{}-grown", parent.name()));
+  // Making it may fail on some members and not on others (one that dies
+  // now leaves the others waiting for its address): they agree on whether
+  // all made it and none died, as a shrink does, and tell the newcomers.
+  std::shared_ptr<World> grown;
+  std::optional<Error> failure;
+  try {
+    grown = World::createGrown(world, seat);
+  } catch (const Error& error) {
+    failure = error;
+  }
+  const Agreement made = agree(parent, "comm_grow", "grow-made", grown ? 1 : 0, false);
+  std::string why;
+  if (!made.failed.empty()) {
+    why = fmt::format("rank {} of '{}' died while the grown communicator was made; shrink, then grow again",
+                      made.failed.front(), parent.name());
+  } else if (made.flags != 1) {
+    why = fmt::format("a rank of '{}' could not make its part of the grown communicator", parent.name());
+  }
+  settleGrownWorld(world, seat.epoch, why);
+  if (failure) throw *failure;
+  if (!why.empty()) fail(COMM_ERR_REMOTE, "{}", why);
+  return worldCommunicator(grown, name != nullptr ? name : fmt::format("{}-grown", parent.name()));
 }
 
 }  // namespace comm::core

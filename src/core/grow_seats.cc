@@ -21,6 +21,8 @@ constexpr const char* kEpochs = "grow/epochs";
 std::string arrivalKey(int64_t ticket) { return fmt::format("grow/arrival/{}", ticket); }
 std::string seatKey(int64_t ticket) { return fmt::format("grow/seat/{}", ticket); }
 std::string occupantsKey(int epoch) { return grownWorldPrefix(epoch) + "occupants"; }
+std::string settledKey(int epoch) { return grownWorldPrefix(epoch) + "settled"; }
+constexpr std::string_view kMade = "made";
 
 // One line per occupant: "SLOT PID HOST NODE" (neither has a blank).
 std::string format(const Occupant& occupant) {
@@ -106,6 +108,19 @@ std::vector<Occupant> grownWorldOccupants(World& world, int epoch) {
   std::vector<Occupant> occupants;
   while (!(in >> std::ws).eof()) occupants.push_back(parseOccupant(in, *text));
   return occupants;
+}
+
+void settleGrownWorld(World& world, int epoch, const std::string& failure) {
+  world.jobStoreSet(settledKey(epoch), failure.empty() ? std::string(kMade) : failure);
+}
+
+void awaitGrownWorldSettled(World& world, int epoch, Deadline deadline) {
+  const std::optional<std::string> word = awaitKey(world, settledKey(epoch), deadline);
+  if (!word) {
+    fail(COMM_ERR_TIMEOUT, "the ranks that grew the communicator did not say within {} ms whether they all made it",
+         world.timeout().count());
+  }
+  if (*word != kMade) fail(COMM_ERR_REMOTE, "the grow that took this rank in failed: {}", *word);
 }
 
 }  // namespace comm::core

@@ -52,4 +52,12 @@ int seatNewcomers(World& world, const std::vector<Occupant>& members, int count,
 // Reads who takes each seat of grown world `epoch`.
 std::vector<Occupant> grownWorldOccupants(World& world, int epoch);
 
+// The ranks that grew world `epoch` agree whether each of them made its
+// part and none died meanwhile, and say so to the newcomers: `failure` is
+// empty when they all did, else why not, the same text on every one of them.
+void settleGrownWorld(World& world, int epoch, const std::string& failure);
+// A newcomer's wait, its own part of world `epoch` made, for that word;
+// throws COMM_ERR_REMOTE with the why when the world is not to be used.
+void awaitGrownWorldSettled(World& world, int epoch, Deadline deadline);
+
 }  // namespace comm::core

@@ -189,18 +189,18 @@ void World::join(const Settings& settings, AlgorithmOverrides overrides) {
     }
     store_ = std::make_unique<bootstrap::StoreClient>(launch.masterAddr, launch.masterPort, secret_, deadline);
   }
-  std::vector<Occupant> occupants;
   if (joining) {
-    Seat seat = awaitSeat(*this, Occupant{launchSlot_, getpid(), hostName(), nodeIdentity()}, deadline);
+    const Seat seat = awaitSeat(*this, Occupant{launchSlot_, getpid(), hostName(), nodeIdentity()}, deadline);
     rank_ = seat.rank;
     size_ = static_cast<int>(seat.occupants.size());
     keyPrefix_ = grownWorldPrefix(seat.epoch);
-    occupants = std::move(seat.occupants);
     if (ownsProcessWorld_) log::setRank(rank_);
+    meet(seat.occupants);
+    awaitGrownWorldSettled(*this, seat.epoch, deadline);
+    return;
   }
-  meet(occupants);
-  // A newcomer's node count is its grown world's, not the launcher's.
-  if (!joining && launch.localRank >= 0 && launch.localRank != localRank_) {
+  meet({});
+  if (launch.localRank >= 0 && launch.localRank != localRank_) {
     log::warn("the launcher says local rank {}, but {} ranks before this one share its node", launch.localRank,
               localRank_);
   }
