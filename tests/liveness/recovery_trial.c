@@ -10,11 +10,17 @@
  * The seed fixes the plan, the same on every rank: how many die (1, 2 or
  * all but one), which, at which iteration and how long into it.
  *
+ * With "regrow", run under commrun --replace: after each shrink the
+ * members grow the communicator back to the job's size (comm_grow) with
+ * the replacements commrun starts, which are this program again with
+ * COMM_JOIN=1; an agreement tells them the iteration to go on from.
+ *
  * Exit status: 0 with "rank R: ok" once every iteration committed and the
  * final communicator is the survivors in order; 3 for a wrong result (the
- * line says which); 4 when a recovery call failed. The lowest surviving
- * rank prints "plan: ... survivors S" first.
- * usage: recovery_trial SEED [ITERATIONS] */
+ * line says which); 4 when a recovery call failed; 6 for a replacement
+ * whose grow failed because a member died meanwhile (commrun starts another).
+ * The lowest surviving rank prints "plan: ... survivors S" first.
+ * usage: recovery_trial SEED [ITERATIONS [regrow]] */
 #include <pthread.h>
 #include <signal.h>
 #include <stdint.h>
@@ -204,11 +210,64 @@ static void shrink(comm_t **comm, comm_t *world, int me) {
   *comm = smaller;
 }
 
+/* Whether the members of `comm` agree with no failure: the iteration the
+ * old members are at (a newcomer passes -1, all ones, which the AND leaves
+ * out) becomes everyone's. Exits 4 on failure. */
+static int share_iteration(comm_t *comm, int *iteration, int me) {
+  uint32_t flags = (uint32_t)*iteration;
+  int failed = 0;
+  const comm_status_t status = comm_agree(&flags, &failed, NULL, 0, comm);
+  if (status != COMM_OK && status != COMM_ERR_REVOKED) {
+    printf("world rank %d: comm_agree on the iteration failed: %s\n", me, comm_last_error());
+    exit(4);
+  }
+  if (status == COMM_OK) *iteration = (int)flags;
+  return status == COMM_OK && failed == 0;
+}
+
+/* Grows *comm back to `size` ranks with replacements, shrinking again when
+ * a member dies meanwhile; exits 4 on failure. */
+static void grow_back(comm_t **comm, comm_t *world, int size, int *iteration, int me, int *shrinks) {
+  for (;;) {
+    int current = 0;
+    comm_size(&current, *comm);
+    if (current == size && share_iteration(*comm, iteration, me)) return;
+    if (current < size) {
+      comm_t *grown = NULL;
+      const comm_status_t status = comm_grow(&grown, *comm, size - current, NULL);
+      if (status != COMM_OK && status != COMM_ERR_REMOTE) {
+        printf("world rank %d: comm_grow failed: %s\n", me, comm_last_error());
+        exit(4);
+      }
+      if (status == COMM_OK) {
+        if (*comm != world) comm_destroy(*comm);
+        *comm = grown;
+        if (share_iteration(*comm, iteration, me)) return;
+      }
+    }
+    shrink(comm, world, me);
+    ++*shrinks;
+  }
+}
+
 int main(int argc, char **argv) {
   const uint64_t seed = argc > 1 ? strtoull(argv[1], NULL, 10) : 1;
   const int iterations = argc > 2 ? atoi(argv[2]) : 24;
-  int me = 0, size = 0;
-  comm_t *world = join_world(&me, &size);
+  const int regrow = argc > 3 && strcmp(argv[3], "regrow") == 0;
+  const char *join = getenv("COMM_JOIN");
+  const int newcomer = join != NULL && strcmp(join, "1") == 0;
+  int me = -1, size = 0, iteration = -1, shrinks = 0, redone = 0;
+  comm_t *world = NULL, *comm = NULL;
+  if (newcomer) {
+    if (comm_init(&comm, NULL) != COMM_OK) {
+      printf("replacement: the grow it was to join failed: %s\n", comm_last_error());
+      return 6;
+    }
+    comm_size(&size, comm);
+  } else {
+    world = join_world(&me, &size);
+    comm = world;
+  }
   if (size > kMaxRanks || size < 2 || iterations < 2) {
     fprintf(stderr, "2 to %d ranks and at least 2 iterations\n", kMaxRanks);
     return 1;
@@ -228,17 +287,20 @@ int main(int argc, char **argv) {
    * fault-tolerant: a member that dies while others are still joining fails
    * their comm_init. A rank that leaves this agreement knows every rank has
    * entered it; those still inside tolerate the deaths that follow. */
-  uint32_t joined = 1;
-  if (comm_agree(&joined, NULL, NULL, 0, world) != COMM_OK) {
-    printf("world rank %d: the first comm_agree failed: %s\n", me, comm_last_error());
-    return 4;
+  if (newcomer) {
+    grow_back(&comm, world, size, &iteration, me, &shrinks);
+  } else {
+    uint32_t joined = 1;
+    if (comm_agree(&joined, NULL, NULL, 0, world) != COMM_OK) {
+      printf("world rank %d: the first comm_agree failed: %s\n", me, comm_last_error());
+      return 4;
+    }
+    iteration = 0;
   }
   const int64_t most = kCounts[sizeof kCounts / sizeof kCounts[0] - 1] * size;
   int64_t *in = malloc(sizeof(int64_t) * most), *out = malloc(sizeof(int64_t) * most);
-  comm_t *comm = world;
-  int shrinks = 0, redone = 0;
-  for (int iteration = 0; iteration < iterations;) {
-    if (plan.victim[me] && iteration == plan.kill_iteration[me] && delay_us == 0) {
+  while (iteration < iterations) {
+    if (me >= 0 && plan.victim[me] && iteration == plan.kill_iteration[me] && delay_us == 0) {
       delay_us = plan.kill_delay_us[me] + 1;
       pthread_t killer;
       pthread_create(&killer, NULL, die_later, NULL);
@@ -263,9 +325,10 @@ int main(int argc, char **argv) {
     if (!committed || failed > 0) {
       shrink(&comm, world, me);
       ++shrinks;
+      if (regrow) grow_back(&comm, world, size, &iteration, me, &shrinks);
     }
   }
-  if (plan.victim[me]) pause(); /* its killer comes within milliseconds */
+  if (me >= 0 && plan.victim[me]) pause(); /* its killer comes within milliseconds */
   /* Every victim is dead or about to be: agree until none is left. */
   for (;;) {
     uint32_t flags = 1;
@@ -277,19 +340,26 @@ int main(int argc, char **argv) {
     if (failed == 0) break;
     shrink(&comm, world, me);
     ++shrinks;
+    if (regrow) grow_back(&comm, world, size, &iteration, me, &shrinks);
   }
-  int ok = 1, final_size = 0;
+  /* The survivors in order, then (regrowing) the replacements: each rank
+   * checks its own place. */
+  int ok = 1, final_size = 0, final_rank = -1, survivors_before = 0;
   comm_size(&final_size, comm);
-  ok = final_size == size - plan.victims;
-  for (int r = 0, w = 0; ok && r < final_size; ++r, ++w) {
-    while (plan.victim[w]) ++w;
-    ok = world_of(comm, r) == w;
+  comm_rank(&final_rank, comm);
+  for (int w = 0; w < me; ++w) survivors_before += !plan.victim[w];
+  const int survivors = size - plan.victims;
+  if (regrow) {
+    ok = final_size == size && (me >= 0 ? final_rank == survivors_before : final_rank >= survivors);
+  } else {
+    ok = final_size == survivors && final_rank == survivors_before;
   }
-  if (!ok) printf("world rank %d: WRONG: the final communicator is not the survivors in order\n", me);
-  printf("world rank %d: %d shrinks, %d iterations redone%s\n", me, shrinks, redone, ok ? ": ok" : "");
+  if (!ok) printf("world rank %d: WRONG: rank %d of %d is not this rank's place\n", me, final_rank, final_size);
+  printf("%s %d: %d shrinks, %d iterations redone%s\n", me >= 0 ? "world rank" : "replacement, final rank",
+         me >= 0 ? me : final_rank, shrinks, redone, ok ? ": ok" : "");
   free(in);
   free(out);
   if (comm != world) comm_destroy(comm);
-  comm_destroy(world);
+  if (world != NULL) comm_destroy(world);
   return ok ? 0 : 3;
 }
