@@ -8,12 +8,17 @@
  *                "died_ns D known_ns K ready_ns R": the death, its
  *                all_reduce failing, and its first all_reduce on the
  *                shrunken communicator done (CLOCK_REALTIME).
+ *   regrow FILE  (under commrun --replace 1) the same, then the survivors
+ *                grow back by commrun's replacement (this program again,
+ *                COMM_JOIN=1) and add " grown_ns G": their first all_reduce
+ *                on the grown communicator done.
  *   init         rank 0 prints "ready_ns N" (CLOCK_REALTIME) once comm_init
  *                and a first all_reduce are done: with the launch time, what
  *                starting the job again costs. */
 #include <signal.h>
 #include <stdint.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
@@ -37,14 +42,21 @@ static comm_status_t all_reduce_one(comm_t *comm) {
 }
 
 int main(int argc, char **argv) {
-  if (argc < 2 || (strcmp(argv[1], "shrink") == 0 && argc < 3)) {
-    fprintf(stderr, "usage: comm-shrink-bench shrink FILE | init\n");
+  const int regrow = argc > 1 && strcmp(argv[1], "regrow") == 0;
+  if (argc < 2 || ((strcmp(argv[1], "shrink") == 0 || regrow) && argc < 3)) {
+    fprintf(stderr, "usage: comm-shrink-bench shrink FILE | regrow FILE | init\n");
     return 1;
   }
+  const char *join = getenv("COMM_JOIN");
+  const int replacement = join != NULL && strcmp(join, "1") == 0;
   comm_t *world = NULL;
   if (comm_init(&world, NULL) != COMM_OK || all_reduce_one(world) != COMM_OK) {
     fprintf(stderr, "comm-shrink-bench: %s\n", comm_last_error());
     return 1;
+  }
+  if (replacement) { /* its comm_init and all_reduce were the survivors' grow and first all_reduce */
+    comm_destroy(world);
+    return 0;
   }
   int rank = 0, size = 0;
   comm_rank(&rank, world);
@@ -72,11 +84,20 @@ int main(int argc, char **argv) {
     return 1;
   }
   const int64_t ready = now_ns();
+  comm_t *grown = NULL;
+  if (regrow && (comm_grow(&grown, survivors, 1, NULL) != COMM_OK || all_reduce_one(grown) != COMM_OK)) {
+    fprintf(stderr, "rank %d: %s\n", rank, comm_last_error());
+    return 1;
+  }
+  const int64_t regrown = now_ns();
   long long died = 0;
   FILE *file = fopen(argv[2], "r");
   if (file == NULL || fscanf(file, "%lld", &died) != 1) return 1;
   fclose(file);
-  printf("died_ns %lld known_ns %lld ready_ns %lld\n", died, (long long)known, (long long)ready);
+  printf("died_ns %lld known_ns %lld ready_ns %lld", died, (long long)known, (long long)ready);
+  if (regrow) printf(" grown_ns %lld", (long long)regrown);
+  printf("\n");
+  comm_destroy(grown);
   comm_destroy(survivors);
   comm_destroy(world);
   return 0;
