@@ -4,8 +4,11 @@
 # ranks on hosts simulated by hosts.sh, one commrun --keep-going per host:
 # the ranks the seed picks die, the survivors on every host agree, shrink
 # and go on, checking every result. Each trial passes when every survivor
-# says ok and no rank saw a wrong result. Exits 77 where hosts.sh cannot
-# make hosts. The environment reaches the ranks (COMM_PROVIDER...).
+# says ok and no rank saw a wrong result. With REGROW=1 each host's commrun
+# runs with --replace and the survivors grow back to the job's size with
+# the replacements, wherever they start; then every rank must say ok.
+# Exits 77 where hosts.sh cannot make hosts. The environment reaches the
+# ranks (COMM_PROVIDER...).
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 if [ "${1:-}" != --inside ]; then
@@ -18,10 +21,16 @@ shift 4
 out=$(mktemp)
 trap 'rm -f "$out"' EXIT
 failed=0
+if [ "${REGROW:-0}" = 1 ]; then
+  launch=(--replace $((4 * ranks))) regrow=(24 regrow)
+else
+  launch=(--keep-going) regrow=()
+fi
 for seed in "$@"; do
-  MULTIHOST_TIMEOUT=120 "$here/commrun_per_host.sh" --inside "$hosts" "$ranks" "$commrun" --keep-going \
-    "$trial" "$seed" >"$out" 2>&1 || true
+  MULTIHOST_TIMEOUT=120 "$here/commrun_per_host.sh" --inside "$hosts" "$ranks" "$commrun" "${launch[@]}" \
+    "$trial" "$seed" "${regrow[@]}" >"$out" 2>&1 || true
   survivors=$(sed -n 's/.*plan: .*survivors \([0-9]*\)$/\1/p' "$out" | head -1)
+  [ "${REGROW:-0}" = 1 ] && [ -n "$survivors" ] && survivors=$((hosts * ranks))
   oks=$(grep -c ": ok$" "$out" || true)
   plan=$(grep -m1 "plan:" "$out" | sed 's/^\[[0-9]*\] //' || true)
   if [ -n "$survivors" ] && [ "$oks" = "$survivors" ] && ! grep -q "WRONG" "$out"; then
