@@ -1,6 +1,7 @@
 package comm
 
 import (
+	"math"
 	"runtime"
 	"strconv"
 	"strings"
@@ -45,7 +46,9 @@ type Option func(settings map[string]string)
 
 // WithSetting sets a key of the C library's configuration (the keys of
 // comm_config_set: "timeout", "provider", "shm", "log_level", ...; see
-// comm-info), overriding its COMM_* environment variable.
+// comm-info), overriding its COMM_* environment variable. ("join", "1")
+// makes Init join a running job as a newcomer, which gets its part of the
+// communicator the job's ranks make with Grow.
 func WithSetting(key, value string) Option {
 	return func(settings map[string]string) { settings[key] = value }
 }
@@ -396,6 +399,46 @@ func (c *Communicator) Shrink(name string) (*Communicator, error) {
 		func(ptr uintptr, out *uintptr, cname string) capi.Enum_SS_comm_status {
 			return capi.Comm_shrink(out, ptr, cname)
 		})
+}
+
+// Grow makes a communicator of c's ranks and count newcomers: processes
+// started later whose Init joins with the setting "join" = "1"
+// (WithSetting("join", "1"), or COMM_JOIN=1; commrun --replace starts its
+// replacements so), and whose Init returns their part of it. Every rank of
+// c calls it with the same count (1..65535). c's ranks keep their ranks,
+// the newcomers take the next ones, in the order they came. State transfer
+// is the caller's (a broadcast from a rank of c). The new communicator is
+// a world of its own (ToWorldRank gives its own ranks); here it belongs to
+// c's world, as Shrink's does: closing the world closes it, closing c does
+// not. c must have no failed rank (Shrink it first) and goes on working.
+// It waits at most c's timeout for the newcomers (ErrTimeout); a rank that
+// has failed, or dies meanwhile, gives ErrRemote; counts that differ among
+// the ranks give ErrInvalidArgument. name may be "" for c's name +
+// "-grown".
+func (c *Communicator) Grow(count int, name string) (*Communicator, error) {
+	if err := checkGrowCount("comm.Grow", count); err != nil {
+		return nil, err
+	}
+	world := c.world()
+	if world != c {
+		// Held before c's, as the world's Close takes them: the world
+		// cannot close between the grow and the adoption.
+		world.mu.RLock()
+		defer world.mu.RUnlock()
+	}
+	return c.adoptInto(world, "comm.Grow", name,
+		func(ptr uintptr, out *uintptr, cname string) capi.Enum_SS_comm_status {
+			return capi.Comm_grow(out, ptr, count, cname)
+		})
+}
+
+// checkGrowCount refuses a count that a C int cannot hold; the C library
+// judges the range of the others.
+func checkGrowCount(call string, count int) error {
+	if count < math.MinInt32 || count > math.MaxInt32 {
+		return argumentError(call, "count %d is outside 1..65535", count)
+	}
+	return nil
 }
 
 // world is the communicator c was made from, through its parents.

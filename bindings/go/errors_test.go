@@ -71,6 +71,9 @@ func TestNilObjectsGiveErrors(t *testing.T) {
 	if _, err := c.Shrink(""); !isUsage(err) {
 		t.Fatalf("nil Shrink: %v", err)
 	}
+	if _, err := c.Grow(1, ""); !isUsage(err) {
+		t.Fatalf("nil Grow: %v", err)
+	}
 	if _, err := c.SplitAsync(0, 0, ""); !isUsage(err) {
 		t.Fatalf("nil SplitAsync: %v", err)
 	}
@@ -105,6 +108,25 @@ func TestFailuresTheCLibraryReports(t *testing.T) {
 	must(t, world.Barrier())
 }
 
+func TestGrowRefusesBadCounts(t *testing.T) {
+	for what, count := range map[string]int{"count 0": 0, "count 65536": 65536, "a count no C int holds": 1<<32 + 1} {
+		_, err := world.Grow(count, "")
+		expectStatus(t, what, err, comm.ErrInvalidArgument)
+		_, err = world.GrowAsync(count, "")
+		expectStatus(t, what+" (async)", err, comm.ErrInvalidArgument)
+	}
+	if _, err := world.Grow(0, ""); !strings.HasPrefix(err.Error(), "comm_grow") {
+		t.Fatalf("message %q does not name the call", err)
+	}
+	// Every rank learns that the counts differ, without a newcomer in sight.
+	_, err := world.Grow(map[bool]int{true: 2, false: 1}[rank == 0], "")
+	expectStatus(t, "different counts", err, comm.ErrInvalidArgument)
+	if !strings.Contains(err.Error(), "different counts") {
+		t.Fatalf("%q does not say the counts differ", err)
+	}
+	must(t, world.Barrier())
+}
+
 func TestClosedObjectsGiveErrors(t *testing.T) {
 	group, err := world.Split(0, rank, "")
 	must(t, err)
@@ -126,6 +148,8 @@ func TestClosedObjectsGiveErrors(t *testing.T) {
 		"agree":       func() error { _, _, err := group.Agree(1); return err }(),
 		"shrink":      func() error { _, err := group.Shrink(""); return err }(),
 		"shrinkAsync": func() error { _, err := group.ShrinkAsync(""); return err }(),
+		"grow":        func() error { _, err := group.Grow(1, ""); return err }(),
+		"growAsync":   func() error { _, err := group.GrowAsync(1, ""); return err }(),
 		"async":       func() error { _, err := comm.AllReduceAsync(group, data, data, comm.Sum); return err }(),
 		"handle":      unwaited.Wait(context.Background()), // closing the communicator closed it
 	} {

@@ -255,3 +255,40 @@ func TestSplitGroupAndShrinkMadeWithoutBlocking(t *testing.T) {
 	must(t, alone.Close())
 	must(t, world.Barrier())
 }
+
+func TestWorldGrowsByANewcomer(t *testing.T) {
+	newcomer := startNewcomer(t, 1000, "environment")
+	grown, err := world.Grow(1, "grown")
+	must(t, err)
+	if grown.Size() != size+1 || grown.Rank() != rank || grown.Name() != "grown" { // old ranks keep theirs
+		t.Fatalf("rank %d of %d in %q", grown.Rank(), grown.Size(), grown.Name())
+	}
+	if failed := checkGrown(grown, size); len(failed) > 0 {
+		t.Fatal(failed)
+	}
+	must(t, grown.Close())
+	newcomer.succeeded(t)
+	if got, want := sumOfWorldRanks(t, world), int64(size*(size-1)/2); got != want { // the world goes on
+		t.Fatalf("world sum %d, want %d", got, want)
+	}
+}
+
+func TestWorldGrowsWithoutBlocking(t *testing.T) {
+	growing, err := world.GrowAsync(1, "")
+	must(t, err)
+	if got, want := sumOfWorldRanks(t, world), int64(size*(size-1)/2); got != want { // the world works meanwhile
+		t.Fatalf("world sum %d, want %d", got, want)
+	}
+	newcomer := startNewcomer(t, 1001, "setting") // after the grow began
+	grown, err := growing.Wait(context.Background())
+	must(t, err)
+	must(t, growing.Close()) // closing a completed making leaves its communicator
+	if grown.Rank() != rank || grown.Name() != "world-grown" {
+		t.Fatalf("rank %d in %q", grown.Rank(), grown.Name())
+	}
+	if failed := checkGrown(grown, size); len(failed) > 0 {
+		t.Fatal(failed)
+	}
+	must(t, grown.Close())
+	newcomer.succeeded(t)
+}

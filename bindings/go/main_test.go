@@ -19,6 +19,9 @@ var (
 )
 
 func TestMain(m *testing.M) {
+	if role := os.Getenv(newcomerRole); role != "" {
+		os.Exit(newcomer(role)) // started by a grow test (newcomer_test.go)
+	}
 	if os.Getenv("COMM_RANK") == "" {
 		fmt.Println("comm tests: not under commrun (COMM_RANK unset); skipping")
 		os.Exit(0)

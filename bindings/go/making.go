@@ -9,14 +9,14 @@ import (
 )
 
 // Making is a communicator being made without blocking, by InitAsync,
-// SplitAsync, GroupAsync or ShrinkAsync. Wait (or Test reporting true)
-// gives the communicator once it is made; before that there is none to
-// call. Methods may be called from any goroutine.
+// SplitAsync, GroupAsync, ShrinkAsync or GrowAsync. Wait (or Test
+// reporting true) gives the communicator once it is made; before that
+// there is none to call. Methods may be called from any goroutine.
 //
 // The communicator belongs where the blocking call would put it: the world
 // for InitAsync (the caller closes it), the parent for SplitAsync and
-// GroupAsync, the world for ShrinkAsync. Closing that owner closes its
-// Makings first, which gives up those still running.
+// GroupAsync, the world for ShrinkAsync and GrowAsync. Closing that owner
+// closes its Makings first, which gives up those still running.
 type Making struct {
 	owner  *Communicator // nil for InitAsync
 	handle *Handle
@@ -87,6 +87,26 @@ func (c *Communicator) ShrinkAsync(name string) (*Making, error) {
 	return c.startMaking(world, "comm.ShrinkAsync", name,
 		func(ptr uintptr, out, handle *uintptr, cname string) capi.Enum_SS_comm_status {
 			return capi.Comm_shrink_async(out, ptr, cname, handle)
+		})
+}
+
+// GrowAsync is Grow without blocking: Wait gives the new communicator,
+// which belongs to the world as Grow's does; the newcomers may start after
+// it returns. Operations on c may run meanwhile, but not another making
+// from c.
+func (c *Communicator) GrowAsync(count int, name string) (*Making, error) {
+	if err := checkGrowCount("comm.GrowAsync", count); err != nil {
+		return nil, err
+	}
+	world := c.world()
+	if world != c {
+		// Held before c's, as the world's Close takes them.
+		world.mu.RLock()
+		defer world.mu.RUnlock()
+	}
+	return c.startMaking(world, "comm.GrowAsync", name,
+		func(ptr uintptr, out, handle *uintptr, cname string) capi.Enum_SS_comm_status {
+			return capi.Comm_grow_async(out, ptr, count, cname, handle)
 		})
 }
 

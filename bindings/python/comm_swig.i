@@ -53,6 +53,7 @@
 %ignore comm_split_async;
 %ignore comm_group_create_async;
 %ignore comm_shrink_async;
+%ignore comm_grow_async;
 
 %include "comm.i"
 
@@ -60,6 +61,7 @@
 %rename(comm_split_async) pycomm_split_async;
 %rename(comm_group_create_async) pycomm_group_create_async;
 %rename(comm_shrink_async) pycomm_shrink_async;
+%rename(comm_grow_async) pycomm_grow_async;
 %inline %{
 static comm_status_t pycomm_init_async(comm_t **out, const comm_config_t *config, comm_handle_t **making) {
   return comm_init_async(out, config, making);
@@ -74,5 +76,9 @@ static comm_status_t pycomm_group_create_async(comm_t **out, comm_t *parent, int
 }
 static comm_status_t pycomm_shrink_async(comm_t **out, comm_t *comm, const char *name, comm_handle_t **making) {
   return comm_shrink_async(out, comm, name, making);
+}
+static comm_status_t pycomm_grow_async(comm_t **out, comm_t *comm, int count, const char *name,
+                                       comm_handle_t **making) {
+  return comm_grow_async(out, comm, count, name, making);
 }
 %}

@@ -1,4 +1,5 @@
-"""Data-parallel SGD that loses a rank mid-training and goes on without it.
+"""Data-parallel SGD that loses a rank mid-training and goes on without it,
+or with a replacement.
 
 Every rank holds its own shard of data (drawn from one distribution, a
 different sample per rank) and the same model (linear regression, mean
@@ -8,14 +9,24 @@ they all commit it or all redo it. The last rank kills itself at step
 KILL_STEP. The survivors' all_reduce fails naming it; they revoke the
 group, agree, shrink to a group of themselves, scale the learning rate by
 the share of the data that is left (the global batch shrank), and redo the
-step on the survivors. The loss on a held-out set at the end must lie
-within the run-to-run spread of undisturbed runs, which each survivor
-computes itself by training on every shard in one process for several
-draws of the data.
+step on the survivors.
+
+With ``--replace N`` (run under ``commrun --replace N``), the survivors then
+grow the group by the ranks they lost, up to N in all: commrun starts this
+script again in a dead rank's place with COMM_JOIN=1, whose init() joins the
+grown group. Rank 0 broadcasts the model and the step, the learning rate
+goes back with the group's size, the newcomer takes the shard of the rank it
+replaces (its rank), and training goes on at the original size.
+
+The loss on a held-out set at the end must lie within the run-to-run spread
+of undisturbed runs, which each rank computes itself by training on every
+shard in one process for several draws of the data.
 
     commrun -n 4 --keep-going python3 fault_tolerant_sgd.py
+    commrun -n 4 --replace 1 python3 fault_tolerant_sgd.py --replace 1
 """
 
+import argparse
 import os
 import signal
 
@@ -63,15 +74,26 @@ def undisturbed_losses(size, draws=5):
     return losses
 
 
-def train(size):
-    """Data-parallel training that survives the death of the last rank."""
+def share_state(group, params, step, rate, replacements):
+    """Rank 0's training state, on every rank of ``group``."""
+    state = comm.broadcast(np.append(params, [step, rate, replacements]), src=0, group=group)
+    return state[:-3], int(state[-3]), float(state[-2]), int(state[-1])
+
+
+def train(size, replacements, newcomer):
+    """Data-parallel training that survives the death of the last rank, and
+    grows back by up to ``replacements`` ranks; a ``newcomer`` joins a
+    training under way."""
     me = comm.get_rank()
     x, y = shard(me)
     group, generation, rate = comm.WORLD_COMM_GROUP, 0, LEARNING_RATE
     params = np.zeros(FEATURES + 1)
     step = 0
+    if newcomer:
+        params, step, rate, replacements = share_state(group, params, step, rate, replacements)
+        print(f"rank {me}: joined at step {step} in a lost rank's place, learning rate {rate:.4f}", flush=True)
     while step < STEPS:
-        if me == size - 1 and step == KILL_STEP:
+        if me == size - 1 and step == KILL_STEP and not newcomer:
             os.kill(os.getpid(), signal.SIGKILL)
         try:
             total, _ = comm.all_reduce(gradient(params, x, y), comm.ReduceOp.SUM, group)
@@ -89,29 +111,49 @@ def train(size):
         if not ok or failed:
             old_size = comm.get_group_size(group)
             generation += 1
-            survivors = f"survivors-{generation}"
-            comm.shrink(group, survivors)
-            if group != comm.WORLD_COMM_GROUP:
-                comm.destroy_group(group)
-            group = survivors
+            group = replace(group, f"survivors-{generation}", comm.shrink)
             rate *= comm.get_group_size(group) / old_size
             print(f"rank {me}: step {step}: {old_size - comm.get_group_size(group)} rank(s) lost; going on with "
                   f"{comm.get_group_size(group)}, learning rate {rate:.4f}", flush=True)
+            count = min(old_size - comm.get_group_size(group), replacements)
+            if count > 0:
+                shrunk_size = comm.get_group_size(group)
+                group = replace(group, f"grown-{generation}", lambda old, new: comm.grow(old, count, new))
+                rate *= comm.get_group_size(group) / shrunk_size
+                params, step, rate, replacements = share_state(group, params, step, rate, replacements - count)
+                print(f"rank {me}: step {step}: {count} newcomer(s) joined; going on with "
+                      f"{comm.get_group_size(group)}, learning rate {rate:.4f}", flush=True)
     return params, group
 
 
+def replace(group, name, make):
+    """Group ``name``, made by ``make(group, name)``, in place of ``group``
+    (destroyed unless it is the world, which stays until release())."""
+    make(group, name)
+    if group != comm.WORLD_COMM_GROUP:
+        comm.destroy_group(group)
+    return name
+
+
 def main():
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--replace", type=int, default=0, metavar="N",
+                        help="grow back by up to N lost ranks, which commrun --replace N starts (default 0: "
+                             "go on shrunk)")
+    args = parser.parse_args()
+    newcomer = os.environ.get("COMM_JOIN") == "1"  # commrun --replace started this one in a lost rank's place
     comm.init()
     size = comm.get_group_size()
-    params, group = train(size)
+    params, group = train(size, args.replace, newcomer)
     x_test, y_test = held_out()
     final = loss(params, x_test, y_test)
     spread = undisturbed_losses(size)
     low, high = min(spread), max(spread)
     width = max(high - low, 1e-3)
-    ok = comm.get_group_size(group) == size - 1 and low - width <= final <= high + width
-    print(f"rank {comm.get_rank()}: held-out loss {final:.4f}; undisturbed runs {low:.4f} .. {high:.4f}"
-          f"{': ok' if ok else ': FAILED'}", flush=True)
+    expected_size = size if args.replace > 0 else size - 1
+    ok = comm.get_group_size(group) == expected_size and low - width <= final <= high + width
+    print(f"rank {comm.get_rank()}: held-out loss {final:.4f} on {comm.get_group_size(group)} ranks; undisturbed "
+          f"runs {low:.4f} .. {high:.4f}{': ok' if ok else ': FAILED'}", flush=True)
     if group != comm.WORLD_COMM_GROUP:
         comm.destroy_group(group)
     comm.release()

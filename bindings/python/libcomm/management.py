@@ -26,6 +26,8 @@ __all__ = [
     "agree",
     "shrink",
     "shrink_async",
+    "grow",
+    "grow_async",
     "get_rank",
     "get_local_rank",
     "get_group_size",
@@ -83,7 +85,7 @@ _groups: dict[str, Group] = {}  # name -> Group; the world is there under every 
 
 
 class GroupHandle(CommHandle):
-    """What init_async, create_group_async and shrink_async return: a
+    """What init_async, create_group_async, shrink_async and grow_async return: a
     CommHandle whose completion, seen by :meth:`wait` or
     :meth:`is_completed`, registers the group (the world for init_async).
     Until then the group's name is taken and using it raises
@@ -156,7 +158,10 @@ def init(backend_name: str | None = None) -> None:
     """Join the world: every rank calls it once, under commrun, torchrun,
     msrun, srun or mpirun. ``backend_name`` is accepted for compatibility
     (MindSpore's names or "comm"); there is one backend. Calling it again
-    does nothing; after init_async it waits for that handle.
+    does nothing; after init_async it waits for that handle. Settings come
+    from the COMM_* environment (``comm-info`` lists them): with
+    COMM_JOIN=1 this process joins a running job as a newcomer instead,
+    and its world is the group the job's ranks make with grow().
     """
     _check_backend(backend_name, "init")
     if WORLD_COMM_GROUP in _making:
@@ -285,6 +290,52 @@ def shrink_async(group: str | None, new_group_name: str) -> GroupHandle:
     comm, handle = _c.comm_shrink_async(source.comm, new_group_name)
     making = _making[new_group_name] = GroupHandle(handle, new_group_name, comm)
     return making
+
+
+def grow(group: str | None, count: int, new_group_name: str) -> None:
+    """Make group ``new_group_name`` of the ranks of ``group`` and ``count``
+    newcomers: processes started later whose init() joins with COMM_JOIN=1
+    in their environment (commrun --replace starts its replacements so).
+    Every rank of ``group`` calls it with the same ``count`` (1 .. 65535)
+    and name. The ranks of ``group`` keep their ranks, the newcomers take
+    the next ones, in the order they came; a newcomer's init() makes the
+    new group its world. The new group is a world of its own: the ranks the
+    functions here take and return for it are its own ranks (for a group
+    grown from the world, old world ranks stay what they were). State
+    transfer is the caller's (a broadcast from a rank of ``group``).
+    ``group`` must have no failed rank (shrink it first) and goes on
+    working: destroy it when done. Waits at most the deadline for the
+    newcomers (CommTimeoutError); a rank that dies meanwhile raises
+    CommRemoteError naming it; different counts raise
+    CommInvalidArgumentError."""
+    call = "grow"
+    _check_count(count, call)
+    _check_group_name(new_group_name, call)
+    source = group_of(group, call)
+    _check_name_free(new_group_name, call)
+    _groups[new_group_name] = Group(new_group_name, _c.comm_grow(source.comm, int(count), new_group_name))
+
+
+def grow_async(group: str | None, count: int, new_group_name: str) -> GroupHandle:
+    """grow() without blocking: returns at once a handle whose wait()
+    registers ``new_group_name``. Until then that name raises
+    CommInvalidUsageError, and making another group from ``group`` too;
+    operations on ``group`` may run meanwhile (the newcomers may start
+    after this returns)."""
+    call = "grow_async"
+    _check_count(count, call)
+    _check_group_name(new_group_name, call)
+    source = group_of(group, call)
+    _check_name_free(new_group_name, call)
+    comm, handle = _c.comm_grow_async(source.comm, int(count), new_group_name)
+    making = _making[new_group_name] = GroupHandle(handle, new_group_name, comm)
+    return making
+
+
+def _check_count(count: int, call: str) -> None:
+    # The range is the C library's to judge (CommInvalidArgumentError).
+    if not isinstance(count, numbers.Integral):
+        raise TypeError(f"For {call}, count must be int, not {type(count).__name__}")
 
 
 def _check_name_free(group: str, call: str) -> None:

@@ -1,12 +1,16 @@
 """init, ranks and groups by name."""
 
+import contextlib
 import os
+import subprocess
+import sys
 import time
 
 import numpy as np
 import pytest
 
 import libcomm as comm
+from grow_newcomer import check_grown
 from reference import assert_same
 
 
@@ -250,3 +254,72 @@ def test_async_making_checks(rank, size):
         comm.shrink_async(comm.WORLD_COMM_GROUP, comm.WORLD_COMM_GROUP)
     with pytest.raises(ValueError, match="does not exist"):
         comm.shrink_async("no-such-group", "x")
+
+
+@contextlib.contextmanager
+def newcomer_on_rank_0(rank, slot):
+    """On rank 0, a process that joins the job (COMM_JOIN=1) as
+    grow_newcomer.py, with launch slot ``slot`` (no rank of the job has it);
+    it must have exited 0 by the end of the block."""
+    script = os.path.join(os.path.dirname(__file__), "grow_newcomer.py")
+    env = dict(os.environ, COMM_JOIN="1", COMM_LAUNCH_SLOT=str(slot))
+    process = subprocess.Popen([sys.executable, script], env=env) if rank == 0 else None
+    try:
+        yield
+    except BaseException:
+        if process is not None:
+            process.kill()
+            process.wait()
+        raise
+    if process is not None:
+        assert process.wait(timeout=30) == 0
+
+
+def test_world_grows_by_a_newcomer(rank, size):
+    with newcomer_on_rank_0(rank, 1000):
+        comm.grow(comm.WORLD_COMM_GROUP, 1, "grown")
+        try:
+            assert comm.get_rank("grown") == rank  # old ranks keep theirs
+            assert comm.get_group_size("grown") == size + 1
+            assert check_grown("grown", size) == []
+        finally:
+            comm.destroy_group("grown")
+    out, _ = comm.all_reduce(np.array([rank], np.int64))  # the world goes on
+    assert_same(out, np.array([size * (size - 1) // 2], np.int64))
+
+
+def test_world_grows_without_blocking(rank, size):
+    growing = comm.grow_async(comm.WORLD_COMM_GROUP, 1, "grown-async")
+    with pytest.raises(comm.CommInvalidUsageError, match="still being made"):
+        comm.get_rank("grown-async")
+    out, _ = comm.all_reduce(np.array([rank], np.int64))  # the world works while it grows
+    assert_same(out, np.array([size * (size - 1) // 2], np.int64))
+    with newcomer_on_rank_0(rank, 1001):  # it comes after the grow began
+        growing.wait()
+        assert growing.is_completed()
+        try:
+            assert comm.get_rank("grown-async") == rank
+            assert check_grown("grown-async", size) == []
+        finally:
+            comm.destroy_group("grown-async")
+
+
+def test_grow_checks(rank, size):
+    with pytest.raises(comm.CommInvalidArgumentError, match="count 0 is outside 1..65535"):
+        comm.grow(comm.WORLD_COMM_GROUP, 0, "bad")
+    with pytest.raises(ValueError, match="count 65536"):  # CommInvalidArgumentError is a ValueError
+        comm.grow_async(comm.WORLD_COMM_GROUP, 65536, "bad")
+    with pytest.raises(TypeError, match="count must be int"):
+        comm.grow(comm.WORLD_COMM_GROUP, "1", "bad")
+    with pytest.raises(TypeError):
+        comm.grow(comm.WORLD_COMM_GROUP, 1, 5)
+    with pytest.raises(ValueError, match="exists already"):
+        comm.grow_async(comm.WORLD_COMM_GROUP, 1, comm.WORLD_COMM_GROUP)
+    with pytest.raises(ValueError, match="does not exist"):
+        comm.grow("no-such-group", 1, "bad")
+    # Every rank learns that the counts differ, without a newcomer in sight.
+    with pytest.raises(comm.CommInvalidArgumentError, match="different counts"):
+        comm.grow(comm.WORLD_COMM_GROUP, 2 if rank == 0 else 1, "bad")
+    with pytest.raises(ValueError, match="does not exist"):
+        comm.get_rank("bad")
+    comm.barrier()

@@ -93,7 +93,9 @@ public final class Communicator implements AutoCloseable {
   /**
    * Join the world with {@code settings} overriding the environment: keys
    * are those of {@code comm_config_set} ("timeout", "provider", "shm",
-   * "log_level", ...; see {@code comm-info}).
+   * "log_level", ...; see {@code comm-info}). With "join" = "1" this process
+   * joins a running job as a newcomer instead, and gets its part of the
+   * communicator the job's ranks make with {@link #grow(int)}.
    */
   public static Communicator init(Map<String, String> settings) {
     long[] out = new long[1];
@@ -142,8 +144,8 @@ public final class Communicator implements AutoCloseable {
 
   /**
    * Leave: give up the communicators still being made from this one (for
-   * the world, also those shrunk from its groups), close the groups made
-   * from it, then its handles (each waits for its operation), then the
+   * the world, also those shrunk or grown from its groups), close the groups
+   * made from it, then its handles (each waits for its operation), then the
    * communicator itself once calls in progress on other threads have
    * returned. Not collective. Idempotent.
    */
@@ -300,6 +302,73 @@ public final class Communicator implements AutoCloseable {
     try {
       return startMaking(call, world, Function.identity(),
           (out, handle) -> CommNative.comm_shrink_async(out, comm, encoded, handle));
+    } finally {
+      world.lock.readLock().unlock();
+    }
+  }
+
+  /**
+   * Grow: the ranks of this communicator take in {@code count} newcomers,
+   * processes started later whose {@link #init(Map)} runs with the setting
+   * "join" = "1" (or {@code COMM_JOIN=1}; {@code commrun --replace} starts its
+   * replacements so), and make a communicator of them all: this one's ranks
+   * keep their ranks, the newcomers get the next ones, in the order they
+   * came, and each newcomer's {@code init} returns its part. Every rank calls
+   * it with the same {@code count} (1..65535). State transfer is the
+   * caller's (a broadcast from a rank of this communicator). The new
+   * communicator is a world of its own ({@link #toWorldRank} gives its own
+   * ranks); in Java it belongs to this one's world, as {@link #shrink()}'s
+   * does: closing the world closes it, closing this communicator does not.
+   * This communicator must have no failed rank (shrink it first) and goes on
+   * working. Waits at most the timeout for the newcomers.
+   *
+   * @throws CommInvalidArgumentException for a count outside 1..65535, or counts that differ among the ranks
+   * @throws CommTimeoutException when the newcomers did not come in time
+   * @throws CommRemoteException when a rank has failed, or one died while the communicator was made
+   * @throws CommRevokedException on a revoked communicator
+   */
+  public Communicator grow(int count) {
+    return grow(count, null);
+  }
+
+  /** {@link #grow(int)} naming the new communicator ({@code null}: this one's name + "-grown"). */
+  public Communicator grow(int count, String name) {
+    String call = "Communicator.grow";
+    byte[] encoded = utf8(call, "name", name);
+    long[] out = new long[1];
+    Communicator world = world();
+    // Taken before this communicator's, as the world's close() takes them:
+    // the world cannot close between the grow and the adoption.
+    world.lock.readLock().lock();
+    try {
+      return adopt(call, handle -> CommNative.comm_grow(out, comm, count, encoded), out, world);
+    } finally {
+      world.lock.readLock().unlock();
+    }
+  }
+
+  /**
+   * {@link #grow(int)} without blocking: the {@link Pending}'s
+   * {@code await()} gives the new communicator, which belongs to the world
+   * as {@link #grow(int)}'s does; the newcomers may start after this
+   * returns. Operations on this communicator may run meanwhile, but making
+   * another from it throws {@link CommInvalidUsageException}: await the
+   * first.
+   */
+  public Pending<Communicator> growAsync(int count) {
+    return growAsync(count, null);
+  }
+
+  /** {@link #growAsync(int)} naming the new communicator ({@code null}: this one's name + "-grown"). */
+  public Pending<Communicator> growAsync(int count, String name) {
+    String call = "Communicator.growAsync";
+    byte[] encoded = utf8(call, "name", name);
+    Communicator world = world();
+    // Taken before this communicator's, as the world's close() takes them.
+    world.lock.readLock().lock();
+    try {
+      return startMaking(call, world, Function.identity(),
+          (out, handle) -> CommNative.comm_grow_async(out, comm, count, encoded, handle));
     } finally {
       world.lock.readLock().unlock();
     }

@@ -6,16 +6,16 @@ import java.util.function.Function;
 
 /**
  * A communicator being made without blocking, by {@link Communicator#initAsync()},
- * {@link Communicator#splitAsync}, {@link Communicator#createGroupAsync} or
- * {@link Communicator#shrinkAsync()}. {@link #await()} (or {@link #isDone()}
- * saying true) gives the communicator once it is made; before that there is
- * none to call.
+ * {@link Communicator#splitAsync}, {@link Communicator#createGroupAsync},
+ * {@link Communicator#shrinkAsync()} or {@link Communicator#growAsync(int)}.
+ * {@link #await()} (or {@link #isDone()} saying true) gives the communicator
+ * once it is made; before that there is none to call.
  *
  * <p>The communicator belongs where the blocking call would put it: to the
  * caller for {@code initAsync}, to the parent for {@code splitAsync} and
- * {@code createGroupAsync}, to the world for {@code shrinkAsync}. Closing
- * that owner closes its pending makings first, giving up those still
- * running. Methods may be called from any thread.
+ * {@code createGroupAsync}, to the world for {@code shrinkAsync} and
+ * {@code growAsync}. Closing that owner closes its pending makings first,
+ * giving up those still running. Methods may be called from any thread.
  *
  * @param <T> {@link Communicator}, or {@code Optional<Communicator>} for a split
  */

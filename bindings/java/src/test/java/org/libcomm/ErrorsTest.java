@@ -185,6 +185,8 @@ class ErrorsTest {
     assertClosed(() -> group.agree(1));
     assertClosed(group::shrink);
     assertClosed(group::shrinkAsync);
+    assertClosed(() -> group.grow(1));
+    assertClosed(() -> group.growAsync(1));
     assertClosed(() -> group.splitAsync(0, 0));
     assertClosed(() -> group.allReduce(new float[1], ReduceOp.SUM));
     assertClosed(unwaited::await); // closing the communicator closed it
@@ -280,6 +282,17 @@ class ErrorsTest {
       assertEquals((long) size * (size + 1) / 2, sum[0]);
       assertEquals(1, shrunk.agree(1).flags());
     }
+    world.barrier();
+  }
+
+  @Test
+  void growRefusesBadCounts() {
+    assertRefusedByC("comm_grow", () -> world.grow(0));
+    assertRefusedByC("comm_grow_async", () -> world.growAsync(65536, "too-many"));
+    // Every rank learns that the counts differ, without a newcomer in sight.
+    IllegalArgumentException differ =
+        assertThrows(CommInvalidArgumentException.class, () -> world.grow(rank == 0 ? 2 : 1));
+    assertTrue(differ.getMessage().contains("different counts"), differ.getMessage());
     world.barrier();
   }
 

@@ -5,12 +5,18 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import java.io.File;
+import java.io.IOException;
+import java.net.URISyntaxException;
+import java.nio.file.Path;
 import java.time.Duration;
+import java.util.List;
 import java.util.Optional;
+import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 
-/** The world's queries, split, createGroup, rank translation and closing order. */
+/** The world's queries, split, createGroup, shrink, grow, rank translation and closing order. */
 class GroupsTest {
   private static Communicator world;
   private static int rank;
@@ -200,5 +206,89 @@ class GroupsTest {
     assertEquals(rank == 0, alone.isPresent());
     alone.ifPresent(Communicator::close);
     world.barrier();
+  }
+
+  /**
+   * On rank 0, a JVM that joins the job as a newcomer (GrowNewcomer) with
+   * launch slot {@code slot}, which no rank of the job has; null elsewhere.
+   * It joins through COMM_JOIN=1, or {@code bySetting} through init's
+   * setting "join".
+   */
+  private static Process startNewcomer(int slot, boolean bySetting) throws IOException {
+    if (rank != 0) {
+      return null;
+    }
+    String java = Path.of(System.getProperty("java.home"), "bin", "java").toString();
+    String classPath = jarOf(Communicator.class) + File.pathSeparator + jarOf(GrowNewcomer.class);
+    ProcessBuilder builder = new ProcessBuilder(java, "-cp", classPath, GrowNewcomer.class.getName(),
+        bySetting ? "setting" : "environment").inheritIO();
+    builder.environment().put("COMM_LAUNCH_SLOT", Integer.toString(slot));
+    if (bySetting) {
+      builder.environment().remove("COMM_JOIN");
+    } else {
+      builder.environment().put("COMM_JOIN", "1");
+    }
+    return builder.start();
+  }
+
+  private static String jarOf(Class<?> type) {
+    try {
+      return Path.of(type.getProtectionDomain().getCodeSource().getLocation().toURI()).toString();
+    } catch (URISyntaxException notAPath) {
+      throw new IllegalStateException(notAPath);
+    }
+  }
+
+  /** The newcomer (null: none here) exited 0; one still running at a failure is killed. */
+  private static void newcomerSucceeded(Process newcomer, boolean testPassed) throws InterruptedException {
+    if (newcomer == null) {
+      return;
+    }
+    if (!testPassed) {
+      newcomer.destroyForcibly();
+      return;
+    }
+    assertTrue(newcomer.waitFor(30, TimeUnit.SECONDS), "the newcomer did not exit");
+    assertEquals(0, newcomer.exitValue(), "the newcomer's exit status");
+  }
+
+  @Test
+  void worldGrowsByANewcomer() throws IOException, InterruptedException {
+    Process newcomer = startNewcomer(1000, false);
+    boolean passed = false;
+    try {
+      try (Communicator grown = world.grow(1, "grown")) {
+        assertEquals(size + 1, grown.size());
+        assertEquals(rank, grown.rank()); // old ranks keep theirs
+        assertEquals("grown", grown.name());
+        assertEquals(List.of(), GrowNewcomer.check(grown, size));
+      }
+      passed = true;
+    } finally {
+      newcomerSucceeded(newcomer, passed);
+    }
+    assertEquals((long) size * (size - 1) / 2, sumOfWorldRanks(world)); // the world goes on
+  }
+
+  @Test
+  void worldGrowsWithoutBlocking() throws IOException, InterruptedException {
+    Pending<Communicator> growing = world.growAsync(1);
+    assertEquals((long) size * (size - 1) / 2, sumOfWorldRanks(world)); // the world works while it grows
+    Process newcomer = startNewcomer(1001, true); // after the grow began
+    boolean passed = false;
+    try {
+      Communicator grown = growing.await(Duration.ofMinutes(1));
+      assertTrue(growing.isDone());
+      growing.close(); // closing a completed making leaves its communicator
+      try (grown) {
+        assertFalse(grown.isClosed());
+        assertEquals("world-grown", grown.name());
+        assertEquals(rank, grown.rank());
+        assertEquals(List.of(), GrowNewcomer.check(grown, size));
+      }
+      passed = true;
+    } finally {
+      newcomerSucceeded(newcomer, passed);
+    }
   }
 }
