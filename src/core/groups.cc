@@ -212,7 +212,7 @@ std::shared_ptr<Communicator> grow(Communicator& parent, int count, const char* 
       const PeerRecord& peer = world.peer(parent.worldRankOf(r));
       members.push_back({peer.launchSlot, peer.pid, peer.host, peer.node});
     }
-    return std::to_string(seatNewcomers(world, members, count, parent.deadline()));
+    return std::to_string(seatNewcomers(world, members, count, parent.timeout()));
   });
   Seat seat{.epoch = std::atoi(epoch.c_str()), .rank = parent.rank()};
   seat.occupants = grownWorldOccupants(world, seat.epoch);

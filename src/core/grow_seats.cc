@@ -76,7 +76,8 @@ Seat awaitSeat(World& world, const Occupant& self, Deadline deadline) {
   return seat;
 }
 
-int seatNewcomers(World& world, const std::vector<Occupant>& members, int count, Deadline deadline) {
+int seatNewcomers(World& world, const std::vector<Occupant>& members, int count, std::chrono::milliseconds timeout) {
+  const Deadline deadline(timeout);
   const int epoch = static_cast<int>(world.jobStoreAdd(kEpochs, 1));
   const int64_t first = world.jobStoreAdd(kTaken, count) - count;
   std::string occupants;
@@ -87,7 +88,7 @@ int seatNewcomers(World& world, const std::vector<Occupant>& members, int count,
       const std::string why = fmt::format(
           "only {} of the {} newcomers arrived within {} ms (a newcomer is a rank started with "
           "COMM_JOIN=1, or by commrun --replace)",
-          i, count, world.timeout().count());
+          i, count, timeout.count());
       for (int j = 0; j < count; ++j) world.jobStoreSet(seatKey(first + j), fmt::format("{}{}", kNoSeat, why));
       fail(COMM_ERR_TIMEOUT, "{}", why);
     }

@@ -11,6 +11,7 @@
 
 #include <sys/types.h>
 
+#include <chrono>
 #include <string>
 #include <vector>
 
@@ -43,11 +44,11 @@ std::string grownWorldPrefix(int epoch);
 Seat awaitSeat(World& world, const Occupant& self, Deadline deadline);
 
 // The grow's side, on one member (the others learn the epoch from it):
-// takes `count` tickets, waits until `deadline` for their newcomers, and
+// takes `count` tickets, waits up to `timeout` for their newcomers, and
 // seats them after `members`, the communicator's. Returns the grown world's
 // epoch. On failure the tickets it took are told so, so that their
 // newcomers fail at once rather than wait.
-int seatNewcomers(World& world, const std::vector<Occupant>& members, int count, Deadline deadline);
+int seatNewcomers(World& world, const std::vector<Occupant>& members, int count, std::chrono::milliseconds timeout);
 
 // Reads who takes each seat of grown world `epoch`.
 std::vector<Occupant> grownWorldOccupants(World& world, int epoch);

@@ -11,12 +11,18 @@
  *   async         the same with comm_grow_async and one newcomer, while
  *                 the world runs an all_reduce meanwhile
  *   bad           count 0, different counts, a revoked communicator and
- *                 no newcomer (a short deadline) fail on every rank with
- *                 the right status; a newcomer that arrives for the grow
- *                 that gave up fails at once; the next grow works
+ *                 no newcomer but one with a wrong job secret (a short
+ *                 deadline) fail on every rank with the right status, and
+ *                 the newcomer is refused, saying why; a newcomer that
+ *                 arrives for the grow that gave up fails at once; the next
+ *                 grow works
  *   newcomer_dies the newcomer dies after it arrived: the grow fails on
  *                 every rank, naming it, well within the deadline, and the
  *                 world still works
+ *   dies_in_grow  (under commrun --keep-going) the last rank dies while the
+ *                 grow waits for its newcomer: the grow fails on every
+ *                 survivor and the newcomer is told; the survivors shrink
+ *                 and grow by another newcomer, which works
  *   replace       under commrun --keep-going --replace 1: the last rank
  *                 dies, the survivors shrink and grow by one, and commrun's
  *                 replacement joins; the grown communicator is correct
@@ -36,7 +42,8 @@
 
 enum { kStateLength = 4099 };
 /* The roles of the processes rank 0 starts as newcomers. */
-static const char kNewcomer[] = "--newcomer", kNewcomerThatDies[] = "--newcomer-that-dies";
+static const char kNewcomer[] = "--newcomer", kNewcomerThatDies[] = "--newcomer-that-dies",
+                  kNewcomerWithWrongSecret[] = "--newcomer-with-a-wrong-secret";
 static const char *program_;
 static int world_rank_ = -1;
 
@@ -149,6 +156,12 @@ static int newcomer(const char *role) {
     usleep(300 * 1000); /* it has arrived by now; the grow comes later */
     raise(SIGKILL);
   }
+  if (strcmp(role, kNewcomerWithWrongSecret) == 0) {
+    setenv("COMM_JOB_SECRET", "not the job's secret, but long enough", 1);
+    const comm_status_t refused = comm_init(&grown, NULL);
+    printf("newcomer with a wrong secret: %s\n", comm_last_error());
+    return refused != COMM_OK && strstr(comm_last_error(), "secret") != NULL ? 0 : 3;
+  }
   const comm_status_t status = comm_init(&grown, NULL);
   if (status != COMM_OK) {
     printf("newcomer: comm_init failed: %s\n", comm_last_error());
@@ -214,9 +227,12 @@ static int bad(comm_t *world, int rank, int size) {
   comm_destroy(copy);
 
   comm_set_timeout(world, 1500);
+  struct newcomer stranger;
+  if (rank == 0) start_newcomer(&stranger, kNewcomerWithWrongSecret, 999);
   const double start = now_s();
   ok = check(comm_grow(&grown, world, 1, NULL) == COMM_ERR_TIMEOUT && grown == NULL, "no newcomer") && ok;
   ok = check(now_s() - start < 10, "no newcomer: within the deadline") && ok;
+  if (rank == 0) ok = newcomer_exited(&stranger, 0) && ok;
   comm_set_timeout(world, 60000);
   if (rank == 0) {
     /* It takes the seat of the grow that gave up: it is told so at once. */
@@ -252,6 +268,46 @@ static int newcomer_dies(comm_t *world, int rank) {
   return sums_right(world) && ok;
 }
 
+static void *die_soon(void *unused) {
+  (void)unused;
+  usleep(200 * 1000);
+  raise(SIGKILL);
+  return NULL;
+}
+
+static struct newcomer first_;
+static void *start_later(void *unused) {
+  (void)unused;
+  usleep(600 * 1000);
+  start_newcomer(&first_, kNewcomer, 1000);
+  return NULL;
+}
+
+static int dies_in_grow(comm_t *world, int rank, int size) {
+  struct newcomer second;
+  pthread_t killer, starter;
+  if (rank == size - 1) pthread_create(&killer, NULL, die_soon, NULL);
+  /* The members agree and rank 0 waits for the newcomer; the victim dies
+   * meanwhile, and the newcomer comes after, into a world with a dead seat. */
+  if (rank == 0) pthread_create(&starter, NULL, start_later, NULL);
+  comm_t *grown = NULL;
+  const comm_status_t status = comm_grow(&grown, world, 1, NULL);
+  int ok = check(status == COMM_ERR_REMOTE && grown == NULL, "the grow fails as a member died in it");
+  if (rank == 0) {
+    pthread_join(starter, NULL);
+    ok = newcomer_exited(&first_, 5) && ok; /* its comm_init says the grow failed */
+  }
+  comm_t *survivors = NULL;
+  ok = check(comm_shrink(&survivors, world, NULL) == COMM_OK, "comm_shrink") && ok;
+  if (rank == 0) start_newcomer(&second, kNewcomer, 1001);
+  ok = check(comm_grow(&grown, survivors, 1, "world-grown") == COMM_OK, "the second grow") && ok;
+  ok = ok && grown_works(grown, size - 1, size, rank);
+  if (rank == 0) ok = newcomer_exited(&second, 0) && ok;
+  comm_destroy(grown);
+  comm_destroy(survivors);
+  return ok;
+}
+
 static int replace(comm_t *world, int rank, int size) {
   int64_t value = 1;
   int ok = check(all_reduce_one(world, &value) == COMM_OK && value == size, "the first all_reduce");
@@ -281,7 +337,8 @@ int main(int argc, char **argv) {
   comm_t *world = join_world(&rank, &size);
   world_rank_ = rank;
   char old_size[16];
-  snprintf(old_size, sizeof old_size, "%d", strcmp(mode, "replace") == 0 ? size - 1 : size);
+  const int shrunk = strcmp(mode, "replace") == 0 || strcmp(mode, "dies_in_grow") == 0;
+  snprintf(old_size, sizeof old_size, "%d", shrunk ? size - 1 : size);
   setenv("GROW_TEST_OLD_SIZE", old_size, 1);
   int ok = 0;
   if (strcmp(mode, "basic") == 0) ok = basic(world, rank, size, argc > 2 ? atoi(argv[2]) : 1);
@@ -289,6 +346,7 @@ int main(int argc, char **argv) {
   else if (strcmp(mode, "bad") == 0) ok = bad(world, rank, size);
   else if (strcmp(mode, "newcomer_dies") == 0) ok = newcomer_dies(world, rank);
   else if (strcmp(mode, "replace") == 0) ok = replace(world, rank, size);
+  else if (strcmp(mode, "dies_in_grow") == 0) ok = dies_in_grow(world, rank, size);
   else fprintf(stderr, "unknown mode '%s'\n", mode);
   printf("world rank %d: %s\n", rank, ok ? "ok" : "wrong");
   comm_destroy(world);
