@@ -1,7 +1,6 @@
 // comm_group_create, comm_split (blocking and not), comm_split_by_node, rank translation:
 // argument checks around core/groups.h.
 #include <memory>
-#include <optional>
 #include <set>
 #include <string>
 #include <vector>
@@ -32,10 +31,10 @@ void groupCreate(const char* call, comm_t** out, comm_t* parent, int nranks, con
   if (!seen.count(p.rank())) {
     fail(COMM_ERR_INVALID_USAGE, "rank {} of '{}' is not in ranks; only members call {}", p.rank(), p.name(), call);
   }
-  std::optional<std::string> copiedName = name != nullptr ? std::optional<std::string>(name) : std::nullopt;
-  comm::api::makeFrom(call, out, handle, p, [&p, members = std::vector<int>(ranks, ranks + nranks), copiedName] {
-    return comm::core::createGroup(p, members, copiedName ? copiedName->c_str() : nullptr);
-  });
+  comm::api::makeFrom(call, out, handle, p,
+                      [&p, members = std::vector<int>(ranks, ranks + nranks), copied = comm::api::CopiedName(name)] {
+                        return comm::core::createGroup(p, members, copied.get());
+                      });
 }
 
 void split(const char* call, comm_t** out, comm_t* parent, int color, int key, const char* name,
@@ -44,11 +43,11 @@ void split(const char* call, comm_t** out, comm_t* parent, int color, int key, c
   comm::core::Communicator& p = comm::api::communicator(parent);
   if (color < 0 && color != COMM_UNDEFINED)
     fail(COMM_ERR_INVALID_ARGUMENT, "color {} is negative (COMM_UNDEFINED is -1)", color);
-  std::optional<std::string> copiedName = name != nullptr ? std::optional<std::string>(name) : std::nullopt;
   // COMM_UNDEFINED: *out stays NULL (guardOut); the rank still takes part.
-  comm::api::makeFrom(call, color < 0 ? nullptr : out, handle, p, [&p, color, key, copiedName] {
-    return comm::core::split(p, color, key, copiedName ? copiedName->c_str() : nullptr);
-  });
+  comm::api::makeFrom(call, color < 0 ? nullptr : out, handle, p,
+                      [&p, color, key, copied = comm::api::CopiedName(name)] {
+                        return comm::core::split(p, color, key, copied.get());
+                      });
 }
 
 }  // namespace

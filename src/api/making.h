@@ -50,6 +50,18 @@ void runOnOwnThread(std::function<void()> task);
 // wants no object. Bracketed by Communicator::beginChild and endChild.
 void makeFrom(const char* call, comm_communicator** out, comm_handle** handle, core::Communicator& parent, Maker make);
 
+// A caller's name for the communicator (NULL for the default), copied: a
+// making that runs later must not read the caller's string after the call.
+class CopiedName {
+ public:
+  explicit CopiedName(const char* name) : given_(name != nullptr), text_(given_ ? name : "") {}
+  const char* get() const { return given_ ? text_.c_str() : nullptr; }
+
+ private:
+  bool given_;
+  std::string text_;
+};
+
 // Ends the wait for the communicator of `making` with `status` and `why`,
 // unless it is made already (false then).
 bool abandon(Making& making, comm_status_t status, const std::string& why);

@@ -3,7 +3,6 @@
 // and core/groups.h.
 #include <algorithm>
 #include <memory>
-#include <optional>
 #include <string>
 #include <vector>
 
@@ -48,9 +47,8 @@ void shrink(const char* call, comm_t** out, comm_t* comm, const char* name, comm
   require(out, "out");
   comm::core::Communicator& c = comm::api::communicator(comm);
   checkNotStopped(c, true);
-  std::optional<std::string> copiedName = name != nullptr ? std::optional<std::string>(name) : std::nullopt;
   comm::api::makeFrom(call, out, handle, c,
-                      [&c, copiedName] { return comm::core::shrink(c, copiedName ? copiedName->c_str() : nullptr); });
+                      [&c, copied = comm::api::CopiedName(name)] { return comm::core::shrink(c, copied.get()); });
 }
 
 void grow(const char* call, comm_t** out, comm_t* comm, int count, const char* name, comm_handle_t** handle) {
@@ -58,9 +56,8 @@ void grow(const char* call, comm_t** out, comm_t* comm, int count, const char* n
   comm::core::Communicator& c = comm::api::communicator(comm);
   if (count < 1 || count > 65535) fail(COMM_ERR_INVALID_ARGUMENT, "count {} is outside 1..65535", count);
   checkNotStopped(c, false);
-  std::optional<std::string> copiedName = name != nullptr ? std::optional<std::string>(name) : std::nullopt;
-  comm::api::makeFrom(call, out, handle, c, [&c, count, copiedName] {
-    return comm::core::grow(c, count, copiedName ? copiedName->c_str() : nullptr);
+  comm::api::makeFrom(call, out, handle, c, [&c, count, copied = comm::api::CopiedName(name)] {
+    return comm::core::grow(c, count, copied.get());
   });
 }
 
