@@ -56,7 +56,7 @@ Agreement parseDecision(const Communicator& comm, const std::string& text) {
 Agreement agree(Communicator& comm, std::string_view call, std::string_view purpose, uint32_t flags,
                 bool stopOnRevoke) {
   if (comm.size() == 1) {
-    return Agreement{.members = {0}, .flags = flags, .proposer = 0, .proposedHere = true};
+    return Agreement{.members = {0}, .flags = flags, .proposer = 0};
   }
   World& world = comm.world();
   const int index = comm.nextChildIndex(fmt::format("agreement:{}", purpose));
@@ -112,7 +112,6 @@ Agreement agree(Communicator& comm, std::string_view call, std::string_view purp
     }
     if (decision) {
       decided = parseDecision(comm, *decision);
-      decided->proposedHere = decided->proposer == comm.rank();
       break;
     }
     // comm_abort or comm_destroy on another thread (a revoke does not stop a shrink).
@@ -136,7 +135,7 @@ Agreement agree(Communicator& comm, std::string_view call, std::string_view purp
   }
   // Every live member has begun this agreement, so each has read the one
   // before: its keys can go.
-  if (decided->proposedHere && index > 0) {
+  if (decided->proposer == comm.rank() && index > 0) {
     try {
       world.storeErasePrefix(keyPrefix(comm, purpose, index - 1));
     } catch (const Error&) {

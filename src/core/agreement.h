@@ -24,11 +24,10 @@ namespace comm::core {
 class Communicator;
 
 struct Agreement {
-  std::vector<int> members;   // the ranks whose values were decided on, ascending; this rank among them
-  std::vector<int> failed;    // the other ranks of the communicator: found failed
-  uint32_t flags = 0;         // the bitwise AND of the members' flags
-  int proposer = -1;          // the rank whose proposal was decided
-  bool proposedHere = false;  // that rank is this one
+  std::vector<int> members;  // the ranks whose values were decided on, ascending; this rank among them
+  std::vector<int> failed;   // the other ranks of the communicator: found failed
+  uint32_t flags = 0;        // the bitwise AND of the members' flags
+  int proposer = -1;         // the rank whose proposal was decided
 };
 
 // The next agreement of kind `purpose` on `comm` (each member counts its

@@ -146,7 +146,7 @@ std::shared_ptr<Communicator> shrink(Communicator& parent, const char* name) {
     // proposal was decided does it for those newly found dead.
     const int failed = static_cast<int>(survivors.failed.size());
     const int newlyFailed = failed - parent.failedMembersReleased();
-    if (survivors.proposedHere && parent.id() != 0 && newlyFailed > 0) {
+    if (survivors.proposer == parent.rank() && parent.id() != 0 && newlyFailed > 0) {
       world.releaseCommunicatorId(parent.id(), parent.size(), newlyFailed);
     }
     parent.setFailedMembersReleased(std::max(failed, parent.failedMembersReleased()));
@@ -176,7 +176,7 @@ std::shared_ptr<Communicator> shrink(Communicator& parent, const char* name) {
       world.releaseCommunicatorId(id->id, members);
     }
     const int died = static_cast<int>(made.failed.size() - survivors.failed.size());
-    if (id && made.proposedHere && died > 0) world.releaseCommunicatorId(id->id, members, died);
+    if (id && made.proposer == parent.rank() && died > 0) world.releaseCommunicatorId(id->id, members, died);
     if (failure && failure->status() != COMM_ERR_REMOTE) throw *failure;
   }
 }
