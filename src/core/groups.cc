@@ -93,6 +93,28 @@ ChildId childId(Communicator& parent, const std::vector<int>& members, const std
   return {static_cast<uint16_t>(id), identity};
 }
 
+// The seat of this member of `parent` in a world of its own for `members`
+// (parent ranks, in their new order) and, after them, `newcomers` ranks
+// started with COMM_JOIN=1 (core/grow_seats.h): World::createGrown makes
+// it, with connections of its own. The first member seats them all.
+Seat seatInNewWorld(Communicator& parent, const std::vector<int>& members, int newcomers) {
+  World& world = parent.world();
+  const std::string key =
+      fmt::format("child/{}/world/{}/{}", parent.id(), parent.identity(), parent.nextChildIndex("world"));
+  const std::string epoch = sharedByOne(parent, key, members[0], "the new world", [&] {
+    std::vector<Occupant> occupants;
+    for (int m : members) {
+      const PeerRecord& peer = world.peer(parent.worldRankOf(m));
+      occupants.push_back({peer.launchSlot, peer.pid, peer.host, peer.node});
+    }
+    return std::to_string(seatNewcomers(world, occupants, newcomers, parent.timeout()));
+  });
+  Seat seat{.epoch = std::atoi(epoch.c_str()),
+            .rank = static_cast<int>(std::find(members.begin(), members.end(), parent.rank()) - members.begin())};
+  seat.occupants = grownWorldOccupants(world, seat.epoch);
+  return seat;
+}
+
 std::shared_ptr<Communicator> makeChild(Communicator& parent, const std::vector<int>& members, const char* name,
                                         const std::string& purpose) {
   const auto [id, identity] = childId(parent, members, purpose);
@@ -157,10 +179,16 @@ std::shared_ptr<Communicator> shrink(Communicator& parent, const char* name) {
     std::optional<ChildId> id;
     std::shared_ptr<Communicator> child;
     std::optional<Error> failure;
+    std::string childName = name != nullptr ? name : fmt::format("{}-shrunk", parent.name());
     try {
-      id = childId(parent, survivors.members, "shrink");
-      child = communicatorOf(parent, survivors.members, id->id, id->identity,
-                             name != nullptr ? name : fmt::format("{}-shrunk", parent.name()));
+      if (world.size() == 1 || world.transport().survivesPeerDeath()) {
+        id = childId(parent, survivors.members, "shrink");
+        child = communicatorOf(parent, survivors.members, id->id, id->identity, std::move(childName));
+      } else {
+        // The survivors go on with connections of their own, as after a grow.
+        child = worldCommunicator(World::createGrown(world, seatInNewWorld(parent, survivors.members, 0)),
+                                  std::move(childName));
+      }
     } catch (const Error& error) {
       failure = error;
     }
@@ -204,18 +232,9 @@ std::shared_ptr<Communicator> grow(Communicator& parent, int count, const char* 
          "a world of one rank has no store where newcomers could meet it; launch the job "
          "with commrun, or with a store (COMM_MASTER_ADDR and COMM_MASTER_PORT), to grow it");
   }
-  const std::string key =
-      fmt::format("child/{}/grow/{}/{}", parent.id(), parent.identity(), parent.nextChildIndex("grow"));
-  const std::string epoch = sharedByOne(parent, key, 0, "the grown world", [&] {
-    std::vector<Occupant> members;
-    for (int r = 0; r < parent.size(); ++r) {
-      const PeerRecord& peer = world.peer(parent.worldRankOf(r));
-      members.push_back({peer.launchSlot, peer.pid, peer.host, peer.node});
-    }
-    return std::to_string(seatNewcomers(world, members, count, parent.timeout()));
-  });
-  Seat seat{.epoch = std::atoi(epoch.c_str()), .rank = parent.rank()};
-  seat.occupants = grownWorldOccupants(world, seat.epoch);
+  std::vector<int> members(parent.size());
+  for (int r = 0; r < parent.size(); ++r) members[r] = r;
+  const Seat seat = seatInNewWorld(parent, members, count);
   // Making it may fail on some members and not on others (one that dies
   // now leaves the others waiting for its address): they agree on whether
   // all made it and none died, as a shrink does, and tell the newcomers.

@@ -120,6 +120,7 @@ class HybridTransport final : public Transport {
     if (shm_) shm_->cancel(request);
     if (network_ && networkUsed_ && !request.done.load(std::memory_order_acquire)) network_->cancel(request);
   }
+  bool survivesPeerDeath() const override { return !networkUsed_ || network_->survivesPeerDeath(); }
   bool busy() const override { return networkUsed_ && network_->busy(); }
   // Shared memory arrivals wait for the end of the block, as for a nap.
   bool waitReady(std::chrono::microseconds limit) override { return networkUsed_ && network_->waitReady(limit); }

@@ -92,6 +92,11 @@ class Transport {
   // only when a receive matches it, which a withdrawn receive never does).
   virtual void cancel(Request& request) = 0;
 
+  // Whether messages between the live ranks keep flowing after a peer's
+  // death. libfabric's tcp;ofi_rxm may stop delivering them on its
+  // endpoints, so communicators that go on after a death take new ones.
+  virtual bool survivesPeerDeath() const { return true; }
+
   // Whether a transfer in flight moves only while progress() is called, so a
   // waiter should keep polling (yielding the core) rather than sleep.
   virtual bool busy() const { return false; }

@@ -45,6 +45,7 @@ class OfiRoutes {
   void connect(int selfRank, const std::vector<PeerInfo>& peers);
   const Route& routeTo(int peer) const;
   std::vector<Slot>& slots() { return slots_; }
+  const std::vector<Slot>& slots() const { return slots_; }
 
  private:
   void openEndpoint(const EndpointConfig& config, const Options& options);

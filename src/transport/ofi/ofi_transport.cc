@@ -74,6 +74,16 @@ class OfiTransport final : public Transport {
     start(OpKind::kRecv, peer, tag, data, size, request);
   }
   void cancel(Request& request) override;
+  // After a peer's death rxm (over tcp, in libfabric 1.17) keeps trying to
+  // reach it for the sends it still holds, and messages between live ranks
+  // on other hosts stop arriving (docs/dev/fault-tolerance-plan.md).
+  bool survivesPeerDeath() const override {
+    std::lock_guard lock(mutex_);
+    for (const Slot& slot : routes_.slots()) {
+      if (slot.used && slot.endpoint->provider().find("ofi_rxm") != std::string::npos) return false;
+    }
+    return true;
+  }
   bool busy() const override { return polledInFlight_.load(std::memory_order_relaxed) > 0; }
   bool progress() override {
     // Whoever holds the lock reaps every request's completions, so a caller
