@@ -515,7 +515,9 @@ COMM_API comm_status_t comm_agree(uint32_t *flags, int *out_failed_count, int *o
  * a copy of `comm`. A rank that dies after the others agreed is in the new
  * communicator, whose next operation names it: shrink again. `name`
  * (copied) may be NULL for "<comm's name>-shrunk". Groups and splits of
- * the result work as usual.
+ * the result work as usual. Over libfabric's tcp;ofi_rxm, whose connections
+ * may stop delivering after a death, the result is a world of its own with
+ * new connections, as comm_grow's (comm_rank_to_world numbers that world).
  * Errors: COMM_ERR_INVALID_ARGUMENT (out or comm NULL),
  * COMM_ERR_INVALID_USAGE (a destroyed communicator), COMM_ERR_ABORTED, and
  * those of comm_agree but COMM_ERR_REVOKED.
