@@ -40,7 +40,8 @@ Occupant parseOccupant(std::istream& in, const std::string& text) {
 // What a seat says when its grow gave up: the newcomer fails with the why.
 constexpr std::string_view kNoSeat = "none: ";
 
-// Waits for job-wide `key` until `deadline`; nullopt when it did not come.
+// Waits for job-wide `key` until `deadline`, polling the store (others
+// may use it meanwhile); nullopt when it did not come.
 std::optional<std::string> awaitKey(World& world, const std::string& key, Deadline deadline) {
   GrowingNap nap;
   for (;;) {
@@ -50,14 +51,26 @@ std::optional<std::string> awaitKey(World& world, const std::string& key, Deadli
   }
 }
 
+// A newcomer's wait for job-wide `key`: in the store (a newcomer may wait
+// long for a grow, and must not keep a core busy meanwhile); nullopt at
+// its comm_init's deadline.
+std::optional<std::string> awaitKeyIdly(World& world, const std::string& key) {
+  try {
+    return world.jobStoreGet(key);
+  } catch (const Error& error) {
+    if (error.status() == COMM_ERR_TIMEOUT) return std::nullopt;
+    throw;
+  }
+}
+
 }  // namespace
 
 std::string grownWorldPrefix(int epoch) { return fmt::format("grow{}/", epoch); }
 
-Seat awaitSeat(World& world, const Occupant& self, Deadline deadline) {
+Seat awaitSeat(World& world, const Occupant& self) {
   const int64_t ticket = world.jobStoreAdd(kArrivals, 1) - 1;
   world.jobStoreSet(arrivalKey(ticket), format(self));
-  const std::optional<std::string> text = awaitKey(world, seatKey(ticket), deadline);
+  const std::optional<std::string> text = awaitKeyIdly(world, seatKey(ticket));
   if (!text) {
     fail(COMM_ERR_TIMEOUT,
          "no communicator of the job grew for this rank (newcomer {}) within {} ms: its ranks call comm_grow to "
@@ -115,8 +128,8 @@ void settleGrownWorld(World& world, int epoch, const std::string& failure) {
   world.jobStoreSet(settledKey(epoch), failure.empty() ? std::string(kMade) : failure);
 }
 
-void awaitGrownWorldSettled(World& world, int epoch, Deadline deadline) {
-  const std::optional<std::string> word = awaitKey(world, settledKey(epoch), deadline);
+void awaitGrownWorldSettled(World& world, int epoch) {
+  const std::optional<std::string> word = awaitKeyIdly(world, settledKey(epoch));
   if (!word) {
     fail(COMM_ERR_TIMEOUT, "the ranks that grew the communicator did not say within {} ms whether they all made it",
          world.timeout().count());

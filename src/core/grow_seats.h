@@ -39,9 +39,9 @@ struct Seat {
 // The store keys of grown world `epoch` begin with this.
 std::string grownWorldPrefix(int epoch);
 
-// A newcomer's side: arrives as `self` and waits, until `deadline`, for a
-// grow to offer it a seat.
-Seat awaitSeat(World& world, const Occupant& self, Deadline deadline);
+// A newcomer's side: arrives as `self` and waits, within the deadline of
+// its comm_init, for a grow to offer it a seat.
+Seat awaitSeat(World& world, const Occupant& self);
 
 // The grow's side, on one member (the others learn the epoch from it):
 // takes `count` tickets, waits up to `timeout` for their newcomers, and
@@ -59,6 +59,6 @@ std::vector<Occupant> grownWorldOccupants(World& world, int epoch);
 void settleGrownWorld(World& world, int epoch, const std::string& failure);
 // A newcomer's wait, its own part of world `epoch` made, for that word;
 // throws COMM_ERR_REMOTE with the why when the world is not to be used.
-void awaitGrownWorldSettled(World& world, int epoch, Deadline deadline);
+void awaitGrownWorldSettled(World& world, int epoch);
 
 }  // namespace comm::core

@@ -190,13 +190,13 @@ void World::join(const Settings& settings, AlgorithmOverrides overrides) {
     store_ = std::make_unique<bootstrap::StoreClient>(launch.masterAddr, launch.masterPort, secret_, deadline);
   }
   if (joining) {
-    const Seat seat = awaitSeat(*this, Occupant{launchSlot_, getpid(), hostName(), nodeIdentity()}, deadline);
+    const Seat seat = awaitSeat(*this, Occupant{launchSlot_, getpid(), hostName(), nodeIdentity()});
     rank_ = seat.rank;
     size_ = static_cast<int>(seat.occupants.size());
     keyPrefix_ = grownWorldPrefix(seat.epoch);
     if (ownsProcessWorld_) log::setRank(rank_);
     meet(seat.occupants);
-    awaitGrownWorldSettled(*this, seat.epoch, deadline);
+    awaitGrownWorldSettled(*this, seat.epoch);
     return;
   }
   meet({});
@@ -296,6 +296,11 @@ std::string World::storeGetFrom(const std::string& key, int writer, std::string_
 int64_t World::jobStoreAdd(const std::string& key, int64_t delta) {
   std::lock_guard lock(storeMutex_);
   return store_->add(key, delta, storeDeadline());
+}
+
+std::string World::jobStoreGet(const std::string& key) {
+  std::lock_guard lock(storeMutex_);
+  return store_->get(key, storeDeadline());
 }
 
 void World::jobStoreSet(const std::string& key, const std::string& value) {

@@ -143,6 +143,9 @@ class World {
   // The same for keys every world of the job shares, outside this world's
   // own (those through which comm_grow meets newcomers).
   int64_t jobStoreAdd(const std::string& key, int64_t delta);
+  // Waits in the store, not polling it, so only while nothing else of this
+  // world needs the store (a newcomer joining).
+  std::string jobStoreGet(const std::string& key);
   void jobStoreSet(const std::string& key, const std::string& value);
   std::optional<std::string> jobStoreCheck(const std::string& key);
 
