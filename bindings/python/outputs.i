@@ -30,7 +30,7 @@
 /* comm_cuda_device_count(): (devices, why none or ""). */
 %typemap(in, numinputs=0) (int *out_count, const char **out_reason) (int count = 0, const char *reason = NULL) {
   $1 = &count;
-  $2 = &reason;
+  $2 = ($2_ltype)&reason;
 }
 %typemap(argout) (int *out_count, const char **out_reason) {
   Py_DECREF($result);
