@@ -227,7 +227,7 @@ std::shared_ptr<Communicator> grow(Communicator& parent, int count, const char* 
          parent.name(), count);
   }
   World& world = parent.world();
-  if (world.size() == 1) {
+  if (!world.hasStore()) {
     fail(COMM_ERR_INVALID_USAGE,
          "a world of one rank has no store where newcomers could meet it; launch the job "
          "with commrun, or with a store (COMM_MASTER_ADDR and COMM_MASTER_PORT), to grow it");

@@ -79,6 +79,10 @@ class World {
     return algorithmOverrides_[static_cast<size_t>(kind)];
   }
   transport::Transport& transport() { return *transport_; }
+  // Whether the world has the rendezvous store: a world of one rank
+  // launched alone has none; one left by a shrink or made by a grow keeps
+  // the job's.
+  bool hasStore() const { return store_ != nullptr; }
   ProgressThread& progressThread() { return *progress_; }
 
   void abort() { aborted_.store(true); }
